@@ -1,0 +1,51 @@
+"""Phases: which lanes the hardware serves together, and which bank words each lane touches.
+
+A *phase* moves at most one word from every bank (``banks * bank_width`` bytes, 128 on every NVIDIA
+arch so far): a whole warp for 8/16/32-bit accesses, a half-warp for 64-bit, a quarter-warp for
+128-bit, and one 8x8 b16 matrix (8 row addresses of 16 bytes) for LDSM/STSM. Loads may serve
+``merge_phases`` sibling phases in one wavefront; a *merge group* is such a run of sibling phases.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from ..config import ArchConfig, OpSpec
+
+MATRIX_ROWS = 8  # lanes (row addresses) per 8x8 matrix
+MATRIX_ROW_BYTES = 16  # 8 b16 elements
+
+
+@attrs.frozen
+class Shape:
+    """How one form of an instruction (op, width or matrix count) maps lanes to phases and words."""
+
+    lanes: int  # lanes that give addresses (32, or 8 * num for matrix ops)
+    lanes_per_phase: int
+    access_bytes: int  # bytes each lane's address covers
+    words_per_lane: int  # bank words each lane touches
+    group: int  # phases per merge group (1: phases never share a wavefront)
+    broadcast: bool  # lanes wanting one word share it (False: every lane is served alone)
+
+    @property
+    def phases(self) -> int:
+        return self.lanes // self.lanes_per_phase
+
+
+def shape_of(spec: OpSpec, arch: ArchConfig, width: int, num: int) -> Shape:
+    """The shape of an instruction with access ``width`` bits (``bytes`` ops) or ``num`` matrices."""
+    if spec.phase == "matrix":
+        lanes, per_phase, access = MATRIX_ROWS * num, MATRIX_ROWS, MATRIX_ROW_BYTES
+    else:
+        access = width // 8
+        lanes = arch.warp_size
+        per_phase = min(lanes, arch.phase_bytes // access)
+    phases = lanes // per_phase
+    return Shape(
+        lanes=lanes,
+        lanes_per_phase=per_phase,
+        access_bytes=access,
+        words_per_lane=max(1, access // arch.bank_width),
+        group=min(spec.merge_phases, phases),
+        broadcast=spec.broadcast,
+    )

@@ -1,0 +1,201 @@
+"""Architecture configs: the YAML files that say how an SM's shared memory is built.
+
+A config names the banks, the shared-memory sizes, the warp and its sub-partitions, and for each
+shared-memory operation the arch has, how the hardware splits a warp's request into phases and
+wavefronts. ``load_arch("sm_90")`` reads a built-in config; ``load_arch("my.yaml")`` reads a file.
+Every field is required and typed; a missing, unknown or mistyped field is a ``ConfigError`` naming it.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import types
+import typing
+from pathlib import Path
+from typing import Any, Literal
+
+import attrs
+import yaml
+
+from .errors import ConfigError
+
+#: ncu's operation classes for shared-memory wavefront and bank-conflict counters.
+Counter = Literal["ld", "st", "atom", "ldgsts"]
+#: How a warp's lanes are split into phases.
+#: ``bytes``: consecutive lanes, as many as move ``banks * bank_width`` bytes (a whole warp for
+#: 32-bit and narrower, a half-warp for 64-bit, a quarter-warp for 128-bit).
+#: ``matrix``: one phase per 8x8 b16 matrix, its 8 row addresses given by 8 consecutive lanes.
+PhaseRule = Literal["bytes", "matrix"]
+
+
+@attrs.frozen
+class OpSpec:
+    """How one shared-memory operation is counted."""
+
+    counter: Counter  # ncu op class of its wavefront and bank-conflict counters
+    instructions: str  # ncu counter of executed instructions
+    phase: PhaseRule
+    widths: tuple[int, ...]  # access widths in bits (``bytes`` ops); ``matrix`` ops list ()
+    nums: tuple[int, ...]  # matrices per instruction (``matrix`` ops); ``bytes`` ops list ()
+    broadcast: bool  # lanes wanting one word share it; False: each lane is served alone (atomics)
+    merge_phases: int  # sibling phases that may share one wavefront (loads: 2; otherwise 1)
+    latency: int  # cycles from issue to data returned with one wavefront, empty pipeline
+
+
+@attrs.frozen
+class Timing:
+    """Rates and depths of the LSU pipeline used by the discrete-event engine."""
+
+    issue_interval: int  # cycles between two instructions issued by one sub-partition
+    queue_depth: int  # instructions a sub-partition can have waiting for the data path
+    wavefronts_per_cycle: int  # passes the shared-memory data path makes per cycle
+    calibration: str  # where these numbers come from
+
+
+@attrs.frozen
+class ArchConfig:
+    """One architecture's shared-memory hardware, as the model needs it."""
+
+    name: str
+    description: str
+    validated: bool  # True only where the model reproduced measured hardware counters exactly
+    validation: str  # what it was validated against, or why not
+    banks: int
+    bank_width: int  # bytes per bank word
+    warp_size: int
+    sub_partitions: int
+    shared_memory_per_sm: int  # bytes
+    shared_memory_per_cta: int  # bytes; the largest valid address range of a trace
+    timing: Timing
+    ops: dict[str, OpSpec]
+
+    @property
+    def phase_bytes(self) -> int:
+        """Bytes one conflict-free wavefront moves: one word from every bank."""
+        return self.banks * self.bank_width
+
+    def op(self, name: str, where: str = "trace") -> OpSpec:
+        """The spec of op ``name``; an op this arch lacks is an error."""
+        try:
+            return self.ops[name]
+        except KeyError:
+            raise ConfigError(where, f"op {name!r} does not exist on {self.name}") from None
+
+
+def builtin_archs() -> list[str]:
+    """Names of the configs shipped with simsmem (``sm_90`` ...)."""
+    root = importlib.resources.files("simsmem.configs")
+    return sorted(p.name[:-5] for p in root.iterdir() if p.name.endswith(".yaml"))
+
+
+@functools.cache
+def load_arch(name_or_path: str) -> ArchConfig:
+    """Load a built-in config by name (``sm_90``) or a user's YAML file by path."""
+    path = Path(name_or_path)
+    if path.suffix in (".yaml", ".yml") or path.exists():
+        try:
+            text = path.read_text()
+        except OSError as exc:
+            raise ConfigError(str(path), f"cannot read config: {exc.strerror}") from None
+        where = str(path)
+    else:
+        resource = importlib.resources.files("simsmem.configs") / f"{name_or_path}.yaml"
+        if not resource.is_file():
+            known = ", ".join(builtin_archs())
+            raise ConfigError("--arch", f"unknown arch {name_or_path!r} (built in: {known}; or give a .yaml path)")
+        text = resource.read_text()
+        where = f"{name_or_path}.yaml"
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark else ""
+        raise ConfigError(where + line, f"invalid YAML: {getattr(exc, 'problem', exc)}") from None
+    arch = structure(ArchConfig, data, where)
+    _check(arch, where)
+    return arch
+
+
+def structure(cls: type, data: Any, where: str) -> Any:
+    """Build attrs class ``cls`` from plain YAML data, checking every field's presence and type."""
+    if not isinstance(data, dict):
+        raise ConfigError(where, f"expected a mapping for {cls.__name__}, got {_kind(data)}")
+    hints = typing.get_type_hints(cls)
+    fields = attrs.fields(cls)
+    unknown = set(data) - {f.name for f in fields}
+    if unknown:
+        raise ConfigError(where, f"unknown field {sorted(map(str, unknown))[0]!r}")
+    values = {}
+    for f in fields:
+        if f.name not in data:
+            raise ConfigError(where, f"missing field {f.name!r}")
+        values[f.name] = _value(hints[f.name], data[f.name], f"{where}: {f.name}")
+    return cls(**values)
+
+
+def _value(tp: Any, value: Any, where: str) -> Any:
+    origin = typing.get_origin(tp)
+    if attrs.has(tp):
+        return structure(tp, value, where)
+    if origin is Literal:
+        if value not in typing.get_args(tp):
+            raise ConfigError(where, f"expected one of {list(typing.get_args(tp))}, got {value!r}")
+        return value
+    if origin is tuple:
+        (item, _) = typing.get_args(tp)
+        if not isinstance(value, list):
+            raise ConfigError(where, f"expected a list, got {_kind(value)}")
+        return tuple(_value(item, v, f"{where}[{i}]") for i, v in enumerate(value))
+    if origin is dict:
+        (_, item) = typing.get_args(tp)
+        if not isinstance(value, dict):
+            raise ConfigError(where, f"expected a mapping, got {_kind(value)}")
+        return {str(k): _value(item, v, f"{where}.{k}") for k, v in value.items()}
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(where, f"expected true or false, got {_kind(value)}")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ConfigError(where, f"expected a non-negative integer, got {value!r}")
+        return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise ConfigError(where, f"expected a non-negative number, got {value!r}")
+        return float(value)
+    if tp is str:
+        if not isinstance(value, str):
+            raise ConfigError(where, f"expected a string, got {_kind(value)}")
+        return value
+    raise TypeError(f"config field type {tp} is not supported")  # a bug in the config classes
+
+
+def _kind(value: Any) -> str:
+    return {types.NoneType: "nothing"}.get(type(value), type(value).__name__)
+
+
+def _check(arch: ArchConfig, where: str) -> None:
+    """Consistency rules beyond types."""
+    positive = ("banks", "bank_width", "warp_size", "sub_partitions", "shared_memory_per_cta")
+    for name in positive:
+        if getattr(arch, name) == 0:
+            raise ConfigError(f"{where}: {name}", "must be positive")
+    if arch.warp_size != 32:
+        raise ConfigError(f"{where}: warp_size", "traces carry 32 lanes; only warp_size 32 is supported")
+    if arch.shared_memory_per_cta > arch.shared_memory_per_sm:
+        raise ConfigError(f"{where}: shared_memory_per_cta", "larger than shared_memory_per_sm")
+    for name, op in arch.ops.items():
+        at = f"{where}: ops.{name}"
+        if op.merge_phases not in (1, 2, 4):
+            raise ConfigError(f"{at}.merge_phases", "must be 1, 2 or 4")
+        if op.phase == "bytes" and not op.widths:
+            raise ConfigError(f"{at}.widths", "a 'bytes' op needs at least one width")
+        if op.phase == "matrix" and not op.nums:
+            raise ConfigError(f"{at}.nums", "a 'matrix' op needs at least one matrix count")
+        for w in op.widths:
+            if w not in (8, 16, 32, 64, 128) or w // 8 > arch.phase_bytes:
+                raise ConfigError(f"{at}.widths", f"unsupported width {w}")
+        for n in op.nums:
+            if n not in (1, 2, 4):
+                raise ConfigError(f"{at}.nums", f"unsupported matrix count {n}")

@@ -1,0 +1,77 @@
+"""Counters named as Nsight Compute names them, summed over a trace's instructions and CTAs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .banks import Counts
+from .config import ArchConfig
+from .trace import MATRIX_OPS, OPS, InstructionBatch, Trace
+
+WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{}.sum"
+BANK_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{}.sum"
+TOTAL_BANK_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"
+DATA_BYTES = "smsp__sass_data_bytes_mem_shared.sum"
+#: ncu's per-op byte counters (SASS op, not the wavefront counter class).
+DATA_BYTES_OP = {
+    "LDS": "smsp__sass_data_bytes_mem_shared_op_ld.sum",
+    "STS": "smsp__sass_data_bytes_mem_shared_op_st.sum",
+    "ATOMS": "smsp__sass_data_bytes_mem_shared_op_atom.sum",
+    "LDSM": "smsp__sass_data_bytes_mem_shared_op_ldsm.sum",
+    "STSM": "smsp__sass_data_bytes_mem_shared_op_stsm.sum",
+}
+#: Counters ncu reports for shared memory that simsmem does not model, and why.
+NOT_MODELLED = {
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum": "includes op_misc (barriers, shuffles, exit)",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_misc.sum": "barriers, shuffles and exit, not in traces",
+    "l1tex__data_bank_reads.sum": "bank reads are not modelled",
+    "l1tex__data_bank_writes.sum": "bank writes are not modelled",
+}
+
+
+def unit(metric: str) -> str:
+    """The unit ncu prints for ``metric`` in its CSV."""
+    if metric.startswith(("smsp__inst_executed", "smsp__sass_inst_executed")):
+        return "inst"
+    if "data_bytes" in metric:
+        return "byte"
+    if "cycles" in metric:
+        return "cycle"
+    return ""
+
+
+def kernel_metrics(trace: Trace, counts: Counts, arch: ArchConfig) -> dict[str, int]:
+    """Kernel totals: per-CTA sums over the trace's instructions, times ``trace.ctas``."""
+    b = trace.instructions
+    per_op = {name: np.flatnonzero(b.op == OPS.index(name)) for name in OPS}
+    out: dict[str, int] = {}
+    for name, spec in arch.ops.items():
+        rows = per_op.get(name, np.empty(0, dtype=np.int64))
+        out[spec.instructions] = out.get(spec.instructions, 0) + int((~b.generic[rows]).sum())
+        for metric, values in ((WAVEFRONTS, counts.wavefronts), (BANK_CONFLICTS, counts.bank_conflicts)):
+            key = metric.format(spec.counter)
+            out[key] = out.get(key, 0) + int(values[rows].sum())
+        if name in DATA_BYTES_OP:
+            out[DATA_BYTES_OP[name]] = int(counts.bytes[rows].sum())
+    out[TOTAL_BANK_CONFLICTS] = int(counts.bank_conflicts.sum())
+    out[DATA_BYTES] = int(counts.bytes.sum())
+    return {k: v * trace.ctas for k, v in sorted(out.items())}
+
+
+def op_label(op: str, width: int, num: int, trans: bool) -> str:
+    """The SASS spelling of an instruction form: ``LDS.128``, ``LDSM.16.MT88.4``, ``ATOMS.ADD``."""
+    if op in MATRIX_OPS:
+        return f"{op}.16.{'MT88' if trans else 'M88'}" + (f".{num}" if num > 1 else "")
+    if op == "ATOMS":
+        return "ATOMS.ADD"
+    suffix = {8: ".U8", 16: ".U16", 32: "", 64: ".64", 128: ".128"}[width]
+    return op + suffix
+
+
+def labels(batch: InstructionBatch) -> np.ndarray:
+    """``op_label`` of every instruction (computed once per distinct form)."""
+    form = batch.op.astype(np.int64) << 16 | batch.width.astype(np.int64) << 8 | batch.num.astype(np.int64) << 1 | batch.trans
+    out = np.empty(len(batch), dtype=object)
+    for key in np.unique(form):
+        out[form == key] = op_label(OPS[key >> 16], int(key >> 8 & 0xFF), int(key >> 1 & 0x7F), bool(key & 1))
+    return out

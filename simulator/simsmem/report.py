@@ -1,0 +1,88 @@
+"""Reports of a ``Result``: a rich table for people, JSON and ncu-style CSV for programs."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from .analysis import Result
+from .metrics import labels, unit
+from .trace import OPS
+
+
+def instruction_rows(result: Result) -> list[dict[str, Any]]:
+    """One dict per instruction: where it is, what it is, and its counts."""
+    b, c = result.trace.instructions, result.counts
+    names = labels(b)
+    return [
+        {
+            "index": i,
+            "warp": int(b.warp[i]),
+            "op": OPS[b.op[i]],
+            "sass": names[i],
+            "wavefronts": int(c.wavefronts[i]),
+            "ideal_wavefronts": int(c.ideal[i]),
+            "bank_conflicts": int(c.bank_conflicts[i]),
+            "bytes": int(c.bytes[i]),
+        }
+        for i in range(len(b))
+    ]
+
+
+def to_json(result: Result) -> dict[str, Any]:
+    return {
+        "trace": result.trace.name,
+        "arch": result.arch.name,
+        "ctas": result.trace.ctas,
+        "metrics": result.metrics,
+        "instructions": instruction_rows(result),
+    }
+
+
+def to_csv(result: Result) -> str:
+    """One row per metric, with ncu's column names."""
+    out = io.StringIO()
+    w = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    w.writerow(["Metric Name", "Metric Unit", "Metric Value"])
+    for name, value in result.metrics.items():
+        w.writerow([name, unit(name), value])
+    return out.getvalue()
+
+
+def print_table(result: Result, console: Console, worst: int = 10) -> None:
+    """Per-op summary in ncu's words, then the instructions with the most bank conflicts."""
+    b, c, ctas = result.trace.instructions, result.counts, result.trace.ctas
+    names = labels(b)
+    summary = Table(title=f"{result.trace.name or 'trace'} on {result.arch.name}" + (f" ({ctas} CTAs)" if ctas > 1 else ""))
+    for col in ("Op", "Instructions", "Wavefronts", "Ideal Wavefronts", "Bank Conflicts", "% of Ideal"):
+        summary.add_column(col, justify="left" if col == "Op" else "right")
+    total = np.zeros(4, dtype=np.int64)
+    for name in sorted(set(names)):
+        rows = names == name
+        v = np.array([rows.sum(), c.wavefronts[rows].sum(), c.ideal[rows].sum(), c.bank_conflicts[rows].sum()]) * ctas
+        total += v
+        summary.add_row(name, *_fmt(v))
+    if len(set(names)) > 1:
+        summary.add_row("all", *_fmt(total), style="bold")
+    console.print(summary)
+    order = np.argsort(-c.bank_conflicts, kind="stable")[:worst]
+    order = order[c.bank_conflicts[order] > 0]
+    if len(order):
+        top = Table(title=f"Worst instructions (of {len(b)})")
+        for col in ("Index", "Warp", "Op", "Wavefronts", "Ideal", "Bank Conflicts"):
+            top.add_column(col, justify="right")
+        for i in order:
+            top.add_row(str(i), str(b.warp[i]), names[i], str(c.wavefronts[i]), str(c.ideal[i]), str(c.bank_conflicts[i]))
+        console.print(top)
+    else:
+        console.print("No bank conflicts.")
+
+
+def _fmt(v: np.ndarray) -> list[str]:
+    of_ideal = f"{100 * v[1] / v[2]:.1f}" if v[2] else "-"
+    return [f"{x:,}" for x in v] + [of_ideal]

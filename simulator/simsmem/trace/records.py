@@ -1,0 +1,128 @@
+"""Validated instruction records: one ``Instruction`` for reading, an ``InstructionBatch`` for counting.
+
+A batch holds a trace's instructions column by column (numpy arrays), so the bank model can count
+a million instructions without building a Python object for each. ``batch[i]`` gives one
+``Instruction`` back. Addresses of inactive lanes (and of LDSM/STSM lanes that give no row address)
+are stored as ``-1``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import attrs
+import numpy as np
+
+#: Operation names a trace may use, in the order of their codes in ``InstructionBatch.op``.
+OPS: tuple[str, ...] = ("LDS", "STS", "ATOMS", "LDSM", "STSM")
+#: Ops whose lanes give the row addresses of 8x8 b16 matrices (``num`` matrices, 8 lanes each).
+MATRIX_OPS = frozenset({"LDSM", "STSM"})
+LANES = 32
+FULL_MASK = 0xFFFFFFFF
+INACTIVE = -1
+
+
+@attrs.frozen
+class Instruction:
+    """One warp-wide shared-memory instruction of a trace."""
+
+    op: str
+    addrs: tuple[int | None, ...]  # 32 byte offsets; None where a lane gives no address
+    width: int = 32  # access width in bits (LDS/STS/ATOMS); 0 for matrix ops
+    num: int = 0  # matrices (LDSM/STSM); 0 otherwise
+    trans: bool = False
+    mask: int = FULL_MASK
+    warp: int = 0
+    wait: bool = False  # issue only after the warp's earlier instructions completed (timing)
+    delay: int = 0  # cycles the warp spends on other work before issuing this (timing)
+    generic: bool = False  # a generic LD/ST that landed in shared memory (not an LDS/STS instruction)
+
+    @property
+    def active_lanes(self) -> list[int]:
+        """Lanes that take part: the mask's lanes, or a matrix op's 8*num row-address lanes."""
+        if self.op in MATRIX_OPS:
+            return list(range(8 * self.num))
+        return [lane for lane in range(LANES) if self.mask >> lane & 1]
+
+
+@attrs.frozen(eq=False)
+class InstructionBatch:
+    """Instructions as columns; every array has one entry (row) per instruction."""
+
+    op: np.ndarray  # uint8 code into OPS
+    width: np.ndarray  # uint8 bits; 0 for matrix ops
+    num: np.ndarray  # uint8 matrices; 0 for other ops
+    trans: np.ndarray  # bool
+    mask: np.ndarray  # uint32 active-lane mask
+    warp: np.ndarray  # int32
+    wait: np.ndarray  # bool
+    delay: np.ndarray  # int64
+    generic: np.ndarray  # bool
+    addrs: np.ndarray  # int32, shape (n, 32); INACTIVE where a lane gives no address
+
+    def __len__(self) -> int:
+        return len(self.op)
+
+    def __getitem__(self, i: int) -> Instruction:
+        op = OPS[self.op[i]]
+        return Instruction(
+            op=op,
+            addrs=tuple(None if a == INACTIVE else int(a) for a in self.addrs[i]),
+            width=int(self.width[i]),
+            num=int(self.num[i]),
+            trans=bool(self.trans[i]),
+            mask=int(self.mask[i]),
+            warp=int(self.warp[i]),
+            wait=bool(self.wait[i]),
+            delay=int(self.delay[i]),
+            generic=bool(self.generic[i]),
+        )
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def take(self, index: np.ndarray | slice) -> InstructionBatch:
+        """The rows ``index`` selects, as a new batch."""
+        return InstructionBatch(**{f.name: getattr(self, f.name)[index] for f in attrs.fields(InstructionBatch)})
+
+    @staticmethod
+    def empty() -> InstructionBatch:
+        return InstructionBatch.from_instructions(())
+
+    @staticmethod
+    def concat(batches: Sequence[InstructionBatch]) -> InstructionBatch:
+        if not batches:
+            return InstructionBatch.empty()
+        names = [f.name for f in attrs.fields(InstructionBatch)]
+        return InstructionBatch(**{n: np.concatenate([getattr(b, n) for b in batches]) for n in names})
+
+    @staticmethod
+    def from_instructions(instructions: Iterable[Instruction]) -> InstructionBatch:
+        """Columns from records (for tests, generators and small traces)."""
+        rows = list(instructions)
+        addrs = np.full((len(rows), LANES), INACTIVE, dtype=np.int32)
+        for i, ins in enumerate(rows):
+            for lane in ins.active_lanes:
+                addrs[i, lane] = ins.addrs[lane]
+        return InstructionBatch(
+            op=np.array([OPS.index(r.op) for r in rows], dtype=np.uint8),
+            width=np.array([r.width for r in rows], dtype=np.uint8),
+            num=np.array([r.num for r in rows], dtype=np.uint8),
+            trans=np.array([r.trans for r in rows], dtype=bool),
+            mask=np.array([r.mask for r in rows], dtype=np.uint32),
+            warp=np.array([r.warp for r in rows], dtype=np.int32),
+            wait=np.array([r.wait for r in rows], dtype=bool),
+            delay=np.array([r.delay for r in rows], dtype=np.int64),
+            generic=np.array([r.generic for r in rows], dtype=bool),
+            addrs=addrs,
+        )
+
+
+@attrs.frozen(eq=False)
+class Trace:
+    """A whole trace: its header and its instructions."""
+
+    instructions: InstructionBatch
+    name: str = ""
+    arch: str | None = None  # the arch the trace was written for; --arch wins over it
+    ctas: int = 1  # CTAs running this same trace; kernel totals are per-CTA counts times ctas
