@@ -4,6 +4,8 @@ A config names the banks, the shared-memory sizes, the warp and its sub-partitio
 shared-memory operation the arch has, how the hardware splits a warp's request into phases and
 wavefronts. ``load_arch("sm_90")`` reads a built-in config; ``load_arch("my.yaml")`` reads a file.
 Every field is required and typed; a missing, unknown or mistyped field is a ``ConfigError`` naming it.
+A config may start from another with ``base: sm_80``: its own fields are merged over the base's
+(mappings key by key, everything else replaced), so an architect's variant states only what differs.
 """
 
 from __future__ import annotations
@@ -92,6 +94,14 @@ def builtin_archs() -> list[str]:
 @functools.cache
 def load_arch(name_or_path: str) -> ArchConfig:
     """Load a built-in config by name (``sm_90``) or a user's YAML file by path."""
+    data, where = _raw(name_or_path, ())
+    arch = structure(ArchConfig, data, where)
+    _check(arch, where)
+    return arch
+
+
+def _raw(name_or_path: str, seen: tuple[str, ...]) -> tuple[Any, str]:
+    """The YAML data of a config, with its ``base`` chain merged in, and the name to cite in errors."""
     path = Path(name_or_path)
     if path.suffix in (".yaml", ".yml") or path.exists():
         try:
@@ -103,7 +113,7 @@ def load_arch(name_or_path: str) -> ArchConfig:
         resource = importlib.resources.files("simsmem.configs") / f"{name_or_path}.yaml"
         if not resource.is_file():
             known = ", ".join(builtin_archs())
-            raise ConfigError("--arch", f"unknown arch {name_or_path!r} (built in: {known}; or give a .yaml path)")
+            raise ConfigError(seen[-1] if seen else "--arch", f"unknown arch {name_or_path!r} (built in: {known}; or give a .yaml path)")
         text = resource.read_text()
         where = f"{name_or_path}.yaml"
     try:
@@ -112,9 +122,22 @@ def load_arch(name_or_path: str) -> ArchConfig:
         mark = getattr(exc, "problem_mark", None)
         line = f" line {mark.line + 1}" if mark else ""
         raise ConfigError(where + line, f"invalid YAML: {getattr(exc, 'problem', exc)}") from None
-    arch = structure(ArchConfig, data, where)
-    _check(arch, where)
-    return arch
+    if isinstance(data, dict) and "base" in data:
+        base = data.pop("base")
+        if not isinstance(base, str):
+            raise ConfigError(f"{where}: base", "expected the name or path of another config")
+        if base in seen or base == name_or_path:
+            raise ConfigError(f"{where}: base", f"configs form a cycle through {base!r}")
+        base_data, _ = _raw(base, (*seen, name_or_path))
+        data = _merge(base_data, data)
+    return data, where
+
+
+def _merge(base: Any, over: Any) -> Any:
+    """``over`` merged onto ``base``: mappings key by key, anything else replaced."""
+    if isinstance(base, dict) and isinstance(over, dict):
+        return {**base, **{k: _merge(base[k], v) if k in base else v for k, v in over.items()}}
+    return over
 
 
 def structure(cls: type, data: Any, where: str) -> Any:

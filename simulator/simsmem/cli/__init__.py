@@ -37,7 +37,3 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("simsmem: interrupted", file=sys.stderr)
         return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())

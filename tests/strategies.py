@@ -1,0 +1,23 @@
+"""Hypothesis strategies for valid trace instructions (shared by the property tests)."""
+
+from hypothesis import strategies as st
+
+from simsmem.trace import FULL_MASK, LANES, Instruction
+
+FORMS = [("LDS", w, 0) for w in (8, 16, 32, 64, 128)] + [("STS", w, 0) for w in (8, 16, 32, 64, 128)]
+FORMS += [("ATOMS", 32, 0)] + [(op, 0, n) for op in ("LDSM", "STSM") for n in (1, 2, 4)]
+
+
+@st.composite
+def instructions(draw, forms=FORMS, span=4096):
+    """A valid sm_90 instruction whose addresses crowd a small window, so banks collide often."""
+    op, width, num = draw(st.sampled_from(forms))
+    size = width // 8 if width else 16
+    slots = span // size
+    # Few distinct addresses make broadcast likely; many make conflicts likely.
+    pool = draw(st.lists(st.integers(0, slots - 1), min_size=1, max_size=32))
+    addrs = [draw(st.sampled_from(pool)) * size for _ in range(LANES)]
+    if num:
+        return Instruction(op=op, num=num, trans=draw(st.booleans()), addrs=tuple(addrs))
+    mask = draw(st.one_of(st.just(FULL_MASK), st.integers(0, FULL_MASK)))
+    return Instruction(op=op, width=width, mask=mask, addrs=tuple(a if mask >> i & 1 else None for i, a in enumerate(addrs)))

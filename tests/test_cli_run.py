@@ -1,0 +1,91 @@
+"""`simsmem run`: the three formats, arch selection, and one-line errors with exit status 2."""
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import H100
+from simsmem.cli import main
+from simsmem.corpus import corpus_trace, load_corpus
+from simsmem.trace import write_trace
+
+ROWS = {r["name"]: r for r in load_corpus(H100 / "instructions.json")}
+
+
+@pytest.fixture
+def ldsm_trace(tmp_path):
+    """H100 row LDSM4_seed_v2: the seed's unswizzled ldmatrix.x4 (ncu: 8 wavefronts, 4 bank conflicts)."""
+    path = tmp_path / "ldsm.json"
+    write_trace(corpus_trace([ROWS["LDSM4_seed_v2"], ROWS["STS32_stride2"]], "ldsm"), path)
+    return path
+
+
+def test_json_format(ldsm_trace, capsys):
+    assert main(["run", str(ldsm_trace), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    m = out["metrics"]
+    assert out["arch"] == "sm_90" and out["trace"] == "ldsm"
+    assert m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] == 8
+    assert m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] == 4
+    assert m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"] == 2  # STS32_stride2: 2 wavefronts
+    assert m["smsp__inst_executed_op_ldsm.sum"] == 1 and m["smsp__inst_executed_op_shared_st.sum"] == 1
+    first = out["instructions"][0]
+    assert (first["sass"], first["wavefronts"], first["ideal_wavefronts"], first["bank_conflicts"]) == ("LDSM.16.M88.4", 8, 4, 4)
+
+
+def test_csv_format_has_ncu_columns(ldsm_trace, capsys):
+    assert main(["run", str(ldsm_trace), "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert set(rows[0]) >= {"Metric Name", "Metric Unit", "Metric Value"}
+    values = {r["Metric Name"]: r for r in rows}
+    assert values["smsp__inst_executed_op_ldsm.sum"]["Metric Unit"] == "inst"
+    assert values["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"]["Metric Value"] == "4"
+
+
+def test_table_names_the_worst_instruction(ldsm_trace, capsys):
+    assert main(["run", str(ldsm_trace)]) == 0
+    out = capsys.readouterr().out
+    assert "LDSM.16.M88.4" in out and "Worst instructions" in out
+
+
+def test_arch_flag_wins_and_rejects_missing_ops(ldsm_trace, capsys):
+    """sm_70 has no LDSM: an error naming the instruction, exit 2."""
+    assert main(["run", str(ldsm_trace), "--arch", "sm_70"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert "instruction 0: op" in err and "LDSM does not exist on sm_70" in err
+
+
+@pytest.mark.parametrize(
+    "doc, message",
+    [
+        ("{", "invalid JSON"),
+        ('{"instructions": []}', "missing field 'simsmem_trace'"),
+        ('{"simsmem_trace": 1, "instructions": [{"op": "LDX", "addrs": []}]}', "instruction 0: op: unknown op 'LDX'"),
+        ('{"simsmem_trace": 1, "instructions": [{"op": "LDS", "width": 32, "addrs": [0]}]}', "expected 32 entries, got 1"),
+        ('{"simsmem_trace": 1, "instructions": [{"op": "LDS", "width": 64, "addrs": [4' + ", 0" * 31 + "]}]}", "addrs[0]: address 4 is not aligned"),
+        ('{"simsmem_trace": 1, "instructions": [{"op": "LDS", "width": 32, "addrs": [232448' + ", 0" * 31 + "]}]}", "past sm_90's 232448 bytes"),
+        ('{"simsmem_trace": 1, "instructions": [{"op": "LDS", "width": 32, "addrs": [null' + ", 0" * 31 + "]}]}", "addrs[0]: null address in an active lane"),
+        ('{"simsmem_trace": 1, "instructions": [{"op": "LDSM", "num": 3, "addrs": []}]}', "num: expected 1, 2 or 4"),
+        ('{"simsmem_trace": 1, "instructions": [{"op": "LDSM", "num": 1, "mask": 1, "addrs": []}]}', "field 'mask' is not valid for LDSM"),
+    ],
+)
+def test_bad_trace_is_one_line_exit_2(tmp_path, capsys, doc, message):
+    path = tmp_path / "bad.json"
+    path.write_text(doc)
+    assert main(["run", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    err = captured.err.strip()
+    assert err.count("\n") == 0 and message in err and "bad.json" in err
+
+
+def test_console_script_runs(ldsm_trace):
+    proc = subprocess.run([sys.executable, "-m", "simsmem", "run", str(ldsm_trace), "--format", "csv"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum" in proc.stdout
+
