@@ -1,6 +1,6 @@
 """The analytic bank model: phases, wavefronts and bank conflicts of each instruction.
 
-``count`` (numpy, vectorised across instructions) is what simsmem runs; ``reference`` is a small
+``count`` (a compiled loop over whole batches) is what simsmem runs; ``reference`` is a small
 readable model of the same rule, instruction by instruction, that tests hold it against and that
 ``simsmem explain`` draws from.
 """
