@@ -60,7 +60,7 @@ def print_table(result: Result, console: Console, worst: int = 10) -> None:
     names = labels(b)
     summary = Table(title=f"{result.trace.name or 'trace'} on {result.arch.name}" + (f" ({ctas} CTAs)" if ctas > 1 else ""))
     for col in ("Op", "Instructions", "Wavefronts", "Ideal Wavefronts", "Bank Conflicts", "% of Ideal"):
-        summary.add_column(col, justify="left" if col == "Op" else "right")
+        summary.add_column(col, justify="left" if col == "Op" else "right", no_wrap=col == "Op")
     total = np.zeros(4, dtype=np.int64)
     for name in sorted(set(names)):
         rows = names == name
@@ -75,7 +75,7 @@ def print_table(result: Result, console: Console, worst: int = 10) -> None:
     if len(order):
         top = Table(title=f"Worst instructions (of {len(b)})")
         for col in ("Index", "Warp", "Op", "Wavefronts", "Ideal", "Bank Conflicts"):
-            top.add_column(col, justify="right")
+            top.add_column(col, justify="right", no_wrap=col == "Op")
         for i in order:
             top.add_row(str(i), str(b.warp[i]), names[i], str(c.wavefronts[i]), str(c.ideal[i]), str(c.bank_conflicts[i]))
         console.print(top)
