@@ -13,7 +13,7 @@ from .. import __version__
 from ..errors import SimsmemError
 
 #: Subcommand modules of this package, in the order ``--help`` lists them.
-COMMANDS = ("run",)
+COMMANDS = ("run", "gen")
 
 
 def build_parser() -> argparse.ArgumentParser:
