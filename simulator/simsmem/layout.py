@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import attrs
+import numpy as np
 
 from .errors import SimsmemError
 from .swizzle import IDENTITY, Swizzle, keeps_vectors
@@ -94,6 +95,12 @@ class Tile:
         """Where element ``(row, col)`` lives, in bytes from the start of shared memory."""
         return self.elem_bytes * self.layout(row, col)
 
+    @property
+    def footprint(self) -> int:
+        """Bytes of shared memory from address 0 to the end of the tile's last-placed element."""
+        row, col = np.meshgrid(np.arange(self.rows), np.arange(self.cols), indexing="ij")
+        return int(self.byte_offset(row, col).max()) + self.elem_bytes
+
     def check_vectors(self, access_bytes: int, where: str) -> None:
         """Reject layouts that split or misalign an access of ``access_bytes`` (whole elements, in order)."""
         vec, rest = divmod(access_bytes, self.elem_bytes)
@@ -111,6 +118,8 @@ class Tile:
 
 def tile(rows: int, cols: int, elem_bytes: int, pad: int = 0, swizzle: Swizzle = IDENTITY, base: int = 0) -> Tile:
     """A row-major tile with ``pad`` elements of padding per row, swizzled, ``base`` bytes into shared memory."""
-    if elem_bytes < 1 or base % elem_bytes:
+    if elem_bytes < 1:
+        raise SimsmemError("tile", f"element size {elem_bytes} must be positive")
+    if base % elem_bytes:
         raise SimsmemError("tile", f"base {base} must be a multiple of the {elem_bytes}-byte element")
     return Tile(ComposedLayout(swizzle, base // elem_bytes, row_major(rows, cols, pad)), elem_bytes)

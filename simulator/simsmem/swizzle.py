@@ -9,7 +9,6 @@ or byte offsets: the units are the caller's, see ``recast``) and on numpy arrays
 from __future__ import annotations
 
 import attrs
-import numpy as np
 
 from .errors import SimsmemError
 
@@ -76,8 +75,8 @@ class Swizzle:
         """One line in words: which bits are xor'd into which."""
         if self.is_identity:
             return f"{self}: the identity (B = 0)"
-        y, z = _bit_range(self.yyy_mask), _bit_range(self.zzz_mask)
-        return f"{self}: bits {y} are xor'd into bits {z}; bits below {self.base} stay; period {self.size}"
+        keep = f", bits 0..{self.base - 1} kept" if self.base else ""
+        return f"{self}: {_bits(self.yyy_mask)} xor'd into {_bits(self.zzz_mask)}{keep}; repeats every {self.size} offsets"
 
 
 IDENTITY = Swizzle(0, 0, 0)
@@ -131,15 +130,9 @@ def keeps_vectors(sw: Swizzle, vector: int) -> bool:
     return sw.is_identity or (1 << sw.base) >= vector
 
 
-def is_bijection(sw: Swizzle, offsets: np.ndarray) -> bool:
-    """True when ``sw`` maps the distinct ``offsets`` onto distinct offsets."""
-    return len(np.unique(sw(offsets))) == len(np.unique(offsets))
-
-
-def _bit_range(mask: int) -> str:
-    lo = (mask & -mask).bit_length() - 1
-    hi = mask.bit_length() - 1
-    return f"[{lo}..{hi}]"
+def _bits(mask: int) -> str:
+    lo, hi = (mask & -mask).bit_length() - 1, mask.bit_length() - 1
+    return f"bit {lo}" if lo == hi else f"bits {lo}..{hi}"
 
 
 def _log2(n: int, what: str) -> int:

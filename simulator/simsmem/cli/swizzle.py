@@ -1,0 +1,144 @@
+"""``simsmem swizzle``: see where a swizzle puts a tile's elements, check it, or search for one.
+
+``simsmem swizzle B M S`` takes CuTe's order and meaning (``Swizzle<B,M,S>``) on element offsets
+(``--bytes``: on byte offsets, with ``--elem-bytes``) and prints the physical column of every
+element of a ``--rows x --cols`` tile: ``simsmem swizzle 3 0 3 --rows 8 --cols 8`` is seed 000's
+``SMS=(3,0,3)`` table. Seed 004 writes its template as ``swizzle<S,B,M>`` on half offsets: its
+``swizzle<3,1,3>`` is CuTe ``Swizzle<1,3,3>``, ``simsmem swizzle 1 3 3``.
+
+``--check --access SPEC ...`` runs the accesses over the tile through the bank model, without and
+with the swizzle. ``--search --access SPEC ...`` scores every Swizzle(B <= 3, M <= 4, |S| <= 4) and
+row padding (0 to 128 bytes in steps of the widest access) and prints the best, least padding first.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from ..banks import count
+from ..config import load_arch
+from ..errors import SimsmemError
+from ..layout import Tile, tile
+from ..metrics import labels
+from ..patterns import steps_trace
+from ..patterns.search import search
+from ..swizzle import IDENTITY, TMA_MODES, recast
+from ..trace import check_against_arch
+from .gen import accesses, add_access_arguments, add_tile_arguments, chosen_swizzle, pad_elements
+
+SHOW = {"col": "physical column", "offset": "element offset", "bank": "bank of the element's first byte"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("swizzle", help="tabulate, check or search CuTe swizzles and padding", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("swizzle", nargs="*", type=int, metavar="B M S", help="CuTe Swizzle<B,M,S> (seed 004's swizzle<S,B,M>: <3,1,3> is 1 3 3)")
+    p.add_argument("--bytes", action="store_true", help="the swizzle (or the search) acts on byte offsets, not element offsets")
+    p.add_argument("--tma", choices=tuple(TMA_MODES), help="TMA swizzle mode instead of B M S (CuTe Sw<1|2|3,4,3> on byte offsets)")
+    add_tile_arguments(p)
+    p.add_argument("--show", choices=tuple(SHOW), default="col", help="what the table shows for each element (default: physical column)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="wavefronts per instruction of --access without and with the swizzle")
+    mode.add_argument("--search", action="store_true", help="the swizzles and paddings with the fewest wavefronts for --access")
+    add_access_arguments(p, required=False)
+    p.add_argument("--max-b", type=int, default=3, help="search: largest B (default 3)")
+    p.add_argument("--max-m", type=int, default=4, help="search: largest M (default 4)")
+    p.add_argument("--max-s", type=int, default=4, help="search: largest |S| (default 4)")
+    p.add_argument("--max-pad-bytes", type=int, default=128, help="search: largest row padding (default 128)")
+    p.add_argument("--top", type=int, default=10, help="search: how many candidates to list (default 10)")
+    p.add_argument("--arch", default="sm_90", help="arch for --check and --search (default sm_90)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    console = Console(highlight=False, soft_wrap=True)
+    if args.search:
+        if args.swizzle or args.tma:
+            raise SimsmemError("--search", "searches all swizzles; give no B M S or --tma")
+        _search(args, console)
+        return 0
+    if len(args.swizzle) not in (0, 3) or (not args.swizzle and not args.tma):
+        raise SimsmemError("swizzle", "give B M S (three integers) or --tma MODE")
+    sw = chosen_swizzle(args)
+    t = tile(args.rows, args.cols, args.elem_bytes, pad_elements(args), sw)
+    if args.check:
+        _check(args, t, console)
+    else:
+        if args.access:
+            raise SimsmemError("--access", "only --check and --search take accesses")
+        _table(args, t, console)
+    return 0
+
+
+def _table(args: argparse.Namespace, t: Tile, console: Console) -> None:
+    sw = t.layout.swizzle
+    console.print(sw.describe(), markup=False)
+    if args.bytes or args.tma:
+        console.print(f"on {args.elem_bytes}-byte element offsets: {sw}", markup=False)
+    row, col = np.meshgrid(np.arange(t.rows), np.arange(t.cols), indexing="ij")
+    offset = t.layout(row, col)
+    stride = t.layout.layout.stride[0]
+    if args.show == "offset":
+        cells = offset
+    elif args.show == "bank":
+        cells = t.byte_offset(row, col) // 4 % 32
+    elif (offset // stride == row).all():
+        cells = offset % stride
+    else:  # the swizzle moves elements between rows: show row,col
+        cells = np.char.add(np.char.add((offset // stride).astype(str), ","), (offset % stride).astype(str))
+    table = Table(title=f"{SHOW[args.show]} of each element of {t}")
+    table.add_column("row\\col", justify="right")
+    for c in range(t.cols):
+        table.add_column(str(c), justify="right")
+    for r in range(t.rows):
+        table.add_row(str(r), *(str(x) for x in cells[r]))
+    console.print(table)
+
+
+def _check(args: argparse.Namespace, t: Tile, console: Console) -> None:
+    arch = load_arch(args.arch)
+    if not args.access:
+        raise SimsmemError("--check", "give the accesses to check with --access")
+    plain = tile(t.rows, t.cols, t.elem_bytes, pad_elements(args), IDENTITY)
+    steps = accesses(args)
+    results = []
+    for x in (plain, t):
+        batch = steps_trace([(a, x) for a in steps], "check").instructions
+        check_against_arch(batch, arch, str(x))
+        results.append(count(batch, arch))
+    names = labels(batch)
+    sw = t.layout.swizzle
+    table = Table(title=f"Wavefronts of {' + '.join(map(str, steps))} over {t}: plain, and swizzled by {sw}")
+    for col in ("Index", "Warp", "Op", "Plain", "Swizzled", "Ideal"):
+        table.add_column(col, justify="right", no_wrap=col == "Op")
+    before, after = results
+    for i in range(len(batch)):
+        table.add_row(str(i), str(batch.warp[i]), names[i], str(before.wavefronts[i]), str(after.wavefronts[i]), str(after.ideal[i]))
+    table.add_row("all", "", "", *(str(int(x.sum())) for x in (before.wavefronts, after.wavefronts, after.ideal)), style="bold")
+    console.print(table)
+    console.print(f"bank conflicts: {int(before.bank_conflicts.sum())} plain, {int(after.bank_conflicts.sum())} with {sw}", markup=False)
+
+
+def _search(args: argparse.Namespace, console: Console) -> None:
+    if not args.access:
+        raise SimsmemError("--search", "give the access set with --access")
+    steps = accesses(args)
+    result = search(steps, args.rows, args.cols, args.elem_bytes, load_arch(args.arch), unit_bytes=1 if args.bytes else None,
+                    max_bits=args.max_b, max_base=args.max_m, max_shift=args.max_s, max_pad_bytes=args.max_pad_bytes)
+    unit = "byte" if args.bytes else f"{args.elem_bytes}-byte element"
+    table = Table(title=f"{' + '.join(map(str, steps))} over a {args.rows}x{args.cols} tile of {args.elem_bytes}-byte elements: "
+                  f"{len(result.scores)} candidates (swizzles on {unit} offsets, {result.skipped} skipped: they split an access; "
+                  "Pad: row padding, Smem: bytes the tile spans)")
+    for col in ("Rank", "Swizzle", "Pad", "Wavefronts", "Ideal", "Conflicts", "Per Access", "Smem"):
+        table.add_column(col, justify="right", no_wrap=col in ("Swizzle", "Per Access"))
+    best = result.scores[0].wavefronts
+    for rank, s in enumerate(result.scores[: args.top], 1):
+        cells = (rank, s.swizzle, s.pad_bytes, s.wavefronts, s.ideal, s.bank_conflicts, " + ".join(map(str, s.per_access)), s.smem_bytes)
+        table.add_row(*map(str, cells), style="bold" if s.wavefronts == best else None)
+    console.print(table)
+    win = result.scores[0]
+    sw = f"{win.swizzle} on {unit} offsets" + (f" ({recast(win.swizzle, 1, args.elem_bytes)} on elements)" if args.bytes and not win.swizzle.is_identity else "")
+    console.print(f"best: {sw}, {'no padding' if not win.pad_bytes else f'{win.pad_bytes} bytes of padding per row'}: {win.wavefronts} wavefronts (ideal {win.ideal})", markup=False)
