@@ -1,0 +1,70 @@
+"""``simsmem explain TRACE``: which lanes each wavefront serves from which bank, why an instruction has
+bank conflicts, and which padding or swizzle removes them (found by trying them through the model).
+
+Explains the instruction with the most bank conflicts (``--worst K``: the K worst patterns;
+``--index N``: instruction N). ``--png``/``--svg`` also draw the wavefronts x banks grid; with
+``--tile`` and the layout options of ``simsmem gen tile`` the picture adds the tile the trace was
+generated from, rows x 16-byte chunks coloured by bank, with the lanes that touch each chunk.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+
+from ..analysis import analyse, resolve_arch
+from ..errors import SimsmemError
+from ..explain import choose, explain, print_explanation
+from ..layout import tile
+from ..plots import figure, save
+from ..progress import add_quiet_flag, progress, track
+from ..swizzle import TMA_MODES
+from ..trace import load_trace
+from .gen import add_tile_arguments, chosen_swizzle, pad_elements
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("explain", help="show lanes x banks x wavefronts of an instruction, diagnose its conflicts, find a fix", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("trace", help="trace file (trace v1 .json)")
+    p.add_argument("--arch", help="sm_90 (default), another built-in arch, or a path to an arch .yaml; wins over the trace's own arch")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--index", type=int, metavar="N", help="explain instruction N (0-based, in trace order)")
+    which.add_argument("--worst", type=int, metavar="K", default=1, help="explain the K patterns with the most bank conflicts (default 1)")
+    picture = p.add_mutually_exclusive_group()
+    picture.add_argument("--png", metavar="OUT.png", help="also draw the picture as PNG")
+    picture.add_argument("--svg", metavar="OUT.svg", help="also draw the picture as SVG")
+    layout = p.add_argument_group("tile view (with --png/--svg; the options of simsmem gen tile)")
+    layout.add_argument("--tile", action="store_true", help="draw the tile the trace was generated from, next to the wavefronts")
+    add_tile_arguments(layout)
+    layout.add_argument("--swizzle", nargs=3, type=int, metavar=("B", "M", "S"), help="CuTe Swizzle<B,M,S> on element offsets (--bytes: on byte offsets)")
+    layout.add_argument("--bytes", action="store_true", help="--swizzle acts on byte offsets")
+    layout.add_argument("--tma", choices=tuple(TMA_MODES), help="TMA swizzle mode (CuTe Sw<1|2|3,4,3> on byte offsets)")
+    layout.add_argument("--base", type=int, default=0, metavar="BYTES", help="where the tile starts in shared memory")
+    add_quiet_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    out, fmt = (args.png, "png") if args.png else (args.svg, "svg")
+    if args.tile and not out:
+        raise SimsmemError("--tile", "the tile view is a picture: give --png or --svg too")
+    with progress("reading the trace", quiet=args.quiet):
+        trace = load_trace(args.trace)
+        result = analyse(trace, resolve_arch(trace, args.arch), args.trace)
+    t = tile(args.rows, args.cols, args.elem_bytes, pad_elements(args), chosen_swizzle(args), args.base) if args.tile else None
+    chosen = choose(result, args.index, args.worst)
+    console = Console(highlight=False)
+    if not chosen:
+        nothing = f" ({out} not written)" if out else ""
+        console.print(f"No bank conflicts in the {len(trace.instructions)} instructions of {trace.name or args.trace}{nothing}; --index N explains any one.")
+    explanations = [explain(result, i, twins, args.quiet) for i, twins in track(chosen, "explaining", quiet=args.quiet)]
+    for ex in explanations:
+        print_explanation(ex, console)
+    if out and explanations:
+        try:
+            save(figure(explanations, result.arch.banks, result.arch.bank_width, t), out, fmt)
+        except OSError as exc:
+            raise SimsmemError(out, f"cannot write: {exc.strerror}") from None
+        Console(stderr=True, highlight=False).print(f"wrote {out}")
+    return 0

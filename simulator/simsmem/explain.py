@@ -1,0 +1,320 @@
+"""Why an instruction has bank conflicts: its wavefronts bank by bank, a one-line diagnosis, and a fix
+found by trying paddings and swizzles through the model.
+
+The reference model (``simsmem.banks.schedule``) says which lanes each wavefront serves from which
+bank. A *merge group* (an 8x8 matrix, the warp, a half- or quarter-warp) that takes more wavefronts
+than ideal has a conflict: the lanes of its different wavefronts use the same banks for different
+words. The fix search changes the layout of shared memory for the whole trace, with every padding
+(``pad`` bytes after every ``row`` bytes, both multiples of the trace's widest access) and every
+``Swizzle(B,M,S)`` on byte offsets that keeps accesses whole and moves bank bits. It counts the
+explained instruction under each with the vectorised model, keeps the candidates that leave it the
+fewest conflicts, and of the simplest few of each kind the one that leaves the whole trace fewest.
+Both assume the trace's arrays start at multiples of the padded row or of the swizzle's period.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterable
+
+import attrs
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from .analysis import Result
+from .banks import Schedule, schedule
+from .banks.phases import MATRIX_ROW_BYTES
+from .banks.model import count
+from .errors import SimsmemError
+from .metrics import op_label
+from .progress import track
+from .swizzle import Swizzle, keeps_vectors
+from .trace import MATRIX_OPS, Instruction
+
+#: Candidates of each kind (padding, swizzle) whose effect is counted over the whole trace.
+WHOLE_TRACE_CANDIDATES = 8
+
+
+@attrs.frozen
+class Conflict:
+    """A merge group that took more wavefronts than ideal, and who collided in it."""
+
+    group: int
+    lanes: tuple[tuple[int, ...], ...]  # per wavefront of the group, its lanes on the shared banks
+    banks: tuple[int, ...]  # banks that serve in more than one of them
+    extra: int  # wavefronts beyond the group's ideal
+    same_word: bool  # some bank serves one word several times (no broadcast: atomics)
+
+
+@attrs.frozen
+class Fix:
+    """A layout change tried through the model, and the bank conflicts it leaves."""
+
+    what: str  # "pad 16 bytes per 32-byte row", "Swizzle(1,4,3)"
+    conflicts: int  # of the explained instruction
+    trace_conflicts: int  # of the whole trace, per CTA
+
+
+@attrs.frozen
+class Explanation:
+    """One instruction of a trace: how it is served, why, and what would fix it."""
+
+    index: int
+    instruction: Instruction
+    schedule: Schedule
+    conflicts: tuple[Conflict, ...]
+    fixes: tuple[Fix, ...]
+    trace_conflicts: int  # bank conflicts of the whole trace as it is, per CTA
+    twins: int  # other instructions of the trace with the same pattern (addresses shifted by whole words)
+    diagnosis: str
+
+    @property
+    def label(self) -> str:
+        i = self.instruction
+        return op_label(i.op, i.width, i.num, i.trans)
+
+
+def choose(result: Result, index: int | None, worst: int) -> list[tuple[int, int]]:
+    """``(index, twins)`` of the instructions to explain: ``index``, or the first instruction of each of
+    the ``worst`` patterns with the most bank conflicts (none when the trace has no conflicts);
+    ``twins`` counts the other instructions with the same pattern."""
+    b, c = result.trace.instructions, result.counts.bank_conflicts
+    if not len(b):
+        raise SimsmemError(result.trace.name or "trace", "the trace has no instructions")
+    keys = _pattern_keys(b)
+    if index is not None:
+        if not 0 <= index < len(b):
+            raise SimsmemError("--index", f"no instruction {index}: the trace has {len(b)} (0..{len(b) - 1})")
+        return [(index, int((keys == keys[index]).all(axis=1).sum()) - 1)]
+    if worst < 1:
+        raise SimsmemError("--worst", f"expected a positive count, got {worst}")
+    rows = np.flatnonzero(c > 0)
+    _, first, counts = np.unique(keys[rows], axis=0, return_index=True, return_counts=True)
+    order = sorted(range(len(first)), key=lambda k: (-c[rows[first[k]]], rows[first[k]]))[:worst]
+    return [(int(rows[first[k]]), int(counts[k] - 1)) for k in order]
+
+
+def _pattern_keys(batch) -> np.ndarray:
+    """One row per instruction, equal for instructions whose lanes' addresses differ by one shift of
+    whole words (the same conflicts, on banks rotated by the shift)."""
+    active = batch.addrs >= 0
+    base = np.where(active, batch.addrs, np.iinfo(np.int32).max).min(axis=1, initial=np.iinfo(np.int32).max)
+    base = np.where(active.any(axis=1), base // 4 * 4, 0)
+    relative = np.where(active, batch.addrs - base[:, None], -1)
+    return np.column_stack([batch.op, batch.width, batch.num, batch.trans, batch.mask, relative])
+
+
+def explain(result: Result, index: int, twins: int = 0, quiet: bool = False) -> Explanation:
+    """Schedule instruction ``index`` with the reference model, find its conflicts and a fix."""
+    ins = result.trace.instructions[index]
+    s = schedule(ins, result.arch)
+    conflicts = conflicts_of(s, result.arch.banks)
+    fixes = find_fixes(result, index, quiet) if conflicts else ()
+    now = int(result.counts.bank_conflicts.sum())
+    return Explanation(index, ins, s, conflicts, fixes, now, twins, diagnose(ins, s, conflicts, fixes, now))
+
+
+def conflicts_of(s: Schedule, banks: int) -> tuple[Conflict, ...]:
+    """The merge groups of a schedule that took more wavefronts than ideal."""
+    groups: dict[int, list] = {}
+    for w in s.wavefronts:
+        groups.setdefault(w.phases[0] // s.shape.group, []).append(w)
+    out = []
+    for g, waves in groups.items():
+        words: dict[int, set[int]] = {}
+        for r in (r for w in waves for r in w.requests):
+            words.setdefault(r.phase, set()).add(r.word)
+        extra = len(waves) - math.ceil(sum(map(len, words.values())) / banks)
+        if extra <= 0:
+            continue
+        per_bank: dict[int, list[int]] = {}
+        for w in waves:
+            for bank, reqs in itertools.groupby(sorted(w.requests, key=lambda r: r.bank), key=lambda r: r.bank):
+                per_bank.setdefault(bank, []).append(next(reqs).word)
+        shared = {bank: ws for bank, ws in per_bank.items() if len(ws) > 1}
+        lanes = tuple(tuple(sorted({r.lane for r in w.requests if r.bank in shared})) for w in waves)
+        same_word = any(len(set(ws)) < len(ws) for ws in shared.values())
+        out.append(Conflict(g, lanes, tuple(sorted(shared)), extra, same_word))
+    return tuple(out)
+
+
+def diagnose(ins: Instruction, s: Schedule, conflicts: Iterable[Conflict], fixes: Iterable[Fix], trace_conflicts: int) -> str:
+    """One line: the conflict's degree and where, which lanes share which banks, and the fixes found
+    (with their cost to the rest of the trace, whose conflicts are ``trace_conflicts`` as it is)."""
+    conflicts, fixes = list(conflicts), list(fixes)
+    n = len(s.wavefronts)
+    if not conflicts:
+        return f"no bank conflicts: {n} wavefront{'s' * (n != 1)}, as ideal"
+    matrix = ins.op in MATRIX_OPS
+    span = s.shape.lanes_per_phase * s.shape.group  # lanes per merge group
+    noun = "8x8 matrix" if matrix else {32: "warp", 16: "half-warp", 8: "quarter-warp"}.get(span, f"{span}-lane group")
+    worst = max(conflicts, key=lambda c: c.extra)
+    groups = len({w.phases[0] // s.shape.group for w in s.wavefronts})
+    relative = {tuple(tuple(lane - c.group * span for lane in ls) for ls in c.lanes) for c in conflicts}
+    each = groups > 1 and len(conflicts) == groups and len(relative) == 1
+    if groups == 1:
+        where = f"the {noun}"
+    elif each:
+        where = f"each {noun}"
+    else:
+        where = f"{noun} {worst.group}" + (f" (and {len(conflicts) - 1} more)" if len(conflicts) > 1 else "")
+    base = worst.group * span if matrix else 0
+    who = _who([[lane - base for lane in ls] for ls in worst.lanes], "row" if matrix else "lane")
+    banks = f"the same bank{'s' * (len(worst.banks) > 1)} ({ranges(worst.banks)}"
+    if each and len({c.banks for c in conflicts}) > 1:
+        banks += f" in {noun} {worst.group}"
+    sep = ", e.g. " if each and not matrix else ": "
+    line = f"{len(worst.lanes)}-way conflict in {where}{sep}{who} use {banks})"
+    if worst.same_word:
+        line += ", and lanes updating one word serialize (no broadcast)"
+    return line + " -> " + _remedy(fixes, s.bank_conflicts, trace_conflicts)
+
+
+def _who(lane_groups: list[list[int]], word: str) -> str:
+    if len(lane_groups) > 3 and all(len(g) == 1 for g in lane_groups):
+        return f"{word}s {ranges(sorted(g[0] for g in lane_groups))} (one per wavefront)"
+    parts = [ranges(g) for g in lane_groups]
+    if len(parts) > 3:
+        return f"{len(parts)} groups of {word}s ({parts[0]}; {parts[1]}; ...; {parts[-1]})"
+    return f"{word}s " + (", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0])
+
+
+def _remedy(fixes: list[Fix], current: int, trace_conflicts: int) -> str:
+    if not fixes:
+        return "no padding or swizzle tried removes it"
+    best = min(f.conflicts for f in fixes)
+    names = " or ".join(f.what + _cost(f, trace_conflicts) for f in fixes if f.conflicts == best)
+    return names if best == 0 else f"{names} leaves {best} of {current}"
+
+
+def _cost(fix: Fix, trace_conflicts: int) -> str:
+    """What a fix does to the whole trace, where it does not help it."""
+    if fix.trace_conflicts < trace_conflicts:
+        return ""
+    return f" (whole trace: {trace_conflicts} -> {fix.trace_conflicts})"
+
+
+def ranges(values: Iterable[int]) -> str:
+    """Integers as runs: ``[0, 1, 2, 3, 8, 9]`` -> ``"0-3, 8-9"``."""
+    runs = [list(g) for _, g in itertools.groupby(sorted(values), key=lambda v, c=itertools.count(): v - next(c))]
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+
+
+def find_fixes(result: Result, index: int, quiet: bool = False) -> tuple[Fix, ...]:
+    """The best padding and the best swizzle for instruction ``index`` (those that reduce its conflicts)."""
+    batch, arch = result.trace.instructions, result.arch
+    current = int(result.counts.bank_conflicts[index])
+    used = np.unique(batch.addrs[batch.addrs >= 0])
+    access = int(np.where(batch.width > 0, batch.width // 8, MATRIX_ROW_BYTES).max())
+    top = int(used.max()).bit_length()  # every address is below 2**top
+    bank_bits = (arch.phase_bytes - 1).bit_length()  # address bits that choose the bank
+    lo = access.bit_length() - 1
+    kinds = {
+        "padding": [(f"pad {pad} bytes per {1 << r}-byte row", _padding(1 << r, pad), (pad, r))
+                    for r in range(lo, max(top, lo + 1)) for pad in range(access, arch.phase_bytes, access)],
+        "swizzle": [(f"Swizzle({b},{m},{sh})", Swizzle(b, m, sh), (b, m, sh))
+                    for b in range(1, bank_bits) for m in range(lo, bank_bits - b + 1) for sh in range(b, top - m)
+                    if keeps_vectors(Swizzle(b, m, sh), access)],
+    }
+    fits = {k: [c for c in cands if int(_apply(used, c[1]).max()) + access <= arch.shared_memory_per_cta] for k, cands in kinds.items()}
+    everything = [c for cands in fits.values() for c in cands]
+    if not everything:
+        return ()
+    one = batch.take(np.zeros(len(everything), dtype=np.int64) + index)
+    tried = count(attrs.evolve(one, addrs=np.stack([_apply(batch.addrs[index], c[1]) for c in everything])), arch)
+    left = dict(zip((c[0] for c in everything), tried.bank_conflicts.tolist()))
+    out = []
+    for cands in fits.values():
+        best = min((left[c[0]] for c in cands), default=current)
+        if best >= current:
+            continue
+        simplest = sorted((c for c in cands if left[c[0]] == best), key=lambda c: c[2])[:WHOLE_TRACE_CANDIDATES]
+        whole = [(_trace_conflicts(result, c[1]), c[2], c[0]) for c in track(simplest, "trying fixes on the whole trace", quiet=quiet)]
+        conflicts, _, what = min(whole)
+        out.append(Fix(what, best, conflicts))
+    return tuple(out)
+
+
+def _padding(row: int, pad: int) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda a: a // row * (row + pad) + a % row
+
+
+def _apply(addrs: np.ndarray, remap: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """``addrs`` remapped, inactive lanes (``-1``) left as they are."""
+    return np.where(addrs >= 0, remap(np.maximum(addrs, 0)), addrs).astype(addrs.dtype)
+
+
+def _trace_conflicts(result: Result, remap: Callable[[np.ndarray], np.ndarray]) -> int:
+    batch = result.trace.instructions
+    return int(count(attrs.evolve(batch, addrs=_apply(batch.addrs, remap)), result.arch).bank_conflicts.sum())
+
+
+def print_explanation(ex: Explanation, console: Console) -> None:
+    """The instruction's wavefronts bank by bank (lanes and word addresses), then diagnosis and fixes."""
+    s = ex.schedule
+    ideal = s.ideal
+    head = f"instruction {ex.index} (warp {ex.instruction.warp}): {ex.label}: {len(s.wavefronts)} wavefronts, ideal {ideal}, {s.bank_conflicts} bank conflicts"
+    if ex.twins:
+        head += f"; {ex.twins} more of the trace {'access' if ex.twins > 1 else 'accesses'} the same pattern, shifted"
+    console.print(Text(head, style="bold"))
+    if s.wavefronts:
+        for table in _bank_tables(ex, console.width):
+            console.print(table)
+        console.print(Text("red: a bank serving different words in several wavefronts of one group (the conflict);"
+                           " *: broadcast, several lanes share the word", style="dim"))
+    console.print(Text("diagnosis: ", style="bold") + Text(ex.diagnosis))
+    for f in ex.fixes:
+        console.print(f"  {f.what}: this instruction {s.bank_conflicts} -> {f.conflicts} bank conflicts, whole trace {ex.trace_conflicts} -> {f.trace_conflicts} (per CTA)")
+
+
+def _bank_tables(ex: Explanation, width: int) -> list[Table]:
+    """Rows: runs of banks; columns: wavefronts (split to fit ``width``); cells: lanes and word address."""
+    s = ex.schedule
+    groups = [w.phases[0] // s.shape.group for w in s.wavefronts]
+    red = {(c.group, b) for c in ex.conflicts for b in c.banks}
+    cells: dict[int, list[tuple[tuple[int, ...], int] | None]] = {}
+    for j, w in enumerate(s.wavefronts):
+        for bank, reqs in itertools.groupby(sorted(w.requests, key=lambda r: r.bank), key=lambda r: r.bank):
+            reqs = list(reqs)
+            cells.setdefault(bank, [None] * len(s.wavefronts))[j] = (tuple(sorted({r.lane for r in reqs})), reqs[0].word)
+    runs: list[list[int]] = []
+    for bank in sorted(cells):
+        prev = runs[-1][-1] if runs else None
+        if prev is not None and bank == prev + 1 and _continues(cells[prev], cells[bank], red, groups, prev):
+            runs[-1].append(bank)
+        else:
+            runs.append([bank])
+    per_table = max(1, (width - 12) // 12)
+    tables = []
+    for start in range(0, len(s.wavefronts), per_table):
+        cols = range(start, min(start + per_table, len(s.wavefronts)))
+        t = Table(show_lines=True, pad_edge=False)
+        t.add_column("banks", justify="right")
+        for j in cols:
+            t.add_column(f"W{j}\nphase {'+'.join(map(str, s.wavefronts[j].phases))}", justify="left")
+        for run in runs:
+            row = [Text(ranges(run))]
+            for j in cols:
+                cell = cells[run[0]][j]
+                if cell is None:
+                    row.append(Text("·", style="dim"))
+                    continue
+                lanes, word = cell
+                style = "bold red" if (groups[j], run[0]) in red else ("cyan" if len(lanes) > 1 else "")
+                row.append(Text(f"L{ranges(lanes)}{'*' * (len(lanes) > 1)}\n{word * 4:#06x}", style=style))
+            t.add_row(*row)
+        tables.append(t)
+    return tables
+
+
+def _continues(a: list, b: list, red: set, groups: list[int], bank: int) -> bool:
+    """Bank ``bank + 1`` (cells ``b``) repeats bank ``bank`` (cells ``a``): same lanes, next word, same colour."""
+    for j, (x, y) in enumerate(zip(a, b)):
+        if (x is None) != (y is None):
+            return False
+        if x is not None and (x[0] != y[0] or y[1] != x[1] + 1 or ((groups[j], bank) in red) != ((groups[j], bank + 1) in red)):
+            return False
+    return True
