@@ -183,6 +183,10 @@ def test_cli_gen_tile_writes_a_checked_trace(tmp_path, sm90):
     ["--access", "LDS", "--swizzle", "3", "0", "2"],  # |S| < B
     ["--access", "LDS", "--tma", "128B", "--swizzle", "3", "4", "3"],
     ["--access", "LDS", "--base", "300000"],  # past sm_90's shared memory
+    ["--access", "LDS", "--base", "-4"],
+    ["--access", "LDS", "--ctas", "0"],
+    ["--access", "LDS", "--elem-bytes", "0"],
+    ["--access", "LDS", "--threads", "-1"],
 ])
 def test_cli_gen_bad_input_is_one_line_and_writes_nothing(argv, tmp_path, capsys):
     out = tmp_path / "bad.json"
@@ -190,6 +194,11 @@ def test_cli_gen_bad_input_is_one_line_and_writes_nothing(argv, tmp_path, capsys
     err = capsys.readouterr().err
     assert err.startswith("simsmem: ") and err.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_gen_into_a_missing_folder_is_one_line(tmp_path, capsys):
+    assert main(["gen", "tile", "--access", "LDS", "-o", str(tmp_path / "missing" / "t.json")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
 
 
 def test_threads_option(tmp_path):

@@ -102,6 +102,7 @@ def test_search_equals_brute_force_reference(sm90):
     ["swizzle", "3", "0", "3", "--check", "--access", "STS.128"],
     ["swizzle", "3", "0", "3", "--bytes"],
     ["swizzle", "--search", "--access", "LDSM.16.M88.4", "--rows", "12"],
+    ["swizzle", "--search", "--access", "LDSM.16.M88.4", "--max-pad-bytes", "-1"],
 ])
 def test_bad_input_is_one_line(argv, capsys):
     assert main(argv) == 2

@@ -120,6 +120,6 @@ def tile(rows: int, cols: int, elem_bytes: int, pad: int = 0, swizzle: Swizzle =
     """A row-major tile with ``pad`` elements of padding per row, swizzled, ``base`` bytes into shared memory."""
     if elem_bytes < 1:
         raise SimsmemError("tile", f"element size {elem_bytes} must be positive")
-    if base % elem_bytes:
-        raise SimsmemError("tile", f"base {base} must be a multiple of the {elem_bytes}-byte element")
+    if base < 0 or base % elem_bytes:
+        raise SimsmemError("tile", f"base {base} must be a non-negative multiple of the {elem_bytes}-byte element")
     return Tile(ComposedLayout(swizzle, base // elem_bytes, row_major(rows, cols, pad)), elem_bytes)

@@ -60,6 +60,8 @@ def add_access_arguments(p: argparse.ArgumentParser, required: bool) -> None:
 
 def pad_elements(args: argparse.Namespace) -> int:
     """``--pad-bytes`` in elements."""
+    if args.elem_bytes < 1:
+        raise SimsmemError("--elem-bytes", f"expected a positive element size, got {args.elem_bytes}")
     pad, rest = divmod(args.pad_bytes, args.elem_bytes)
     if rest or pad < 0:
         raise SimsmemError("--pad-bytes", f"{args.pad_bytes} is not a non-negative multiple of the {args.elem_bytes}-byte element")
@@ -84,10 +86,15 @@ def accesses(args: argparse.Namespace) -> list[Access]:
 def write_checked(trace: Trace, arch: str, path: str | Path) -> None:
     """Check ``trace`` against ``arch`` (ops, widths, address range, alignment), then write it atomically."""
     check_against_arch(trace.instructions, load_arch(arch), str(path))
-    write_trace(trace, path)
+    try:
+        write_trace(trace, path)
+    except OSError as exc:
+        raise SimsmemError(str(path), f"cannot write: {exc.strerror}") from None
 
 
 def run_tile(args: argparse.Namespace) -> int:
+    if args.ctas < 1:
+        raise SimsmemError("--ctas", f"expected a positive number of CTAs, got {args.ctas}")
     t: Tile = tile(args.rows, args.cols, args.elem_bytes, pad_elements(args), chosen_swizzle(args), args.base)
     name = args.name or Path(args.output).stem
     trace = steps_trace([(a, t) for a in accesses(args)], name, ctas=args.ctas, arch=args.arch)

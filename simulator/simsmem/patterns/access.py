@@ -27,7 +27,6 @@ from ..layout import Tile
 from ..metrics import op_label
 from ..trace import FULL_MASK, INACTIVE, LANES, MATRIX_OPS, OPS, InstructionBatch, Trace
 
-WALKS = {"row": "a row-by-row walk", "col": "a column-by-column walk", "acc": "mma accumulator stores", "frag": "ldmatrix/stmatrix fragments"}
 MATRIX_ROW_BYTES = 16  # one 8x8 b16 matrix row
 MAX_ADDRESS = 2**31 - 1
 
@@ -50,6 +49,8 @@ class Access:
 
     def __attrs_post_init__(self) -> None:
         allowed = ("frag",) if self.op in MATRIX_OPS else ("row", "col", "acc")
+        if self.threads < 0:
+            raise SimsmemError(str(self), f"threads must be >= 0, got {self.threads}")
         if self.walk not in allowed:
             raise SimsmemError(str(self), f"walk {self.walk!r} is not one of {', '.join(allowed)} for {self.op}")
 

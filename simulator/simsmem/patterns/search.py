@@ -72,6 +72,8 @@ def search(accesses: list[Access], rows: int, cols: int, elem_bytes: int, arch: 
         for pad in range(0, max_pad_bytes + 1, widest):
             tiles.append(tile(rows, cols, elem_bytes, pad // elem_bytes, on_elements))
             chosen.append((sw, pad))
+    if not tiles:
+        raise SimsmemError("search", "no candidate left: every swizzle would split an access, or no padding fits")
     batch = InstructionBatch.concat([place(p, t) for t in tiles for p in patterns])
     check_against_arch(batch, arch, "search")
     counts = count(batch, arch)
