@@ -112,13 +112,28 @@ def test_walks_match_cuda_indexing():
     assert np.array_equal(col.row, lane) and np.array_equal(col.col, w)
 
 
-@given(st.sampled_from([8, 16, 32, 64, 128]), st.sampled_from([1, 2, 4]), st.integers(1, 12), st.integers(1, 8), st.sampled_from(["row", "col"]))
-def test_walks_cover_the_tile_once(width, elem, rows, vectors, walk):
-    """Every element is moved by exactly one lane; partial last warps are masked."""
+def test_block_x_shapes_the_warp():
+    """``--block-x 4`` on a 64x64 half tile with 128-bit stores is CUDA's blockDim (4, 64) copying
+    ``tile[ty][32 * panel + 8 * tx]``: a warp covers 8 rows x 64 bytes, the panels go left to right."""
+    p = pattern(Access("STS", 128, block_x=4), 64, 64, 2)
+    t = np.arange(64 * 8)
+    panel, ty, tx = t // 256, t % 256 // 4, t % 4
+    assert np.array_equal(p.row.ravel(), ty) and np.array_equal(p.col.ravel(), 32 * panel + 8 * tx)
+    q = pattern(Access("LDS", 32, walk="col", block_x=8), 32, 32, 4)  # tile[tx][ty], blockDim (8, 4)
+    lane = np.arange(32)
+    assert np.array_equal(q.row[0], lane % 8) and np.array_equal(q.col[0], lane // 8)
+    with pytest.raises(SimsmemError, match="accesses per row"):
+        pattern(Access("STS", 128, block_x=3), 64, 64, 2)
+
+
+@given(st.sampled_from([8, 16, 32, 64, 128]), st.sampled_from([1, 2, 4]), st.integers(1, 12), st.integers(1, 8), st.sampled_from(["row", "col"]), st.integers(1, 12))
+def test_walks_cover_the_tile_once(width, elem, rows, vectors, walk, block_x):
+    """Every element is moved by exactly one lane, whatever blockDim.x; partial last warps are masked."""
     vec = width // 8 // elem
-    if vec < 1:
+    length = vectors if walk == "row" else rows
+    if vec < 1 or length % block_x:
         return
-    p = pattern(Access("STS", width, walk=walk), rows, vectors * vec, elem)
+    p = pattern(Access("STS", width, walk=walk, block_x=block_x), rows, vectors * vec, elem)
     active = p.row >= 0
     hits = np.zeros((rows, vectors * vec), dtype=int)
     for r, c in zip(p.row[active], p.col[active]):

@@ -56,6 +56,7 @@ def add_access_arguments(p: argparse.ArgumentParser, required: bool) -> None:
     """The options that describe the access set."""
     p.add_argument("--access", action="append", required=required, metavar="SPEC", help="SASS opcode with optional @row/@col/@acc, e.g. STS.128, LDS@col, STS@acc, LDSM.16.MT88.4 (repeatable)")
     p.add_argument("--threads", type=int, default=0, help="row/col walks: only the first N threads (default: cover the tile once)")
+    p.add_argument("--block-x", type=int, default=0, metavar="N", help="row/col walks: CUDA's blockDim.x, the threads along one row (@row: tile[ty][tx]) or down one column (@col: tile[tx][ty]); it shapes the warp (default: a whole row or column)")
 
 
 def pad_elements(args: argparse.Namespace) -> int:
@@ -79,8 +80,13 @@ def chosen_swizzle(args: argparse.Namespace) -> Swizzle:
 
 
 def accesses(args: argparse.Namespace) -> list[Access]:
-    """``--access`` specs as ``Access`` records (with ``--threads``)."""
-    return [attrs.evolve(parse_access(spec), threads=args.threads) for spec in args.access]
+    """``--access`` specs as ``Access`` records (with ``--threads`` and ``--block-x``)."""
+    return [_with_threads(parse_access(spec), args) for spec in args.access]
+
+
+def _with_threads(access: Access, args: argparse.Namespace) -> Access:
+    """``--threads`` and ``--block-x`` apply to the row and column walks."""
+    return attrs.evolve(access, threads=args.threads, block_x=args.block_x) if access.walk in ("row", "col") else access
 
 
 def write_checked(trace: Trace, arch: str, path: str | Path) -> None:

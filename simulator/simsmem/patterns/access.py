@@ -4,8 +4,10 @@ An ``Access`` names an instruction form (in SASS spelling, as ``simsmem run`` pr
 the threads walk a ``rows x cols`` tile:
 
 - ``row``: thread ``t`` takes the ``t``-th access of a row-by-row walk, each lane moving one
-  access (``width`` bits, several elements) — CUDA's ``tile[ty][tx]``, a 128-bit g2s copy;
-- ``col``: the same down the columns — ``tile[tx][ty]``;
+  access (``width`` bits, several elements) — CUDA's ``tile[ty][tx]``, a 128-bit g2s copy; with
+  ``block_x`` threads per row (CUDA's ``blockDim.x``, which shapes the warp: ``32 / block_x`` rows of
+  ``block_x`` lanes) the walk covers panels ``block_x`` accesses wide, left to right;
+- ``col``: the same down the columns — ``tile[tx][ty]``, ``block_x`` threads down a column;
 - ``acc``: an mma accumulator fragment stored per 16x16 block (``wmma::store_matrix_sync``: four
   stores, lane ``l`` holds the two elements at row ``l/4 (+8)``, column ``2*(l%4) (+8)``);
 - ``frag``: ldmatrix/stmatrix fragments: lane ``l`` gives the row address of row ``l % 16`` (``l % 8``
@@ -42,6 +44,7 @@ class Access:
     walk: str = attrs.field()  # default: ``frag`` for matrix ops, ``row`` otherwise
     generic: bool = False  # a generic LD/ST into shared memory (same data path, not an LDS/STS)
     threads: int = 0  # row/col walks: only the first ``threads`` threads (0: cover the tile once)
+    block_x: int = 0  # row/col walks: threads along a row (row walk) or down a column (col walk); 0: all of it
 
     @walk.default
     def _default_walk(self) -> str:
@@ -49,8 +52,8 @@ class Access:
 
     def __attrs_post_init__(self) -> None:
         allowed = ("frag",) if self.op in MATRIX_OPS else ("row", "col", "acc")
-        if self.threads < 0:
-            raise SimsmemError(str(self), f"threads must be >= 0, got {self.threads}")
+        if self.threads < 0 or self.block_x < 0:
+            raise SimsmemError(str(self), f"threads and block_x must be >= 0, got {self.threads} and {self.block_x}")
         if self.walk not in allowed:
             raise SimsmemError(str(self), f"walk {self.walk!r} is not one of {', '.join(allowed)} for {self.op}")
 
@@ -89,10 +92,13 @@ def pattern(access: Access, rows: int, cols: int, elem_bytes: int) -> Pattern:
         raise SimsmemError(where, f"a {access.access_bytes}-byte access does not cover whole {elem_bytes}-byte elements")
     if access.walk in ("row", "col"):
         _divides(vec, cols, "cols", where)
-        r, c = np.meshgrid(np.arange(rows), np.arange(0, cols, vec), indexing="ij")
-        if access.walk == "col":
-            r, c = r.T, c.T
-        r, c = r.ravel(), c.ravel()
+        lines, length = (rows, cols // vec) if access.walk == "row" else (cols // vec, rows)
+        across = access.block_x or length
+        _divides(across, length, "accesses per " + ("row" if access.walk == "row" else "column"), where)
+        # Panels of `across` accesses per line, line after line (CUDA: blockDim.x = across).
+        t = np.arange(lines * length)
+        line, k = t % (lines * across) // across, t // (lines * across) * across + t % across
+        r, c = (line, k * vec) if access.walk == "row" else (k, line * vec)
         if access.threads:
             if access.threads > len(r):
                 raise SimsmemError(where, f"{access.threads} threads but the tile holds only {len(r)} accesses")
