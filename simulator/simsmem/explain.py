@@ -8,7 +8,9 @@ words. The fix search changes the layout of shared memory for the whole trace, w
 (``pad`` bytes after every ``row`` bytes, both multiples of the trace's widest access) and every
 ``Swizzle(B,M,S)`` on byte offsets that keeps accesses whole and moves bank bits. It counts the
 explained instruction under each with the vectorised model, keeps the candidates that leave it the
-fewest conflicts, and of the simplest few of each kind the one that leaves the whole trace fewest.
+fewest conflicts, and of the simplest few of each kind (least padding; fewest swizzle bits, lowest
+base, smallest shift, as ``simsmem swizzle --search`` ranks them) the one that leaves the whole
+trace fewest.
 Both assume the trace's arrays start at multiples of the padded row or of the swizzle's period.
 """
 
@@ -31,8 +33,9 @@ from .banks.model import count
 from .errors import SimsmemError
 from .metrics import op_label
 from .progress import track
-from .swizzle import Swizzle, keeps_vectors
-from .trace import MATRIX_OPS, Instruction
+from .patterns.search import swizzles
+from .swizzle import keeps_vectors
+from .trace import MATRIX_OPS, OPS, Instruction, InstructionBatch
 
 #: Candidates of each kind (padding, swizzle) whose effect is counted over the whole trace.
 WHOLE_TRACE_CANDIDATES = 8
@@ -54,8 +57,13 @@ class Fix:
     """A layout change tried through the model, and the bank conflicts it leaves."""
 
     what: str  # "pad 16 bytes per 32-byte row", "Swizzle(1,4,3)"
+    remap: Callable[[np.ndarray], np.ndarray] = attrs.field(eq=False, repr=False)  # byte offset -> new offset
     conflicts: int  # of the explained instruction
     trace_conflicts: int  # of the whole trace, per CTA
+
+    def apply(self, batch: InstructionBatch) -> InstructionBatch:
+        """``batch`` with every address moved by the change (inactive lanes left as they are)."""
+        return attrs.evolve(batch, addrs=_apply(batch.addrs, self.remap))
 
 
 @attrs.frozen
@@ -208,16 +216,16 @@ def find_fixes(result: Result, index: int, quiet: bool = False) -> tuple[Fix, ..
     batch, arch = result.trace.instructions, result.arch
     current = int(result.counts.bank_conflicts[index])
     used = np.unique(batch.addrs[batch.addrs >= 0])
-    access = int(np.where(batch.width > 0, batch.width // 8, MATRIX_ROW_BYTES).max())
+    matrix = np.isin(batch.op, [OPS.index(op) for op in MATRIX_OPS])
+    access = int(np.where(matrix, MATRIX_ROW_BYTES, batch.width // 8).max())  # the widest access, in bytes
     top = int(used.max()).bit_length()  # every address is below 2**top
     bank_bits = (arch.phase_bytes - 1).bit_length()  # address bits that choose the bank
     lo = access.bit_length() - 1
     kinds = {
         "padding": [(f"pad {pad} bytes per {1 << r}-byte row", _padding(1 << r, pad), (pad, r))
                     for r in range(lo, max(top, lo + 1)) for pad in range(access, arch.phase_bytes, access)],
-        "swizzle": [(f"Swizzle({b},{m},{sh})", Swizzle(b, m, sh), (b, m, sh))
-                    for b in range(1, bank_bits) for m in range(lo, bank_bits - b + 1) for sh in range(b, top - m)
-                    if keeps_vectors(Swizzle(b, m, sh), access)],
+        "swizzle": [(f"Swizzle({sw.bits},{sw.base},{sw.shift})", sw, (sw.bits, sw.base, abs(sw.shift), sw.shift < 0))
+                    for sw in swizzles(bank_bits - lo, bank_bits - 1, top) if not sw.is_identity and keeps_vectors(sw, access)],
     }
     fits = {k: [c for c in cands if int(_apply(used, c[1]).max()) + access <= arch.shared_memory_per_cta] for k, cands in kinds.items()}
     everything = [c for cands in fits.values() for c in cands]
@@ -232,9 +240,8 @@ def find_fixes(result: Result, index: int, quiet: bool = False) -> tuple[Fix, ..
         if best >= current:
             continue
         simplest = sorted((c for c in cands if left[c[0]] == best), key=lambda c: c[2])[:WHOLE_TRACE_CANDIDATES]
-        whole = [(_trace_conflicts(result, c[1]), c[2], c[0]) for c in track(simplest, "trying fixes on the whole trace", quiet=quiet)]
-        conflicts, _, what = min(whole)
-        out.append(Fix(what, best, conflicts))
+        fixes = [Fix(what, remap, best, _trace_conflicts(result, remap)) for what, remap, _ in track(simplest, "trying fixes on the whole trace", quiet=quiet)]
+        out.append(min(fixes, key=lambda f: f.trace_conflicts))  # the simplest of the best for the trace
     return tuple(out)
 
 
@@ -255,19 +262,22 @@ def _trace_conflicts(result: Result, remap: Callable[[np.ndarray], np.ndarray]) 
 def print_explanation(ex: Explanation, console: Console) -> None:
     """The instruction's wavefronts bank by bank (lanes and word addresses), then diagnosis and fixes."""
     s = ex.schedule
-    ideal = s.ideal
-    head = f"instruction {ex.index} (warp {ex.instruction.warp}): {ex.label}: {len(s.wavefronts)} wavefronts, ideal {ideal}, {s.bank_conflicts} bank conflicts"
+    head = f"instruction {ex.index} (warp {ex.instruction.warp}): {ex.label}: {len(s.wavefronts)} wavefronts, ideal {s.ideal}, {s.bank_conflicts} bank conflicts"
     if ex.twins:
         head += f"; {ex.twins} more of the trace {'access' if ex.twins > 1 else 'accesses'} the same pattern, shifted"
-    console.print(Text(head, style="bold"))
+    console.print(Text(head, style="bold"), soft_wrap=True)
     if s.wavefronts:
         for table in _bank_tables(ex, console.width):
             console.print(table)
-        console.print(Text("red: a bank serving different words in several wavefronts of one group (the conflict);"
-                           " *: broadcast, several lanes share the word", style="dim"))
-    console.print(Text("diagnosis: ", style="bold") + Text(ex.diagnosis))
+        console.print(Text("cell: lanes served and the byte address of the word (of the first bank of a row); L0-3 across banks"
+                           " 0-3: one lane per bank, in order; L0-3*: broadcast, the lanes share the word; red: a bank"
+                           " serving different words in several wavefronts of one group (the conflict)", style="dim"))
+    console.print(Text("diagnosis: ", style="bold") + Text(ex.diagnosis), soft_wrap=True)  # one line, for grep
     for f in ex.fixes:
-        console.print(f"  {f.what}: this instruction {s.bank_conflicts} -> {f.conflicts} bank conflicts, whole trace {ex.trace_conflicts} -> {f.trace_conflicts} (per CTA)")
+        console.print(f"  {f.what}: this instruction {s.bank_conflicts} -> {f.conflicts} bank conflicts, whole trace {ex.trace_conflicts} -> {f.trace_conflicts} (per CTA)", soft_wrap=True)
+
+
+Cell = tuple[tuple[int, ...], int]  # lanes a bank serves in one wavefront, and the word
 
 
 def _bank_tables(ex: Explanation, width: int) -> list[Table]:
@@ -275,7 +285,7 @@ def _bank_tables(ex: Explanation, width: int) -> list[Table]:
     s = ex.schedule
     groups = [w.phases[0] // s.shape.group for w in s.wavefronts]
     red = {(c.group, b) for c in ex.conflicts for b in c.banks}
-    cells: dict[int, list[tuple[tuple[int, ...], int] | None]] = {}
+    cells: dict[int, list[Cell | None]] = {}
     for j, w in enumerate(s.wavefronts):
         for bank, reqs in itertools.groupby(sorted(w.requests, key=lambda r: r.bank), key=lambda r: r.bank):
             reqs = list(reqs)
@@ -283,7 +293,7 @@ def _bank_tables(ex: Explanation, width: int) -> list[Table]:
     runs: list[list[int]] = []
     for bank in sorted(cells):
         prev = runs[-1][-1] if runs else None
-        if prev is not None and bank == prev + 1 and _continues(cells[prev], cells[bank], red, groups, prev):
+        if prev == bank - 1 and all(_continues(a, b, (g, prev) in red, (g, bank) in red) for a, b, g in zip(cells[prev], cells[bank], groups)):
             runs[-1].append(bank)
         else:
             runs.append([bank])
@@ -298,23 +308,23 @@ def _bank_tables(ex: Explanation, width: int) -> list[Table]:
         for run in runs:
             row = [Text(ranges(run))]
             for j in cols:
-                cell = cells[run[0]][j]
-                if cell is None:
+                first = cells[run[0]][j]
+                if first is None:
                     row.append(Text("·", style="dim"))
                     continue
-                lanes, word = cell
-                style = "bold red" if (groups[j], run[0]) in red else ("cyan" if len(lanes) > 1 else "")
-                row.append(Text(f"L{ranges(lanes)}{'*' * (len(lanes) > 1)}\n{word * 4:#06x}", style=style))
+                lanes = {lane for b in run for lane in cells[b][j][0]}
+                shared = len(first[0]) > 1
+                style = "bold red" if (groups[j], run[0]) in red else ("cyan" if shared else "")
+                row.append(Text(f"L{ranges(lanes)}{'*' * shared}\n{first[1] * 4:#06x}", style=style))
             t.add_row(*row)
         tables.append(t)
     return tables
 
 
-def _continues(a: list, b: list, red: set, groups: list[int], bank: int) -> bool:
-    """Bank ``bank + 1`` (cells ``b``) repeats bank ``bank`` (cells ``a``): same lanes, next word, same colour."""
-    for j, (x, y) in enumerate(zip(a, b)):
-        if (x is None) != (y is None):
-            return False
-        if x is not None and (x[0] != y[0] or y[1] != x[1] + 1 or ((groups[j], bank) in red) != ((groups[j], bank + 1) in red)):
-            return False
-    return True
+def _continues(a: Cell | None, b: Cell | None, a_red: bool, b_red: bool) -> bool:
+    """Cell ``b`` of the next bank continues cell ``a``: the next word, for the same lanes or the next
+    single lane, in the same colour (or both empty)."""
+    if a is None or b is None:
+        return a is b
+    same = a[0] == b[0] or (len(a[0]) == len(b[0]) == 1 and b[0][0] == a[0][0] + 1)
+    return same and b[1] == a[1] + 1 and a_red == b_red
