@@ -32,7 +32,6 @@ from .banks.phases import MATRIX_ROW_BYTES
 from .banks.model import count
 from .errors import SimsmemError
 from .metrics import op_label
-from .progress import track
 from .patterns.search import swizzles
 from .swizzle import keeps_vectors
 from .trace import MATRIX_OPS, OPS, Instruction, InstructionBatch
@@ -115,12 +114,12 @@ def _pattern_keys(batch) -> np.ndarray:
     return np.column_stack([batch.op, batch.width, batch.num, batch.trans, batch.mask, relative])
 
 
-def explain(result: Result, index: int, twins: int = 0, quiet: bool = False) -> Explanation:
+def explain(result: Result, index: int, twins: int = 0) -> Explanation:
     """Schedule instruction ``index`` with the reference model, find its conflicts and a fix."""
     ins = result.trace.instructions[index]
     s = schedule(ins, result.arch)
     conflicts = conflicts_of(s, result.arch.banks)
-    fixes = find_fixes(result, index, quiet) if conflicts else ()
+    fixes = find_fixes(result, index) if conflicts else ()
     now = int(result.counts.bank_conflicts.sum())
     return Explanation(index, ins, s, conflicts, fixes, now, twins, diagnose(ins, s, conflicts, fixes, now))
 
@@ -211,7 +210,7 @@ def ranges(values: Iterable[int]) -> str:
     return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
-def find_fixes(result: Result, index: int, quiet: bool = False) -> tuple[Fix, ...]:
+def find_fixes(result: Result, index: int) -> tuple[Fix, ...]:
     """The best padding and the best swizzle for instruction ``index`` (those that reduce its conflicts)."""
     batch, arch = result.trace.instructions, result.arch
     current = int(result.counts.bank_conflicts[index])
@@ -240,7 +239,7 @@ def find_fixes(result: Result, index: int, quiet: bool = False) -> tuple[Fix, ..
         if best >= current:
             continue
         simplest = sorted((c for c in cands if left[c[0]] == best), key=lambda c: c[2])[:WHOLE_TRACE_CANDIDATES]
-        fixes = [Fix(what, remap, best, _trace_conflicts(result, remap)) for what, remap, _ in track(simplest, "trying fixes on the whole trace", quiet=quiet)]
+        fixes = [Fix(what, remap, best, _trace_conflicts(result, remap)) for what, remap, _ in simplest]
         out.append(min(fixes, key=lambda f: f.trace_conflicts))  # the simplest of the best for the trace
     return tuple(out)
 

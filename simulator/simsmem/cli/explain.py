@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     if not chosen:
         nothing = f" ({out} not written)" if out else ""
         console.print(f"No bank conflicts in the {len(trace.instructions)} instructions of {trace.name or args.trace}{nothing}; --index N explains any one.")
-    explanations = [explain(result, i, twins, args.quiet) for i, twins in track(chosen, "explaining", quiet=args.quiet)]
+    explanations = [explain(result, i, twins) for i, twins in track(chosen, "explaining and trying fixes", quiet=args.quiet)]
     for ex in explanations:
         print_explanation(ex, console)
     if out and explanations:
