@@ -147,13 +147,17 @@ def draw_tile(fig: Figure | SubFigure, tile: Tile, ex: Explanation | None, banks
 
 
 def _tile_cells(tile: Tile, bank_width: int) -> tuple[np.ndarray, int]:
-    """Byte offset of every cell (rows x cells) and the cell size: 16-byte chunks, or elements
-    where the swizzle moves parts of a chunk apart."""
+    """Byte offset of every cell (rows x cells) and the cell size: 16-byte chunks, or elements where
+    the swizzle moves parts of a chunk apart or chunks do not start on 16-byte boundaries."""
+    if tile.elem_bytes & (tile.elem_bytes - 1):
+        raise SimsmemError("--elem-bytes", f"the tile view needs a power-of-two element size, not {tile.elem_bytes}")
     per_chunk = max(1, CHUNK // tile.elem_bytes)
-    whole = keeps_vectors(tile.layout.swizzle, per_chunk) and tile.cols % per_chunk == 0
-    step = per_chunk if whole else 1
-    row, col = np.meshgrid(np.arange(tile.rows), np.arange(0, tile.cols, step), indexing="ij")
-    return tile.byte_offset(row, col), step * tile.elem_bytes
+    row, col = np.meshgrid(np.arange(tile.rows), np.arange(0, tile.cols, per_chunk), indexing="ij")
+    chunks = tile.byte_offset(row, col)
+    if per_chunk > 1 and keeps_vectors(tile.layout.swizzle, per_chunk) and tile.cols % per_chunk == 0 and not (chunks % CHUNK).any():
+        return chunks, CHUNK
+    row, col = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
+    return tile.byte_offset(row, col), tile.elem_bytes
 
 
 def _dark(rgba: tuple[float, ...]) -> bool:
