@@ -42,17 +42,22 @@ class OpSpec:
     nums: tuple[int, ...]  # matrices per instruction (``matrix`` ops); ``bytes`` ops list ()
     broadcast: bool  # lanes wanting one word share it; False: each lane is served alone (atomics)
     merge_phases: int  # sibling phases that may share one wavefront (loads: 2; otherwise 1)
-    latency: int  # cycles from issue to data returned with one wavefront, empty pipeline
+    #: cycles from issue to the data returned (a load) or written (a store) with one wavefront and an
+    #: empty pipeline, per form: keyed by width (``bytes`` ops) or matrix count (``matrix`` ops)
+    latency: dict[int, int]
 
 
 @attrs.frozen
 class Timing:
-    """Rates and depths of the LSU pipeline used by the discrete-event engine."""
+    """Rates, depths and delays of the LSU pipeline that the timing engine (``simsmem.engine``) runs."""
 
-    issue_interval: int  # cycles between two instructions issued by one sub-partition
-    queue_depth: int  # instructions a sub-partition can have waiting for the data path
-    wavefronts_per_cycle: int  # passes the shared-memory data path makes per cycle
-    calibration: str  # where these numbers come from
+    issue_interval: int  # cycles a sub-partition's issue port is busy with one shared-memory instruction
+    queue_depth: int  # shared-memory instructions a sub-partition's LSU queue holds; issue stalls when full
+    feed_interval: int  # cycles between two wavefronts one sub-partition sends to the data path
+    wavefronts_per_cycle: int  # wavefronts the data path (the banks) serves per cycle, all sub-partitions together
+    to_banks: int  # cycles from issue to an instruction's first wavefront at the banks, empty pipeline
+    calibrated: tuple[str, ...]  # which numbers were fitted to measurements: timing fields and ``OP.latency``
+    calibration: str  # what they were fitted to
 
 
 @attrs.frozen
@@ -171,10 +176,10 @@ def _value(tp: Any, value: Any, where: str) -> Any:
             raise ConfigError(where, f"expected a list, got {_kind(value)}")
         return tuple(_value(item, v, f"{where}[{i}]") for i, v in enumerate(value))
     if origin is dict:
-        (_, item) = typing.get_args(tp)
+        (key, item) = typing.get_args(tp)
         if not isinstance(value, dict):
             raise ConfigError(where, f"expected a mapping, got {_kind(value)}")
-        return {str(k): _value(item, v, f"{where}.{k}") for k, v in value.items()}
+        return {_value(key, k, f"{where}.{k}") if key is int else str(k): _value(item, v, f"{where}.{k}") for k, v in value.items()}
     if tp is bool:
         if not isinstance(value, bool):
             raise ConfigError(where, f"expected true or false, got {_kind(value)}")
@@ -222,3 +227,18 @@ def _check(arch: ArchConfig, where: str) -> None:
         for n in op.nums:
             if n not in (1, 2, 4):
                 raise ConfigError(f"{at}.nums", f"unsupported matrix count {n}")
+        forms = op.widths or op.nums
+        if sorted(op.latency) != sorted(forms):
+            raise ConfigError(f"{at}.latency", f"needs one entry for each of {list(forms)}, got {sorted(op.latency)}")
+    t = arch.timing
+    for name in ("issue_interval", "queue_depth", "feed_interval", "wavefronts_per_cycle"):
+        if getattr(t, name) == 0:
+            raise ConfigError(f"{where}: timing.{name}", "must be positive")
+    for name, op in arch.ops.items():
+        for form, cycles in op.latency.items():
+            if cycles <= t.to_banks:
+                raise ConfigError(f"{where}: ops.{name}.latency.{form}", f"must exceed timing.to_banks ({t.to_banks})")
+    known = {f.name for f in attrs.fields(Timing)} | {f"{name}.latency" for name in arch.ops}
+    for name in t.calibrated:
+        if name not in known:
+            raise ConfigError(f"{where}: timing.calibrated", f"{name!r} is neither a timing field nor an OP.latency of this arch")
