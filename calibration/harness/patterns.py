@@ -1,0 +1,659 @@
+"""Pattern sets: which launches to measure, designed to pin the counting rules down.
+
+A pattern is one launch of one probe: its per-lane shared byte offsets, active mask, and for
+LDGSTS per-lane global source offsets (from a 4 KiB-aligned buffer). ``design()`` is the set the
+rules are read from (named families, each aimed at one question, plus a few seeded random ones);
+``holdout(seed)`` is a random set drawn the same way as the random part, with its own seed, kept
+apart until the rules are fixed. Sets are written as JSON (``write_set``) and, for ``probe``, as
+text (``probe_lines``); both are deterministic for a given seed.
+
+Banks are 32 x 4 bytes, so a 128-byte *row* holds one word of every bank. An 8-byte access fills
+*slot* ``(addr / 8) % 16`` of its row (two banks), a 16-byte access slot ``(addr / 16) % 8`` (four
+banks): two accesses conflict when they use the same slot of different rows.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .forms import BY_KERNEL
+
+LANES = 32
+FULL = 0xFFFFFFFF
+SMEM = 49152  # bytes of the probes' shared array
+ROW = 128
+
+
+@dataclass
+class Pattern:
+    """One launch: ``probe_<kernel>`` on ``threads`` threads with these lanes."""
+
+    name: str
+    kernel: str
+    addrs: list[int]
+    mask: int = FULL
+    src: list[int] | None = None  # LDGSTS global source byte offsets
+    threads: int = LANES
+    family: str = ""
+    note: str = field(default="", compare=False)
+
+
+def mask_of(lanes) -> int:
+    """The mask with exactly these lanes set."""
+    m = 0
+    for lane in lanes:
+        m |= 1 << lane
+    return m
+
+
+def fill(addrs: list[int | None]) -> tuple[list[int], int]:
+    """Lanes given as addresses or None (inactive) -> 32 addresses (inactive lanes reuse a live one) and the mask."""
+    live = next((a for a in addrs if a is not None), 0)
+    return [live if a is None else a for a in addrs], mask_of(i for i, a in enumerate(addrs) if a is not None)
+
+
+def phase_lanes(addrs: list[int], lanes: int, mode: str) -> list[int | None]:
+    """One phase's lanes from its distinct addresses: cycled over every lane, or one lane each (rest inactive)."""
+    if not addrs:
+        return [None] * lanes
+    if mode == "cycle":
+        return [addrs[i % len(addrs)] for i in range(lanes)]
+    return [addrs[i] if i < len(addrs) else None for i in range(lanes)]
+
+
+def _p(name, kernel, lanes: list[int | None], family, note="", **kw) -> Pattern:
+    addrs, mask = fill(lanes)
+    return Pattern(name, kernel, addrs, mask, family=family, note=note, **kw)
+
+
+# ---- LDS.64 / LDS.128 sibling phases (and STS.64 / STS.128 for contrast) ----
+
+def _grouped(width: int) -> tuple[int, int, int]:
+    """(lanes per phase, bytes per access, slots per row) of a 64- or 128-bit access."""
+    return (16, 8, 16) if width == 64 else (8, 16, 8)
+
+
+def siblings(op: str, width: int, brief: bool = False) -> list[Pattern]:
+    """Two sibling phases (half-warps; quarters 0+1) whose words overlap, collide or conflict (``brief``: fewer sizes)."""
+    per, size, slots = _grouped(width)
+    kernel = f"{op.lower()}{width}"
+    tag = f"{op}{width}"
+    fam = f"siblings{width}"
+    at = lambda slot, row: row * ROW + slot * size  # noqa: E731
+    out: list[Pattern] = []
+
+    def two(name, p0, p1, mode, note):
+        lanes = phase_lanes(p0, per, mode) + phase_lanes(p1, per, mode)
+        if width == 128:  # quarters 2 and 3 repeat quarters 0 and 1 one row further on (same banks, new words)
+            lanes = lanes + [None if a is None else a + 8 * ROW for a in lanes]
+        out.append(_p(f"{tag}_{name}_{mode}", kernel, lanes, fam, note))
+
+    # (1) how many words may the pair ask and still share a wavefront? d0, d1 distinct accesses, k of them shared
+    sizes = [(1, 1), (2, 2), (4, 4), (8, 8), (8, 9), (9, 8), (16, 1), (1, 16), (16, 16), (12, 5), (6, 6), (15, 2)]
+    if width == 128:
+        sizes = [(1, 1), (2, 2), (3, 3), (4, 4), (4, 5), (5, 4), (8, 1), (1, 8), (8, 8), (6, 3), (7, 2)]
+    if brief:
+        sizes = [sizes[i] for i in (0, 3, 4, 8)]
+    for d0, d1 in sizes:
+        for k in sorted({0, 1, min(d0, d1) // 2, min(d0, d1)}):
+            if d0 + d1 - k > slots:
+                continue
+            shared = [at(s, 0) for s in range(k)]
+            p0 = shared + [at(s, 1) for s in range(k, d0)]
+            p1 = shared + [at(s, 2) for s in range(d0, d0 + d1 - k)]
+            note = f"words asked {(d0 + d1) * size // 4}, distinct {(d0 + d1 - k) * size // 4}, no bank holds two words"
+            for mode in ("cycle", "mask") if k in (0, min(d0, d1)) else ("cycle",):
+                two(f"ask{d0}_{d1}_k{k}", p0, p1, mode, note)
+    # (2) a collision (same bank, different word) between the phases, each phase conflict-free
+    for d0, d1, c in [(1, 1, 1), (4, 4, 1), (4, 4, 4), (2, 6, 1), (6, 2, 2)] + ([(8, 8, 1), (8, 8, 8)] if width == 64 else []):
+        if d0 + d1 - c > slots:
+            continue
+        p0 = [at(s, 1) for s in range(d0)]
+        p1 = [at(s, 2) for s in range(c)] + [at(s, 2) for s in range(d0, d0 + d1 - c)]
+        two(f"collide{d0}_{d1}_c{c}", p0, p1, "mask", f"{c} of phase 1's accesses hit phase 0's banks with other words")
+    # (3) conflicts inside a phase: the pair's banks shared (same words or other words) or apart
+    for c0, c1 in [(2, 1), (1, 2), (2, 2), (4, 1), (4, 4), (8, 2), (3, 5)][: 3 if brief else None]:
+        if max(c0, c1) > per:
+            continue
+        p0 = [at(0, r) for r in range(c0)]
+        for how, p1 in (
+            ("samewords", [at(0, r) for r in range(c1)]),
+            ("samebank", [at(0, 16 + r) for r in range(c1)]),
+            ("otherbank", [at(1, r) for r in range(c1)]),
+        ):
+            two(f"conf{c0}_{c1}_{how}", p0, p1, "mask", f"phase conflicts {c0} and {c1}, pair banks {how}")
+    # (4) a full phase beside a small or conflicting one
+    full0 = [at(s, 0) for s in range(slots)]
+    two("full_small_other", full0, [at(0, 3)], "mask", "phase 0 asks 32 words, phase 1 one access colliding")
+    two("full_small_same", full0, [at(0, 0)], "mask", "phase 0 asks 32 words, phase 1 one access of the same words")
+    two("full_conf2", full0, [at(0, 1), at(0, 2)], "mask", "phase 0 full, phase 1 2-way conflict")
+    # (5) single lanes
+    for i, j, how in [(0, 0, "same"), (0, 0, "clean"), (0, 0, "collide"), (per - 1, per - 1, "clean"), (3, 5, "collide"), (5, 2, "same")]:
+        a0 = at(1, 1)
+        a1 = {"same": a0, "clean": at(2, 4), "collide": at(1, 5)}[how]
+        lanes: list[int | None] = [None] * (2 * per)
+        lanes[i], lanes[per + j] = a0, a1
+        if width == 128:
+            lanes += [None] * 16
+        out.append(_p(f"{tag}_single{i}_{per + j}_{how}", kernel, lanes, fam, f"one lane in each phase, {how}"))
+    for lane in (0, per, 2 * per - 1) + ((2 * per, 31) if width == 128 else ()):
+        lanes = [None] * 32
+        lanes[lane] = at(3, 2)
+        out.append(_p(f"{tag}_only{lane}", kernel, lanes, fam, "one active lane"))
+    return out
+
+
+def quarters(op: str) -> list[Pattern]:
+    """LDS.128: which quarter-warps pair up (0+1, 2+3 fixed?) and whether all four can share a wavefront."""
+    kernel, fam = f"{op.lower()}128", "quarters"
+    at = lambda slot, row: row * ROW + slot * 16  # noqa: E731
+    cases = {
+        # quarter -> its distinct accesses (cycled over its 8 lanes); None: quarter inactive
+        "all4_clean_small": [[at(0, 0), at(1, 1)], [at(2, 2), at(3, 3)], [at(4, 4), at(5, 5)], [at(6, 6), at(7, 7)]],
+        "all4_same": [[at(0, 0)]] * 4,
+        "q12_clean_q01_q23_collide": [[at(0, 1)], [at(0, 2)], [at(1, 3)], [at(1, 4)]],
+        "q02_clean_q01_q23_collide": [[at(0, 1)], [at(0, 2)], [at(1, 3)], [at(0, 4)]],
+        "q03_only_clean": [[at(0, 1)], None, None, [at(1, 2)]],
+        "q12_only_clean": [None, [at(0, 1)], [at(1, 2)], None],
+        "q13_only_clean": [None, [at(0, 1)], None, [at(1, 2)]],
+        "q02_only_clean": [[at(0, 1)], None, [at(1, 2)], None],
+        "q01_only_collide": [[at(0, 1)], [at(0, 2)], None, None],
+        "q23_only_clean": [None, None, [at(0, 1)], [at(1, 2)]],
+        "q01_same_q23_same": [[at(0, 1)], [at(0, 1)], [at(2, 3)], [at(2, 3)]],
+        "q01_full_q23_small": [[at(s, 0) for s in range(8)], [at(s, 1) for s in range(8)], [at(0, 2)], [at(1, 3)]],
+        "q0_conf2_rest_clean": [[at(0, 0), at(0, 1)], [at(1, 2)], [at(2, 3)], [at(3, 4)]],
+        "q3_conf4_rest_clean": [[at(0, 0)], [at(1, 1)], [at(2, 2)], [at(3, r) for r in range(4)]],
+    }
+    out = []
+    for name, qs in cases.items():
+        lanes: list[int | None] = []
+        for q in qs:
+            lanes += phase_lanes(q or [], 8, "cycle")
+        out.append(_p(f"{op}128_{name}", kernel, lanes, fam))
+    return out
+
+
+# ---- sub-word, 32-bit and alignment ----
+
+def alignments(op: str) -> list[Pattern]:
+    """Every alignment of a sub-word access within its word, and a few bank shifts of the wider ones."""
+    out = []
+    for width in (8, 16, 32, 64, 128):
+        size = width // 8
+        kernel = f"{op.lower()}{width}"
+        bases = sorted({0, size, 64 + size} | (set(range(0, 4, size)) if size <= 2 else set()))
+        for base in bases:
+            for stride in (size, 2 * size, 3 * size) if size <= 2 else (size, 2 * size):
+                out.append(Pattern(f"{op}{width}_align{base}_stride{stride}", kernel, [base + lane * stride for lane in range(LANES)],
+                                   family="align"))
+    return out
+
+
+# ---- LDSM / STSM ----
+
+MATRIX_KERNELS = ("ldsm1", "ldsm2", "ldsm4", "ldsm4t", "stsm1", "stsm2", "stsm4", "stsm4t")
+
+
+def matrix_lanes(rows: list[int], num: int) -> list[int]:
+    """32 lanes from 8*num row addresses (lanes past them repeat them: the hardware ignores those)."""
+    return [rows[lane % (8 * num)] for lane in range(LANES)]
+
+
+def matrices(kernel: str) -> list[Pattern]:
+    """Rows that alias (same address), collide (same banks, other words) or spread, within and across matrices."""
+    num = int(kernel[4])
+    at = lambda slot, row: row * ROW + slot * 16  # noqa: E731
+    clean = [at(s, 0) for s in range(8)]
+    cases = {
+        "alias_half": [clean[r % 4] for r in range(8)],  # rows 4..7 repeat rows 0..3
+        "alias_pairs": [clean[r // 2] for r in range(8)],
+        "collide_half": [at(r % 4, r // 4) for r in range(8)],  # rows 4..7: banks of rows 0..3, next 128 B row
+        "alias_and_collide": [at(0, 0), at(0, 0), at(0, 1), at(0, 1), at(1, 0), at(2, 0), at(3, 0), at(4, 0)],
+        "two_rows_one_bank": [at(0, 0), at(0, 1)] + clean[2:],
+        "eight_rows_one_bank": [at(0, r) for r in range(8)],
+        "four_way_alias": [at(0, r % 2) for r in range(8)],
+    }
+    out = []
+    for name, rows in cases.items():
+        per_matrix = []
+        for m in range(num):  # each matrix the same shape, one 1 KiB block further on
+            per_matrix += [a + m * 1024 for a in rows]
+        out.append(Pattern(f"{kernel}_{name}", kernel, matrix_lanes(per_matrix, num), family="matrix"))
+    if num > 1:
+        # every matrix reads the same few rows: do matrices asking few words share a wavefront?
+        small = [at(0, 0)] * 8
+        out.append(Pattern(f"{kernel}_all_matrices_one_row", kernel, matrix_lanes(small * num, num), family="matrix"))
+        spread = []
+        for m in range(num):
+            spread += [at(2 * m, 0), at(2 * m + 1, 0)] * 4
+        out.append(Pattern(f"{kernel}_matrices_disjoint_banks", kernel, matrix_lanes(spread, num), family="matrix",
+                           note="each matrix 2 distinct rows, matrices on disjoint banks"))
+        alias = clean * num
+        out.append(Pattern(f"{kernel}_matrices_alias_rows", kernel, matrix_lanes(alias, num), family="matrix"))
+    return out
+
+
+# ---- atomics ----
+
+ATOM32_FULL = ("atom_add", "atom_exch", "atom_cas", "atom_inc", "atom_min", "red_add", "red_add1")
+ATOM32_KERNELS = ("atom_add", "atom_exch", "atom_min", "atom_min_s", "atom_max", "atom_max_s", "atom_inc", "atom_dec",
+                  "atom_and", "atom_or", "atom_xor", "atom_cas", "red_add", "red_min", "red_max", "red_inc", "red_and",
+                  "red_or", "red_xor", "red_add1")
+
+
+ATOM32_FEW = ("stride0", "stride32", "pairs_same_word", "odd_lanes_stride32")
+
+
+def atomics32(kernel: str, few: bool = False) -> list[Pattern]:
+    """Serialisation of 32-bit shared atomics: same word, same bank, masks (``few``: ``ATOM32_FEW`` only)."""
+    lanes = range(LANES)
+    cases: dict[str, tuple[list[int], int]] = {
+        "stride0": ([0] * 32, FULL),
+        "stride1": ([4 * i for i in lanes], FULL),
+        "stride2": ([8 * i for i in lanes], FULL),
+        "stride32": ([128 * i for i in lanes], FULL),
+        "pairs_same_word": ([4 * (i // 2) for i in lanes], FULL),
+        "eight_same_word": ([4 * (i // 8) for i in lanes], FULL),
+        "two_words_same_bank": ([128 * (i % 2) for i in lanes], FULL),
+        "half_same_word_half_clean": ([0 if i < 16 else 4 * i for i in lanes], FULL),
+        "odd_lanes_stride32": ([128 * i for i in lanes], 0xAAAAAAAA),
+        "one_lane": ([4 * i for i in lanes], 0x00000001),
+        "same_word_4lanes": ([0] * 32, 0x01010101),
+    }
+    if kernel == "red_add1":  # POPC.INC adds the lane count per word: does it still serialise?
+        cases["stride0_half"] = ([0] * 32, 0x0000FFFF)
+        cases["four_words_stride1"] = ([4 * (i % 4) for i in lanes], FULL)
+        cases["four_words_same_bank"] = ([128 * (i % 4) for i in lanes], FULL)
+    return [Pattern(f"{kernel}_{n}", kernel, a, m, family="atomics") for n, (a, m) in cases.items() if not few or n in ATOM32_FEW]
+
+
+def atomics64(kernel: str) -> list[Pattern]:
+    """64-bit shared atomics (exch, cas): phases, same word, same bank."""
+    lanes = range(LANES)
+    cases: dict[str, tuple[list[int], int]] = {
+        "stride0": ([0] * 32, FULL),
+        "stride1": ([8 * i for i in lanes], FULL),
+        "stride2": ([16 * i for i in lanes], FULL),
+        "stride3": ([24 * i for i in lanes], FULL),
+        "stride16": ([128 * i for i in lanes], FULL),
+        "pairs_same": ([8 * (i // 2) for i in lanes], FULL),
+        "halves_alias": ([8 * (i % 16) for i in lanes], FULL),
+        "halves_other_rows": ([8 * (i % 16) + 128 * (i // 16) for i in lanes], FULL),
+        "half_active": ([8 * i for i in lanes], 0x0000FFFF),
+        "even_active": ([8 * i for i in lanes], 0x55555555),
+        "one_lane": ([8 * i for i in lanes], 0x00000001),
+        "two_lanes_same_word": ([0] * 32, 0x00010001),
+        "two_lanes_same_bank": ([128 * i for i in lanes], 0x00000003),
+    }
+    return [Pattern(f"{kernel}_{n}", kernel, a, m, family="atomics") for n, (a, m) in cases.items()]
+
+
+# ---- LDGSTS (cp.async): shared destinations and global sources ----
+
+LDGSTS_KERNELS = ("ldgsts_ca4", "ldgsts_ca8", "ldgsts_ca16", "ldgsts_cg16")
+
+
+def ldgsts(kernel: str) -> list[Pattern]:
+    """Vary how the sources fall into 128-byte lines and how the destinations fall into banks."""
+    size = int(kernel.split("ca" if "_ca" in kernel else "cg")[1])
+    lanes = list(range(LANES))
+    lin = [size * i for i in lanes]
+    srcs = {
+        "lin": lin,
+        "lin_plus32": [32 + a for a in lin],
+        "lin_plus64": [64 + a for a in lin],
+        "same": [0] * 32,
+        "line_each": [128 * i for i in lanes],
+        "line_each_plus16": [128 * i + 16 for i in lanes],
+        "two_lanes_per_line": [128 * (i // 2) + size * (i % 2) for i in lanes],
+        "four_lanes_per_line": [128 * (i // 4) + size * (i % 4) for i in lanes],
+        "eight_lanes_per_line": [128 * (i // 8) + size * (i % 8) for i in lanes],
+        "rev": [size * (31 - i) for i in lanes],
+        "lines_interleaved": [128 * (i % 4) + size * (i // 4) for i in lanes],
+    }
+    dsts = {
+        "lin": lin,
+        "rev": [size * (31 - i) for i in lanes],
+        "stride2": [2 * size * i for i in lanes],
+        "stride128": [128 * i for i in lanes],
+        "same": [0] * 32,
+        "pairs_same": [size * (i // 2) for i in lanes],
+        "xor": [size * (i ^ 5) for i in lanes],
+        "lines_interleaved": [128 * (i % 4) + size * (i // 4) for i in lanes] if size < 16 else [size * ((i % 4) * 8 + i // 4) for i in lanes],
+    }
+    out = []
+    # sources vary, destinations linear; destinations vary, sources linear
+    for sname, src in srcs.items():
+        out.append(Pattern(f"{kernel}_dst_lin_src_{sname}", kernel, lin, src=src, family="ldgsts"))
+    for dname, dst in dsts.items():
+        if dname != "lin":
+            out.append(Pattern(f"{kernel}_dst_{dname}_src_lin", kernel, dst, src=lin, family="ldgsts"))
+    # both vary
+    for dname in ("stride128", "same", "rev", "stride2"):
+        for sname in ("same", "line_each", "four_lanes_per_line", "rev"):
+            out.append(Pattern(f"{kernel}_dst_{dname}_src_{sname}", kernel, dsts[dname], src=srcs[sname], family="ldgsts"))
+    # masks
+    for mname, m in (("half", 0x0000FFFF), ("even", 0x55555555), ("one", 0x00000001), ("q0q3", 0xFF0000FF)):
+        out.append(Pattern(f"{kernel}_mask_{mname}_lin", kernel, lin, m, src=lin, family="ldgsts"))
+        out.append(Pattern(f"{kernel}_mask_{mname}_dst_stride128_src_line_each", kernel, dsts["stride128"], m, src=srcs["line_each"],
+                           family="ldgsts"))
+    return out
+
+
+# ---- op_misc ----
+
+def misc() -> list[Pattern]:
+    """Barriers, shuffles, votes, fences and plain exit, with 1 to 32 warps."""
+    ident = list(range(LANES))
+    out = []
+    for threads in (32, 64, 128, 256, 1024):
+        out.append(Pattern(f"misc_exit_t{threads}", "misc_exit", ident, threads=threads, family="misc"))
+    for threads in (32, 64, 128, 1024):
+        out.append(Pattern(f"misc_bar_t{threads}", "misc_bar", ident, threads=threads, family="misc"))
+    for threads in (32, 128):
+        for k in ("misc_bar2", "misc_bar_red", "misc_shfl_idx"):
+            out.append(Pattern(f"{k}_t{threads}", k, ident, threads=threads, family="misc"))
+    out.append(Pattern("misc_bar_named_t32", "misc_bar_named", ident, family="misc"))
+    for name, lanes in (("ident", ident), ("bcast0", [0] * 32), ("rev", [31 - i for i in ident]), ("xor1", [i ^ 1 for i in ident])):
+        out.append(Pattern(f"misc_shfl_idx_{name}", "misc_shfl_idx", lanes, family="misc"))
+    out.append(Pattern("misc_shfl_idx2_t32_rev", "misc_shfl_idx2", [31 - i for i in ident], family="misc"))
+    for k in ("misc_shfl_bfly", "misc_shfl_up", "misc_shfl_down"):
+        out.append(Pattern(f"{k}_1", k, [1] * 32, family="misc"))
+    out.append(Pattern("misc_shfl_bfly_16", "misc_shfl_bfly", [16] * 32, family="misc"))
+    out.append(Pattern("misc_shfl_masked_half", "misc_shfl_masked", [i % 16 for i in ident], 0x0000FFFF, family="misc"))
+    for k in ("misc_vote_ballot", "misc_vote_all", "misc_match_any", "misc_redux_add", "misc_fence_cta", "misc_fence_gpu", "misc_nanosleep"):
+        out.append(Pattern(f"{k}_t32", k, [i % 3 for i in ident], family="misc"))
+    return out
+
+
+# ---- random patterns (the design set's random part, and the hold-out set) ----
+
+RANDOM_KERNELS = {
+    # kernel -> how many random patterns per set
+    "lds64": 20, "lds128": 20, "sts64": 8, "sts128": 8, "lds32": 6, "sts32": 6, "atom_add": 8,
+    "lds8": 5, "lds16": 5, "sts8": 5, "sts16": 5,
+    "ldsm1": 4, "ldsm2": 4, "ldsm4": 5, "ldsm4t": 4, "stsm1": 3, "stsm2": 3, "stsm4": 5, "stsm4t": 3,
+    "atom_cas": 3, "atom_exch": 2, "atom_min": 2, "atom_inc": 2, "atom_xor": 2, "red_add": 2, "red_add1": 4,
+    "atom_exch64": 3, "atom_cas64": 3,
+    "ldgsts_ca4": 8, "ldgsts_ca8": 8, "ldgsts_ca16": 8, "ldgsts_cg16": 8,
+}
+
+
+def access_bytes(kernel: str) -> int:
+    """Bytes each lane's address covers (16 for a matrix row)."""
+    if kernel.startswith(("ldsm", "stsm")):
+        return 16
+    if kernel.endswith("64"):
+        return 8
+    if kernel.startswith("ldgsts"):
+        return int(kernel.split("ca" if "_ca" in kernel else "cg")[1])
+    digits = "".join(c for c in kernel if c.isdigit())
+    return int(digits) // 8 if digits and kernel.startswith(("lds", "sts")) else 4
+
+
+def random_addrs(rng: random.Random, size: int) -> tuple[list[int], str]:
+    """32 aligned addresses: from a small pool (broadcasts, collisions), a random stride, or a permuted row."""
+    kind = rng.choice(("pool", "pool", "stride", "perm"))
+    if kind == "pool":
+        rows, n = rng.choice((1, 2, 3, 4, 8)), rng.choice((1, 2, 3, 4, 6, 8, 12, 16, 24))
+        pool = [rng.randrange(rows * ROW // size) * size + 1024 * rng.randrange(4) for _ in range(n)]
+        return [rng.choice(pool) for _ in range(LANES)], f"pool of {n} in {rows} rows"
+    if kind == "stride":
+        stride = size * rng.choice((0, 1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 32))
+        base = size * rng.randrange(64)
+        return [(base + i * stride) % (SMEM // 2) // size * size for i in range(LANES)], f"stride {stride}"
+    n = rng.choice((8, 16, 32))
+    perm = rng.sample(range(max(n, 128 // size)), n)
+    return [perm[i % n] * size + ROW * rng.randrange(2) * (i // n) for i in range(LANES)], "permutation"
+
+
+def random_mask(rng: random.Random) -> int:
+    """Full half of the time; else random lanes at a random density, or one contiguous run."""
+    r = rng.random()
+    if r < 0.5:
+        return FULL
+    if r < 0.8:
+        density = rng.choice((0.1, 0.3, 0.5, 0.8))
+        return mask_of(i for i in range(LANES) if rng.random() < density) or 1
+    start, length = rng.randrange(LANES), rng.randrange(1, LANES)
+    return mask_of((start + i) % LANES for i in range(length))
+
+
+def random_pattern(rng: random.Random, kernel: str, name: str, family: str) -> Pattern:
+    """One random launch of ``kernel``."""
+    size = access_bytes(kernel)
+    addrs, note = random_addrs(rng, size)
+    form = BY_KERNEL[kernel]
+    mask = FULL if form.lanes_all else random_mask(rng)
+    src = None
+    if kernel.startswith("ldgsts"):
+        lines = rng.choice((1, 2, 4, 8, 32))
+        pool = [rng.randrange(256) * ROW for _ in range(lines)]
+        src = [rng.choice(pool) + rng.randrange(ROW // size) * size for _ in range(LANES)]
+        note += f"; sources in {lines} lines"
+    return Pattern(name, kernel, addrs, mask, src=src, family=family, note=note)
+
+
+def random_set(seed: int, prefix: str, family: str, share: float = 1.0) -> list[Pattern]:
+    """``RANDOM_KERNELS`` random launches per kernel (times ``share``, at least one), all from one seeded generator."""
+    rng = random.Random(seed)
+    counts = {k: max(1, round(n * share)) for k, n in RANDOM_KERNELS.items()}
+    return [random_pattern(rng, k, f"{prefix}{k}_{i}", family) for k, n in counts.items() for i in range(n)]
+
+
+DESIGN_SEED = 1
+HOLDOUT_SEED = 20260601
+
+
+def design() -> list[Pattern]:
+    """The design set: every family above plus the random part (seed ``DESIGN_SEED``)."""
+    out: list[Pattern] = []
+    for op in ("LDS", "STS"):
+        out += siblings(op, 64, brief=op == "STS") + siblings(op, 128, brief=op == "STS") + quarters(op)
+    for op in ("LDS", "STS"):
+        out += alignments(op)
+    out += alignments_signed()
+    for k in MATRIX_KERNELS:
+        out += matrices(k)
+    for k in ATOM32_KERNELS:
+        out += atomics32(k, few=k not in ATOM32_FULL)
+    for k in ("atom_exch64", "atom_cas64"):
+        out += atomics64(k)
+    for k in LDGSTS_KERNELS:
+        out += ldgsts(k)
+    out += misc()
+    out += random_set(DESIGN_SEED, "R_", "random", share=0.5)
+    return out
+
+
+# ---- follow-ups, designed after the design set had been measured ----
+
+def _two_address_maps() -> dict[str, list[int]]:
+    """Which of two addresses (0: a, 1: b) each lane of 32 reads."""
+    rng = random.Random(7)
+    maps = {
+        "halves": [lane // 16 for lane in range(LANES)],
+        "parity": [lane % 2 for lane in range(LANES)],
+        "pairs": [lane // 2 % 2 for lane in range(LANES)],
+        "quads": [lane // 4 % 2 for lane in range(LANES)],
+        "octets": [lane // 8 % 2 for lane in range(LANES)],
+    }
+    for lane in (0, 1, 15, 16, 31):
+        maps[f"only{lane}b"] = [int(i == lane) for i in range(LANES)]
+    for k in range(3):
+        maps[f"random{k}"] = [rng.randrange(2) for _ in range(LANES)]
+    return maps
+
+
+def lane_maps() -> list[Pattern]:
+    """LDS.64 / LDS.128 with two (or four) clean addresses: does the lanes' arrangement decide the merge?"""
+    out = []
+    pairs64 = {"near": (0, 8), "chunk": (0, 16), "sector": (0, 32), "rows": (0, 136), "far": (4080, 520)}
+    for where, (a, b) in pairs64.items():
+        for mname, m in _two_address_maps().items():
+            out.append(Pattern(f"LDS64_two_{where}_{mname}", "lds64", [(a, b)[x] for x in m], family="lanemaps"))
+    pairs128 = {"near": (0, 16), "sector": (0, 32), "rows": (0, 144), "far": (4064, 512)}
+    for where, (a, b) in pairs128.items():
+        for mname, m in _two_address_maps().items():
+            if mname in ("only16b", "only31b"):
+                continue
+            lanes = [(a, b)[x] for x in m]
+            out.append(Pattern(f"LDS128_two_{where}_{mname}", "lds128", lanes, 0x0000FFFF, family="lanemaps",
+                               note="quarters 0 and 1 only"))
+    quad = {"sector": (0, 8, 16, 24), "rows": (0, 136, 272, 408)}
+    for where, addrs in quad.items():
+        for mname, f in (("mod4", lambda i: i % 4), ("pairs", lambda i: i // 2 % 4), ("quads", lambda i: i // 4 % 4),
+                         ("octets", lambda i: i // 8), ("halves_mod2", lambda i: 2 * (i // 16) + i % 2)):
+            out.append(Pattern(f"LDS64_four_{where}_{mname}", "lds64", [addrs[f(i)] for i in range(LANES)], family="lanemaps"))
+    for name, f in (("pairs_same", lambda i: 8 * (i // 2)), ("pairs_same_plus8", lambda i: 8 + 8 * (i // 2)),
+                    ("pairs_same_rows", lambda i: 8 * (i // 2) + 128 * (i // 16)), ("quads_same", lambda i: 8 * (i // 4)),
+                    ("octets_same", lambda i: 8 * (i // 8)), ("pairs_same_swapped", lambda i: 8 * (i // 2 ^ 8)),
+                    ("pairs_same_reversed", lambda i: 8 * (15 - i // 2)), ("pairs_same_other_rows", lambda i: 8 * (i // 2) + 256 * (i // 2 % 2))):
+        out.append(Pattern(f"LDS64_{name}", "lds64", [f(i) for i in range(LANES)], family="lanemaps"))
+    for name, f in (("pairs_same", lambda i: 16 * (i // 2)), ("quads_same", lambda i: 16 * (i // 4)),
+                    ("pairs_same_reversed", lambda i: 16 * (7 - i // 2 % 8) + 128 * (i // 16)), ("pairs_same_rows", lambda i: 16 * (i // 2 % 4) + 128 * (i // 8))):
+        out.append(Pattern(f"LDS128_{name}", "lds128", [f(i) for i in range(LANES)], family="lanemaps"))
+    rng = random.Random(11)
+    for k in range(16):
+        n = rng.choice((2, 3, 4))
+        slots = rng.sample(range(16), n)
+        pool = [8 * s + 128 * rng.randrange(8) for s in slots]
+        out.append(Pattern(f"LDS64_few_random{k}", "lds64", [rng.choice(pool) for _ in range(LANES)], family="lanemaps",
+                           note=f"{n} clean addresses, random lanes"))
+    return out
+
+
+def ldgsts_followup() -> list[Pattern]:
+    """cp.async.cg: how destinations relative to sources set the wavefronts; .ca: more random mixes."""
+    lanes = range(LANES)
+    lin = [16 * i for i in lanes]
+    dsts = {
+        "shift16": [16 + 16 * i for i in lanes], "shift32": [32 + 16 * i for i in lanes], "shift128": [128 + 16 * i for i in lanes],
+        "swap_pairs": [16 * (i ^ 1) for i in lanes], "rev_quads": [16 * (i ^ 3) for i in lanes], "rev_lines": [16 * (i ^ 7) for i in lanes],
+        "rotate_line": [16 * ((i + 1) % 8 + 8 * (i // 8)) for i in lanes], "four_same": [16 * (i // 4) for i in lanes],
+        "eight_same": [16 * (i // 8) for i in lanes], "stride3": [48 * i for i in lanes],
+        "lines_swapped": [16 * (i ^ 8) for i in lanes], "lin": lin,
+    }
+    out = []
+    for dname, dst in dsts.items():
+        out.append(Pattern(f"ldgsts_cg16_f_dst_{dname}_src_lin", "ldgsts_cg16", dst, src=lin, family="ldgsts"))
+    for sname, src in (("swap_pairs", [16 * (i ^ 1) for i in lanes]), ("pairs_same", [32 * (i // 2) for i in lanes]),
+                       ("lin_plus16", [16 + 16 * i for i in lanes]), ("rev", [16 * (31 - i) for i in lanes])):
+        out.append(Pattern(f"ldgsts_cg16_f_dst_lin_src_{sname}", "ldgsts_cg16", lin, src=src, family="ldgsts"))
+        out.append(Pattern(f"ldgsts_ca16_f_dst_lin_src_{sname}", "ldgsts_ca16", lin, src=src, family="ldgsts"))
+    for m in (0x0000FFFF, 0x55555555, 0x000000FF, 0x00000003):
+        out.append(Pattern(f"ldgsts_cg16_f_mask{m:08x}_lin", "ldgsts_cg16", lin, m, src=lin, family="ldgsts"))
+        out.append(Pattern(f"ldgsts_cg16_f_mask{m:08x}_dst_stride3", "ldgsts_cg16", dsts["stride3"], m, src=lin, family="ldgsts"))
+    rng = random.Random(13)
+    for k in range(24):
+        kernel = LDGSTS_KERNELS[k % 4]
+        out.append(random_pattern(rng, kernel, f"F_{kernel}_{k}", "ldgsts"))
+    return out
+
+
+def misc_followup() -> list[Pattern]:
+    """Which instructions make op_misc wavefronts: cp.async's commit and wait, stores before a barrier, predicated-off loads."""
+    ident = list(range(LANES))
+    out = [Pattern(f"{k}_t{t}", k, [4 * i for i in ident], threads=t, family="misc")
+           for k in ("misc_ldgdepbar", "misc_depbar", "misc_sts_bar", "misc_sts128_bar", "misc_lds_bar") for t in (32, 128)]
+    out.append(Pattern("misc_sts_bar_t32_half", "misc_sts_bar", [4 * i for i in ident], 0x0000FFFF, family="misc"))
+    for m in (0, 1, FULL):
+        out.append(Pattern(f"lds32_pred_mask{m:08x}", "lds32_pred", [4 * i for i in ident], m, family="misc"))
+    return out
+
+
+def followup() -> list[Pattern]:
+    """The follow-up set (see the three functions above)."""
+    return lane_maps() + ldgsts_followup() + misc_followup()
+
+
+def alignments_signed() -> list[Pattern]:
+    """LDS.S8 / LDS.S16 at each alignment (same data path as the unsigned forms?)."""
+    return [Pattern(f"LDS{w}S_align{b}_stride{w // 8}", f"lds{w}s", [b + i * w // 8 for i in range(LANES)], family="align")
+            for w in (8, 16) for b in ((0, 1, 2, 3) if w == 8 else (0, 2))]
+
+
+def holdout(seed: int = HOLDOUT_SEED) -> list[Pattern]:
+    """The hold-out set: random launches only, from their own seed."""
+    return random_set(seed, "H_", "holdout")
+
+
+FAULTS: tuple[tuple[str, str, int, int], ...] = (
+    # name, kernel, misaligned byte offset given to lane 0 (others aligned), mask
+    ("fault_lds32_at2", "lds32", 2, FULL),
+    ("fault_lds16_at1", "lds16", 1, FULL),
+    ("fault_lds64_at4", "lds64", 4, FULL),
+    ("fault_lds128_at8", "lds128", 8, FULL),
+    ("fault_lds128_at4", "lds128", 4, FULL),
+    ("fault_sts16_at1", "sts16", 1, FULL),
+    ("fault_sts32_at2", "sts32", 2, FULL),
+    ("fault_sts64_at4", "sts64", 4, FULL),
+    ("fault_sts128_at8", "sts128", 8, FULL),
+    ("fault_atom_add_at2", "atom_add", 2, FULL),
+    ("fault_atom_cas64_at4", "atom_cas64", 4, FULL),
+    ("fault_ldsm1_row_at8", "ldsm1", 8, FULL),
+    ("fault_stsm1_row_at8", "stsm1", 8, FULL),
+    ("fault_ldgsts_ca16_dst_at8", "ldgsts_ca16", 8, FULL),
+    ("fault_lds64_inactive_lane_at4", "lds64", 4, 0xFFFFFFFE),
+    ("fault_lds32_past_window", "lds32", 0x40000, FULL),
+)
+
+
+def faults() -> list[Pattern]:
+    """One launch per fault: lane 0's address is misaligned (or out of the window); the rest are fine."""
+    out = []
+    for name, kernel, off, mask in FAULTS:
+        size = access_bytes(kernel)
+        addrs = [256 + size * i for i in range(LANES)]
+        addrs[0] = off if off >= SMEM else 256 * 32 + off
+        out.append(Pattern(name, kernel, addrs, mask, src=[size * i for i in range(LANES)] if kernel.startswith("ldgsts") else None,
+                           family="fault"))
+    # LDGSTS with a misaligned global source
+    out.append(Pattern("fault_ldgsts_ca16_src_at8", "ldgsts_ca16", [16 * i for i in range(LANES)],
+                       src=[8] + [16 * i for i in range(1, LANES)], family="fault"))
+    return out
+
+
+def check_set(patterns: list[Pattern]) -> None:
+    """Names unique, kernels known, addresses in the array and aligned (faults excepted)."""
+    names = [p.name for p in patterns]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise ValueError(f"duplicate pattern names: {sorted(dup)[:5]}")
+    for p in patterns:
+        if p.kernel not in BY_KERNEL or BY_KERNEL[p.kernel].kind == "loop":
+            raise ValueError(f"{p.name}: no probe {p.kernel!r} to launch")
+        if len(p.addrs) != LANES or (p.src is not None and len(p.src) != LANES):
+            raise ValueError(f"{p.name}: 32 lanes needed")
+        if p.family == "fault" or p.kernel.startswith("misc"):
+            continue
+        size = access_bytes(p.kernel)
+        for a in p.addrs:
+            if not 0 <= a <= SMEM - size or a % size:
+                raise ValueError(f"{p.name}: address {a} outside the array or misaligned for {size} bytes")
+        for s in p.src or ():
+            if s < 0 or s % size:
+                raise ValueError(f"{p.name}: source {s} misaligned for {size} bytes")
+
+
+def probe_lines(patterns: list[Pattern]) -> str:
+    """The pattern file ``probe`` reads: name kernel threads mask, 32 offsets, 32 source offsets."""
+    lines = []
+    for p in patterns:
+        src = p.src or [0] * LANES
+        lines.append(" ".join([p.name, p.kernel, str(p.threads), f"{p.mask:08x}", *map(str, p.addrs), *map(str, src)]))
+    return "\n".join(lines) + "\n"
+
+
+def write_set(patterns: list[Pattern], path: str | Path) -> None:
+    """A set as JSON (one object per pattern)."""
+    check_set(patterns)
+    Path(path).write_text(json.dumps([asdict(p) for p in patterns], indent=None, separators=(",", ":")).replace("},{", "},\n{") + "\n")
+
+
+def read_set(path: str | Path) -> list[Pattern]:
+    """A set written by ``write_set``."""
+    return [Pattern(**d) for d in json.loads(Path(path).read_text())]
