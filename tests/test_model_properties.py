@@ -98,3 +98,16 @@ def _fields(ins):
     import attrs
 
     return attrs.asdict(ins)
+
+
+def test_matrix_ops_carry_no_width_in_batches(sm90):
+    """An LDSM record keeps its default width field, but the batch (and the range check) treat it as 16-byte rows."""
+    from simsmem.trace import check_against_arch
+    from simsmem.errors import TraceError
+    import pytest
+
+    ins = Instruction(op="LDSM", num=1, addrs=(sm90.shared_memory_per_cta - 4,) + (0,) * 31)
+    batch = InstructionBatch.from_instructions([ins])
+    assert batch.width[0] == 0 and batch.num[0] == 1
+    with pytest.raises(TraceError, match="past sm_90"):
+        check_against_arch(batch, sm90, "t")

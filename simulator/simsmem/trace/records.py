@@ -28,7 +28,7 @@ class Instruction:
 
     op: str
     addrs: tuple[int | None, ...]  # 32 byte offsets; None where a lane gives no address
-    width: int = 32  # access width in bits (LDS/STS/ATOMS); 0 for matrix ops
+    width: int = 32  # access width in bits (LDS/STS/ATOMS); ignored for matrix ops
     num: int = 0  # matrices (LDSM/STSM); 0 otherwise
     trans: bool = False
     mask: int = FULL_MASK
@@ -106,8 +106,8 @@ class InstructionBatch:
                 addrs[i, lane] = ins.addrs[lane]
         return InstructionBatch(
             op=np.array([OPS.index(r.op) for r in rows], dtype=np.uint8),
-            width=np.array([r.width for r in rows], dtype=np.uint8),
-            num=np.array([r.num for r in rows], dtype=np.uint8),
+            width=np.array([0 if r.op in MATRIX_OPS else r.width for r in rows], dtype=np.uint8),
+            num=np.array([r.num if r.op in MATRIX_OPS else 0 for r in rows], dtype=np.uint8),
             trans=np.array([r.trans for r in rows], dtype=bool),
             mask=np.array([r.mask for r in rows], dtype=np.uint32),
             warp=np.array([r.warp for r in rows], dtype=np.int32),
