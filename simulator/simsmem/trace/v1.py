@@ -1,4 +1,4 @@
-"""Trace format v1 (JSON): reading with full validation, and writing.
+"""Trace format v1: its fields, and the checks that turn parsed instructions into validated columns.
 
 ::
 
@@ -8,65 +8,65 @@
        {"op": "LDS", "width": 128, "mask": "0x0000ffff", "addrs": [0, 16, ..., null]},
        {"op": "STS", "width": 32, "addrs": [...], "wait": true, "delay": 4}]}
 
-Every problem is a ``TraceError`` naming the file, the instruction index and the field. Nothing is
-returned for a trace that was not read to its end.
+The fields each op takes live in one table, ``OP_FIELDS``. Parsed instructions (JSON objects, from
+any reader) become an ``InstructionBatch`` through ``batch_from_objects``: a vectorised pass that
+takes them column by column when every value is plainly valid, and otherwise the exact check,
+``BatchBuilder``, which walks them one by one and names the first bad instruction and field.
+Binary columns (``.npz``) are held to the same rules by ``column_problem``. Every problem is a
+``TraceError``; nothing is returned for input that was not read to its end.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
+import attrs
 import numpy as np
-import orjson
 
 from ..config import ArchConfig
 from ..errors import TraceError
-from .records import FULL_MASK, INACTIVE, LANES, MATRIX_OPS, OPS, InstructionBatch, Trace
+from .files import write_atomically  # noqa: F401 - other modules write their files through it from here
+from .records import FULL_MASK, INACTIVE, LANES, MATRIX_OPS, OPS, InstructionBatch
+from .stream import gc_paused
 
 FORMAT_VERSION = 1
-HEADER_FIELDS = frozenset({"simsmem_trace", "name", "arch", "ctas", "instructions"})
-INSTRUCTION_FIELDS = {
-    "LDS": {"width", "mask", "generic"},
-    "STS": {"width", "mask", "generic"},
-    "ATOMS": {"width", "mask"},
-    "LDSM": {"num", "trans"},
-    "STSM": {"num", "trans"},
-}
+HEADER_FIELDS = frozenset({"simsmem_trace", "name", "arch", "ctas", "count", "instructions"})
 COMMON_FIELDS = frozenset({"op", "addrs", "warp", "wait", "delay"})
+WIDTHS = (8, 16, 32, 64, 128)
+NUMS = (1, 2, 4)
 MAX_INT = 2**31 - 1
 
 
-def read_trace(path: str | Path) -> Trace:
-    """Read and validate a v1 JSON trace file."""
-    where = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise TraceError(where, f"cannot read trace: {exc.strerror}") from None
-    try:
-        doc = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise TraceError(where, f"invalid JSON: {exc}") from None
-    return trace_from_json(doc, where)
+@attrs.frozen
+class OpFields:
+    """The fields one op takes besides ``COMMON_FIELDS``."""
+
+    form: str  # the required field that gives the instruction's form: "width" or "num"
+    values: tuple[int, ...]  # the values ``form`` may take
+    optional: frozenset[str]  # further fields it may carry
 
 
-def trace_from_json(doc: Any, where: str) -> Trace:
-    """Validate a parsed v1 document into a ``Trace`` (addresses not yet checked against an arch)."""
-    header = parse_header(doc, where, with_instructions=True)
-    instructions = doc["instructions"]
-    if not isinstance(instructions, list):
-        raise TraceError(f"{where}: instructions", "expected a list")
-    builder = BatchBuilder(where)
-    for i, ins in enumerate(instructions):
-        builder.add(ins, i)
-    return Trace(instructions=builder.build(), **header)
+#: Per op, its fields. A new op or field is a row or an entry here (and, for ops, in ``records.OPS``).
+OP_FIELDS = {
+    "LDS": OpFields("width", WIDTHS, frozenset({"mask", "generic"})),
+    "STS": OpFields("width", WIDTHS, frozenset({"mask", "generic"})),
+    "ATOMS": OpFields("width", WIDTHS, frozenset({"mask"})),
+    "LDSM": OpFields("num", NUMS, frozenset({"trans"})),
+    "STSM": OpFields("num", NUMS, frozenset({"trans"})),
+}
+OP_CODE = {name: code for code, name in enumerate(OPS)}
+FLAG_FIELDS = ("trans", "wait", "generic")
+#: dtype of each ``InstructionBatch`` column.
+DTYPES = {
+    "op": np.uint8, "width": np.uint8, "num": np.uint8, "trans": np.bool_, "mask": np.uint32,
+    "warp": np.int32, "wait": np.bool_, "delay": np.int64, "generic": np.bool_, "addrs": np.int32,
+}
 
 
 def parse_header(doc: Any, where: str, with_instructions: bool) -> dict[str, Any]:
-    """The header fields of a v1 document as ``Trace`` keyword arguments."""
+    """The header of a v1 document: ``Trace`` keyword arguments, and ``count`` (None if not given)."""
     if not isinstance(doc, dict):
         raise TraceError(where, "expected a JSON object with 'simsmem_trace' and 'instructions'")
     unknown = set(doc) - HEADER_FIELDS
@@ -79,59 +79,174 @@ def parse_header(doc: Any, where: str, with_instructions: bool) -> dict[str, Any
         raise TraceError(f"{where}: simsmem_trace", f"unsupported format version {version!r} (this reads 1)")
     if with_instructions and "instructions" not in doc:
         raise TraceError(where, "missing field 'instructions'")
-    name = doc.get("name", Path(where).stem)
+    if not with_instructions and "instructions" in doc:
+        raise TraceError(f"{where}: line 1: instructions", "a JSON Lines header holds no instructions (they follow, one per line)")
+    name = doc.get("name", Path(where).name.split(".")[0])
     arch = doc.get("arch")
     ctas = doc.get("ctas", 1)
+    count = doc.get("count")
     if not isinstance(name, str):
         raise TraceError(f"{where}: name", "expected a string")
     if arch is not None and not isinstance(arch, str):
         raise TraceError(f"{where}: arch", "expected a string such as 'sm_90'")
     if not _is_int(ctas) or not 1 <= ctas <= MAX_INT:
         raise TraceError(f"{where}: ctas", f"expected a positive integer, got {ctas!r}")
-    return {"name": name, "arch": arch, "ctas": ctas}
+    if count is not None and (not _is_int(count) or count < 0):
+        raise TraceError(f"{where}: count", f"expected the number of instructions, got {count!r}")
+    return {"name": name, "arch": arch, "ctas": ctas, "count": count}
+
+
+def batch_from_objects(objs: list, where: str, first: int) -> InstructionBatch:
+    """Validated columns of parsed instructions ``objs`` (trace indices ``first``...)."""
+    with gc_paused():  # nothing fast_columns builds outlives it
+        batch = fast_columns(objs)
+    if batch is not None:
+        return batch
+    builder = BatchBuilder(where)
+    for i, ins in enumerate(objs):
+        builder.add(ins, first + i)
+    return builder.build()
+
+
+class _Unusual(Exception):
+    """Something the vectorised pass leaves to the exact check."""
+
+
+_MISSING = object()
+
+
+def fast_columns(objs: list, text: bytes | None = None) -> InstructionBatch | None:
+    """The columns of ``objs`` if every one is a valid instruction with plain addresses; else None,
+    which leaves them to ``BatchBuilder`` (``objs`` are then as they were).
+
+    Instructions repeat their fields (op, width, warp, mask ...) far more often than not, so each
+    distinct combination is checked once, by the same rules as ``BatchBuilder``, and the columns are
+    gathered from those with numpy; addresses are checked as arrays. ``text``, the objects' JSON
+    where the reader has it (with ``null`` read as -1), lets a few byte counts (``_plain``) prove
+    every value's type instead of looking at each: without it, types are part of a combination.
+    """
+    n = len(objs)
+    if n == 0 or set(map(type, objs)) != {dict}:
+        return None
+    rows = [d.pop("addrs", _MISSING) for d in objs]
+    try:
+        combos: dict[tuple, int] = {}
+        if text is None:
+            index = [combos.setdefault((tuple(d.items()), tuple(map(type, d.values()))), len(combos)) for d in objs]
+            items = [combo[0] for combo in combos]
+        else:
+            index = [combos.setdefault(tuple(d.items()), len(combos)) for d in objs]
+            items = list(combos)
+            given = {k for combo in items for k, _ in combo}
+            for flag in given.intersection(FLAG_FIELDS):  # a flag given as 0/1 would join its true/false combination
+                if set(map(type, [d.get(flag, False) for d in objs])) != {bool}:
+                    raise _Unusual
+        fields = [scalar_fields(dict(combo), "") for combo in items]
+        if set(map(type, rows)) != {list} or set(map(len, rows)) != {LANES}:
+            raise _Unusual
+        if text is None:
+            addrs = _checked_addresses(rows)
+        elif _plain(text, items, np.bincount(np.array(index), minlength=len(items))):
+            addrs = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=n * LANES).reshape(n, LANES)
+        else:
+            raise _Unusual
+        rows_of = np.array(index)
+        table = {name: np.array([f[name] for f in fields], dtype=DTYPES[name])[rows_of] for name in DTYPES if name != "addrs"}
+        active = active_lanes(table["op"], table["num"], table["mask"])
+        if np.any(active & (addrs.view(np.uint64) > MAX_INT)):  # negative or too large where a lane is active
+            raise _Unusual
+    except (_Unusual, TraceError, TypeError, ValueError, OverflowError):
+        for d, row in zip(objs, rows):
+            if row is not _MISSING:
+                d["addrs"] = row
+        return None
+    lanes = addrs.astype(np.int32)
+    lanes[~active] = INACTIVE
+    return InstructionBatch(addrs=lanes, **table)
+
+
+def _checked_addresses(rows: list[list]) -> np.ndarray:
+    """Addresses as int64 (null as -1), after checking each is an integer or null."""
+    if any(type(a) is not int and a is not None for row in rows for a in row):
+        raise _Unusual
+    addrs = np.array(rows)
+    if addrs.dtype == object:  # nulls
+        addrs = np.array([[INACTIVE if a is None else a for a in row] for row in rows])
+    if addrs.dtype != np.int64:
+        raise _Unusual
+    return addrs
+
+
+def _plain(text: bytes, combos: list[tuple], times: np.ndarray) -> bool:
+    """Whether ``text`` provably holds no values but the integers of the addresses and the fields of
+    ``combos`` (each given ``times``). JSON's floats need a '.' or an exponent ('e'/'E'), booleans an
+    'e', strings two quotes; with no escapes, anything but an integer among the addresses, or a
+    boolean that joined an integer's combination, adds to those counts: equal counts rule them out."""
+    if b"\\" in text or b"." in text:
+        return False
+    quotes, lower, upper = (np.zeros(len(combos), dtype=np.int64) for _ in range(3))
+    for i, combo in enumerate(combos):
+        strings = ["addrs"] + [k for k, _ in combo] + [v for _, v in combo if type(v) is str]
+        quotes[i] = 2 * len(strings)
+        lower[i] = sum(s.count("e") for s in strings) + sum(type(v) is bool for _, v in combo)
+        upper[i] = sum(s.count("E") for s in strings)
+    return text.count(b'"') == quotes @ times and text.count(b"e") == lower @ times and text.count(b"E") == upper @ times
+
+
+def active_lanes(op: np.ndarray, num: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """(n, 32) bool: the lanes that give an address, by the mask, or a matrix op's 8*num row lanes."""
+    matrix = np.isin(op, [OP_CODE[m] for m in MATRIX_OPS])
+    rows = (np.uint64(1) << (8 * num.astype(np.uint64))) - np.uint64(1)
+    bits = np.where(matrix, rows, mask).astype("<u4")
+    return np.unpackbits(bits.view(np.uint8), bitorder="little").reshape(-1, LANES).astype(bool)
+
+
+def scalar_fields(ins: dict, at: str) -> dict[str, Any]:
+    """The checked fields of one instruction object but its addresses, as column values."""
+    op = ins.get("op")
+    if op is None:
+        raise TraceError(at, "missing field 'op'")
+    if not isinstance(op, str) or op not in OP_FIELDS:
+        raise TraceError(f"{at}: op", f"unknown op {op!r} (known: {', '.join(OPS)})")
+    spec = OP_FIELDS[op]
+    unknown = set(ins) - COMMON_FIELDS - spec.optional - {spec.form}
+    if unknown:
+        raise TraceError(at, f"field {sorted(unknown)[0]!r} is not valid for {op}")
+    form = _required(ins, spec.form, at)
+    if not _is_int(form) or form not in spec.values:
+        raise TraceError(f"{at}: {spec.form}", f"expected {_alternatives(spec.values)}, got {form!r}")
+    matrix = op in MATRIX_OPS
+    return {
+        "op": OP_CODE[op], "width": 0 if matrix else form, "num": form if matrix else 0, "trans": _flag(ins, "trans", at),
+        "mask": FULL_MASK if matrix else _mask(ins.get("mask", FULL_MASK), f"{at}: mask"),
+        "warp": _nonneg(ins, "warp", at), "wait": _flag(ins, "wait", at), "delay": _nonneg(ins, "delay", at),
+        "generic": _flag(ins, "generic", at),
+    }
 
 
 class BatchBuilder:
-    """Collects validated instructions into columns; ``build()`` returns the batch."""
+    """The exact check: validates instructions one at a time, naming the first bad one; ``build()`` the batch."""
 
     def __init__(self, where: str) -> None:
         self.where = where
-        self.columns: dict[str, list] = {k: [] for k in ("op", "width", "num", "trans", "mask", "warp", "wait", "delay", "generic", "addrs")}
+        self.columns: dict[str, list] = {name: [] for name in DTYPES}
 
     def __len__(self) -> int:
         return len(self.columns["op"])
 
-    def add(self, ins: Any, index: int) -> None:
-        """Validate one instruction object (``index`` names it in errors) and append it."""
-        at = f"{self.where}: instruction {index}"
+    def add(self, ins: Any, index: int, line: int | None = None) -> None:
+        """Validate one instruction object and append it; errors name ``index`` (and ``line``, for JSON Lines)."""
+        at = f"{self.where}: " + (f"line {line} (instruction {index})" if line is not None else f"instruction {index}")
         if not isinstance(ins, dict):
             raise TraceError(at, "expected a JSON object")
-        op = ins.get("op")
-        if op is None:
-            raise TraceError(at, "missing field 'op'")
-        if op not in INSTRUCTION_FIELDS:
-            raise TraceError(f"{at}: op", f"unknown op {op!r} (known: {', '.join(OPS)})")
-        unknown = set(ins) - COMMON_FIELDS - INSTRUCTION_FIELDS[op]
-        if unknown:
-            raise TraceError(at, f"field {sorted(unknown)[0]!r} is not valid for {op}")
-        matrix = op in MATRIX_OPS
-        width = num = 0
-        if matrix:
-            num = _required(ins, "num", at)
-            if num not in (1, 2, 4) or isinstance(num, bool):
-                raise TraceError(f"{at}: num", f"expected 1, 2 or 4, got {num!r}")
-            mask = FULL_MASK
-        else:
-            width = _required(ins, "width", at)
-            if width not in (8, 16, 32, 64, 128) or isinstance(width, bool):
-                raise TraceError(f"{at}: width", f"expected 8, 16, 32, 64 or 128, got {width!r}")
-            mask = _mask(ins.get("mask", FULL_MASK), f"{at}: mask")
+        values = scalar_fields(ins, at)
         addrs = _required(ins, "addrs", at)
         if not isinstance(addrs, list):
-            raise TraceError(f"{at}: addrs", "expected a list of 32 byte offsets")
+            raise TraceError(f"{at}: addrs", f"expected a list of {LANES} byte offsets")
         if len(addrs) != LANES:
             raise TraceError(f"{at}: addrs", f"expected {LANES} entries, got {len(addrs)}")
-        active = range(8 * num) if matrix else [lane for lane in range(LANES) if mask >> lane & 1]
+        num, mask = values["num"], values["mask"]
+        active = range(8 * num) if num else [lane for lane in range(LANES) if mask >> lane & 1]
         row = [INACTIVE] * LANES
         for lane in active:
             a = addrs[lane]
@@ -146,32 +261,60 @@ class BatchBuilder:
             a = addrs[lane]
             if a is not None and not _is_int(a):
                 raise TraceError(f"{at}: addrs[{lane}]", f"expected an integer or null, got {a!r}")
-        c = self.columns
-        c["op"].append(OPS.index(op))
-        c["width"].append(width)
-        c["num"].append(num)
-        c["trans"].append(_flag(ins, "trans", at))
-        c["mask"].append(mask)
-        c["warp"].append(_nonneg(ins, "warp", at))
-        c["wait"].append(_flag(ins, "wait", at))
-        c["delay"].append(_nonneg(ins, "delay", at))
-        c["generic"].append(_flag(ins, "generic", at))
-        c["addrs"].append(row)
+        values["addrs"] = row
+        for name, value in values.items():
+            self.columns[name].append(value)
 
     def build(self) -> InstructionBatch:
         c = self.columns
-        return InstructionBatch(
-            op=np.array(c["op"], dtype=np.uint8),
-            width=np.array(c["width"], dtype=np.uint8),
-            num=np.array(c["num"], dtype=np.uint8),
-            trans=np.array(c["trans"], dtype=bool),
-            mask=np.array(c["mask"], dtype=np.uint32),
-            warp=np.array(c["warp"], dtype=np.int32),
-            wait=np.array(c["wait"], dtype=bool),
-            delay=np.array(c["delay"], dtype=np.int64),
-            generic=np.array(c["generic"], dtype=bool),
-            addrs=np.array(c["addrs"], dtype=np.int32).reshape(-1, LANES),
-        )
+        return InstructionBatch(**{name: np.array(c[name], dtype=dtype) for name, dtype in DTYPES.items() if name != "addrs"},
+                                addrs=np.array(c["addrs"], dtype=np.int32).reshape(-1, LANES))
+
+
+def form_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
+    """The first row of ``b`` whose op, form or per-instruction fields break a v1 rule, as (row, field, what)."""
+    problems: list[tuple[int, str, str]] = []
+
+    def first(bad: np.ndarray, field: str, what) -> None:
+        rows = np.flatnonzero(bad)
+        if len(rows):
+            problems.append((int(rows[0]), field, what(int(rows[0]))))
+
+    known = b.op < len(OPS)
+    first(~known, "op", lambda i: f"unknown op code {b.op[i]} (codes 0..{len(OPS) - 1}: {', '.join(OPS)})")
+    for code in np.unique(b.op[known]):
+        name = OPS[code]
+        spec = OP_FIELDS[name]
+        rows = b.op == code
+        form, other = (b.num, b.width) if spec.form == "num" else (b.width, b.num)
+        first(rows & ~np.isin(form, spec.values), spec.form, lambda i: f"expected {_alternatives(spec.values)} for {name}, got {form[i]}")
+        first(rows & (other != 0), "num" if spec.form == "width" else "width", lambda i: f"must be 0 for {name}")
+        for field, default in (("mask", FULL_MASK), ("trans", False), ("generic", False)):
+            if field not in spec.optional:
+                column = getattr(b, field)
+                first(rows & (column != default), field, lambda i: f"{name} takes no {field}")
+    first(b.warp < 0, "warp", lambda i: f"expected a non-negative integer, got {b.warp[i]}")
+    first((b.delay < 0) | (b.delay > MAX_INT), "delay", lambda i: f"expected a non-negative integer, got {b.delay[i]}")
+    return min(problems) if problems else None
+
+
+def column_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
+    """The first row of ``b`` that breaks a v1 rule, as (row, field, what), or None if every row is valid.
+
+    For columns from any source: binary ``.npz`` columns are checked by this alone.
+    """
+    problem = form_problem(b)
+    if problem:
+        return problem  # active_lanes needs valid ops and forms
+    active = active_lanes(b.op, b.num, b.mask)
+    negative = (active & (b.addrs < 0)).any(axis=1)
+    stray = (~active & (b.addrs != INACTIVE)).any(axis=1)
+    if negative.any() or stray.any():
+        i = int(np.flatnonzero(negative | stray)[0])
+        if negative[i]:
+            return i, "addrs", f"negative address in active lane {int(np.argmax(active[i] & (b.addrs[i] < 0)))}"
+        return i, "addrs", f"inactive lane {int(np.argmax(~active[i] & (b.addrs[i] != INACTIVE)))} must hold {INACTIVE}"
+    return None
 
 
 def check_against_arch(batch: InstructionBatch, arch: ArchConfig, where: str, first_index: int = 0) -> None:
@@ -206,57 +349,45 @@ def check_against_arch(batch: InstructionBatch, arch: ArchConfig, where: str, fi
             raise TraceError(f"{where}: instruction {first_index + i}: addrs[{lane}]", msg)
 
 
-def trace_to_json(trace: Trace) -> dict[str, Any]:
-    """The v1 document of a trace (optional fields written only where they differ from defaults)."""
-    b = trace.instructions
-    out = []
-    for i in range(len(b)):
-        op = OPS[b.op[i]]
-        ins: dict[str, Any] = {"warp": int(b.warp[i]), "op": op}
-        if op in MATRIX_OPS:
-            ins["num"] = int(b.num[i])
-            ins["trans"] = bool(b.trans[i])
-        else:
-            ins["width"] = int(b.width[i])
-            if b.mask[i] != FULL_MASK:
-                ins["mask"] = f"0x{int(b.mask[i]):08x}"
-        if b.generic[i]:
-            ins["generic"] = True
-        if b.wait[i]:
-            ins["wait"] = True
-        if b.delay[i]:
-            ins["delay"] = int(b.delay[i])
-        ins["addrs"] = [None if a == INACTIVE else int(a) for a in b.addrs[i]]
-        out.append(ins)
-    doc: dict[str, Any] = {"simsmem_trace": FORMAT_VERSION, "name": trace.name}
-    if trace.arch:
-        doc["arch"] = trace.arch
-    if trace.ctas != 1:
-        doc["ctas"] = trace.ctas
-    doc["instructions"] = out
+def header_object(name: str, arch: str | None, ctas: int, count: int | None = None) -> dict[str, Any]:
+    """The v1 header fields (optional ones only where they differ from the defaults)."""
+    doc: dict[str, Any] = {"simsmem_trace": FORMAT_VERSION, "name": name}
+    if arch:
+        doc["arch"] = arch
+    if ctas != 1:
+        doc["ctas"] = ctas
+    if count is not None:
+        doc["count"] = count
     return doc
 
 
-def write_trace(trace: Trace, path: str | Path) -> None:
-    """Write a v1 JSON trace, one instruction per line, atomically (no half-written file on error)."""
-    doc = trace_to_json(trace)
-    lines = [orjson.dumps(ins).decode() for ins in doc.pop("instructions")]
-    head = orjson.dumps(doc).decode()[:-1]
-    body = head + ',\n "instructions": [\n  ' + ",\n  ".join(lines) + "\n]}\n"
-    write_atomically(path, body.encode())
+def instruction_objects(b: InstructionBatch) -> list[dict[str, Any]]:
+    """The v1 objects of a batch's instructions (optional fields only where they differ from defaults)."""
+    cols = {f.name: getattr(b, f.name).tolist() for f in attrs.fields(InstructionBatch)}
+    out = []
+    for i in range(len(b)):
+        op = OPS[cols["op"][i]]
+        ins: dict[str, Any] = {"warp": cols["warp"][i], "op": op}
+        if op in MATRIX_OPS:
+            ins["num"] = cols["num"][i]
+            ins["trans"] = cols["trans"][i]
+        else:
+            ins["width"] = cols["width"][i]
+            if cols["mask"][i] != FULL_MASK:
+                ins["mask"] = f"0x{cols['mask'][i]:08x}"
+        for flag in ("generic", "wait"):
+            if cols[flag][i]:
+                ins[flag] = True
+        if cols["delay"][i]:
+            ins["delay"] = cols["delay"][i]
+        row = cols["addrs"][i]
+        ins["addrs"] = [None if a == INACTIVE else a for a in row] if INACTIVE in row else row
+        out.append(ins)
+    return out
 
 
-def write_atomically(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder, then rename."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+def _alternatives(values: tuple[int, ...]) -> str:
+    return ", ".join(map(str, values[:-1])) + f" or {values[-1]}"
 
 
 def _is_int(v: Any) -> bool:

@@ -1,0 +1,141 @@
+"""Trace v1 as JSON text: one document (``.json``) or JSON Lines (``.jsonl``), either also gzipped (``.gz``).
+
+JSON Lines puts the header object (without ``instructions``) on the first line and one instruction
+object on each line after it; it is read in blocks of about a megabyte, so it streams. A ``.json``
+document is parsed whole, then validated chunk by chunk. Both go through ``v1.fast_columns`` and, where
+that declines, ``v1.BatchBuilder``, the same checks. A JSON Lines header may give ``count``, the
+number of instructions; the reader then insists on it, which catches a file cut at a line boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+
+from ..errors import TraceError
+from .files import Input, atomic_output, open_input
+from .records import InstructionBatch
+from .stream import CHUNK, Chunk, TraceStream, gc_paused, rechunk
+from .v1 import BatchBuilder, batch_from_objects, fast_columns, header_object, instruction_objects, parse_header
+
+
+#: What the vectorised pass reads ``null`` as: ``-1``, the inactive-lane marker, so that addresses
+#: parse as plain integers. It cannot change what is accepted: with its space, ``-1 `` never joins a
+#: neighbouring token into another valid value; a -1 anywhere but an inactive lane is rejected by the
+#: pass; and a block the pass declines is read again, exactly, from its original text.
+NULL_LANE = b"-1 "
+
+
+def read_json(path: str | Path, chunk: int = CHUNK) -> TraceStream:
+    """A v1 JSON document (``.json``, ``.json.gz``); its instructions are validated as the chunks are read."""
+    where = str(path)
+    with open_input(path) as f:
+        raw, size = f.read_all(), f.size
+    doc = _loads(raw, where)
+    header = parse_header(doc, where, with_instructions=True)
+    count = header.pop("count")
+    instructions = doc["instructions"]
+    if not isinstance(instructions, list):
+        raise TraceError(f"{where}: instructions", "expected a list")
+    if count is not None and count != len(instructions):
+        raise TraceError(f"{where}: count", f"the header says {count} instructions, the document holds {len(instructions)}")
+    chunks = (Chunk(batch_from_objects(instructions[s : s + chunk], where, s), s, size) for s in range(0, len(instructions), chunk))
+    return TraceStream(where, size=size, chunks=chunks, count=len(instructions), **header)
+
+
+def read_jsonl(path: str | Path, chunk: int = CHUNK) -> TraceStream:
+    """A v1 JSON Lines trace (``.jsonl``, ``.jsonl.gz``), streamed in chunks."""
+    where = str(path)
+    f = Input(path)
+    try:
+        data = b""
+        while b"\n" not in data and (block := f.read()):
+            data += block
+        head, _, rest = data.partition(b"\n")
+        if not head.strip():
+            raise TraceError(f"{where}: line 1", "expected the header object (JSON Lines: header first, then one instruction per line)")
+        header = parse_header(_loads(head, where, 1), where, with_instructions=False)
+    except BaseException:
+        f.close()
+        raise
+    count = header.pop("count")
+    parts = _parts(f, rest, where, count)
+    return TraceStream(where, size=f.size, chunks=rechunk(parts, chunk), count=count, **header)
+
+
+def _parts(f: Input, pending: bytes, where: str, count: int | None) -> Iterator[tuple[InstructionBatch, int]]:
+    """Batches of whole lines as the file is read, each with the bytes of the file done."""
+    index, line = 0, 2
+    try:
+        while True:
+            block = f.read()
+            data = pending + block
+            if block:
+                cut = data.rfind(b"\n")
+                if cut < 0:  # a line longer than a block: read on
+                    pending = data
+                    continue
+                data, pending = data[:cut], data[cut + 1 :]
+            elif not data:
+                break
+            lines = data.count(b"\n") + 1
+            yield _parse_block(data, where, index, line), f.done
+            index += lines
+            line += lines
+            if not block:
+                break
+    finally:
+        f.close()
+    if count is not None and index != count:
+        raise TraceError(f"{where}: count", f"the header says {count} instructions, the file holds {index} (is it cut short?)")
+
+
+def _parse_block(data: bytes, where: str, first: int, first_line: int) -> InstructionBatch:
+    """The instructions on the lines of ``data`` (no final newline): vectorised, or exactly line by line."""
+    loads = orjson.loads
+    with gc_paused():
+        try:
+            objs = [loads(text) for text in data.replace(b"null", NULL_LANE).split(b"\n")]
+        except orjson.JSONDecodeError:
+            objs = []
+        batch = fast_columns(objs, data) if objs else None
+        del objs  # freed while the collector is paused, so it never scans them
+    if batch is not None:
+        return batch
+    builder = BatchBuilder(where)
+    for i, text in enumerate(data.split(b"\n")):
+        if not text.strip():
+            raise TraceError(f"{where}: line {first_line + i}", "blank line (JSON Lines holds one instruction per line)")
+        builder.add(_loads(text, where, first_line + i), first + i, line=first_line + i)
+    return builder.build()
+
+
+def _loads(text: bytes, where: str, line: int | None = None) -> object:
+    """Parse JSON; an error names the line (``line``, or the one inside ``text``) and the column."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raise TraceError(f"{where}: line {line or exc.lineno} column {exc.colno}", f"invalid JSON: {exc.msg}") from None
+
+
+def write_json(stream: TraceStream, path: str | Path) -> None:
+    """A v1 JSON document, one instruction per line (atomically: nothing is left behind on error)."""
+    head = orjson.dumps(header_object(stream.name, stream.arch, stream.ctas))[:-1]
+    with atomic_output(path) as out:
+        out.write(head + b',\n "instructions": [')
+        sep = b"\n  "
+        for c in stream.chunks:
+            for obj in instruction_objects(c.instructions):
+                out.write(sep + orjson.dumps(obj))
+                sep = b",\n  "
+        out.write(b"\n]}\n")
+
+
+def write_jsonl(stream: TraceStream, path: str | Path) -> None:
+    """A v1 JSON Lines trace: the header, then one instruction per line (atomically)."""
+    with atomic_output(path) as out:
+        out.write(orjson.dumps(header_object(stream.name, stream.arch, stream.ctas, stream.count), option=orjson.OPT_APPEND_NEWLINE))
+        for c in stream.chunks:
+            out.write(b"".join(orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE) for obj in instruction_objects(c.instructions)))

@@ -1,0 +1,120 @@
+"""Trace v1 as numpy columns (``.npz``): for traces too large to parse as JSON quickly.
+
+The file is an ordinary ``numpy.savez``-style zip. Member ``header`` holds the v1 header as UTF-8
+JSON bytes (with ``count``, the number of instructions). The instructions follow in chunks: chunk
+``i`` is one member per ``InstructionBatch`` column, ``c{i}.op``, ``c{i}.width`` ... ``c{i}.addrs``
+(``int32``, shape ``(n, 32)``, ``-1`` where a lane gives no address), each with the column's dtype.
+Reading loads one chunk at a time and holds its columns to the rules of v1 (``v1.column_problem``).
+"""
+
+from __future__ import annotations
+
+import zipfile
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import orjson
+
+from ..errors import TraceError
+from .files import atomic_output
+from .records import LANES, InstructionBatch
+from .stream import CHUNK, Chunk, TraceStream
+from .v1 import column_problem, header_object, parse_header
+
+#: dtype of each column, as ``InstructionBatch`` holds it.
+DTYPES = {
+    "op": np.uint8, "width": np.uint8, "num": np.uint8, "trans": np.bool_, "mask": np.uint32,
+    "warp": np.int32, "wait": np.bool_, "delay": np.int64, "generic": np.bool_, "addrs": np.int32,
+}
+#: Errors numpy and zipfile raise for a file that is not a whole, well-formed npz.
+BROKEN = (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error, orjson.JSONDecodeError)
+
+
+def write_npz(stream: TraceStream, path: str | Path) -> None:
+    """The columns of every chunk, then the header (atomically: nothing is left behind on error)."""
+    count = 0
+    with atomic_output(path) as raw, zipfile.ZipFile(raw, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as z:
+        for i, c in enumerate(stream.chunks):
+            for name in DTYPES:
+                _put(z, f"c{i}.{name}", getattr(c.instructions, name))
+            count += len(c.instructions)
+        header = header_object(stream.name, stream.arch, stream.ctas, count)
+        _put(z, "header", np.frombuffer(orjson.dumps(header), dtype=np.uint8))
+
+
+def _put(z: zipfile.ZipFile, name: str, array: np.ndarray) -> None:
+    with z.open(f"{name}.npy", "w", force_zip64=True) as member:
+        np.lib.format.write_array(member, np.ascontiguousarray(array), allow_pickle=False)
+
+
+def read_npz(path: str | Path) -> TraceStream:
+    """An ``.npz`` trace; its chunks are loaded and checked one at a time as they are read."""
+    where = str(path)
+    try:
+        z = np.load(path, allow_pickle=False)
+    except FileNotFoundError as exc:
+        raise TraceError(where, f"cannot read trace: {exc.strerror}") from None
+    except BROKEN as exc:
+        raise TraceError(where, f"not a readable .npz trace: {exc}") from None
+    if not isinstance(z, np.lib.npyio.NpzFile):
+        raise TraceError(where, "a single .npy array, not an .npz trace")
+    try:
+        names = set(z.files)
+        if "header" not in names:
+            raise TraceError(where, "missing member 'header'")
+        raw = _member(z, "header", where)
+        if raw.dtype != np.uint8 or raw.ndim != 1:
+            raise TraceError(f"{where}: header", "expected UTF-8 JSON bytes (uint8)")
+        header = parse_header(_json(raw.tobytes(), where), where, with_instructions=False)
+        chunks = 0
+        while f"c{chunks}.op" in names:
+            chunks += 1
+        expected = {"header"} | {f"c{i}.{n}" for i in range(chunks) for n in DTYPES}
+        if names != expected:
+            extra = sorted(names - expected) or sorted(expected - names)
+            raise TraceError(where, f"{'unexpected' if names - expected else 'missing'} member {extra[0]!r}")
+    except BaseException:
+        z.close()
+        raise
+    count = header.pop("count")
+    size = Path(path).stat().st_size
+    return TraceStream(where, size=size, chunks=_chunks(z, chunks, count, size, where), count=count, **header)
+
+
+def _chunks(z: np.lib.npyio.NpzFile, chunks: int, count: int | None, size: int, where: str) -> Iterator[Chunk]:
+    first = 0
+    try:
+        for i in range(chunks):
+            columns = {name: _member(z, f"c{i}.{name}", where) for name in DTYPES}
+            n = len(columns["op"])
+            for name, array in columns.items():
+                shape = (n, LANES) if name == "addrs" else (n,)
+                if array.dtype != DTYPES[name] or array.shape != shape:
+                    raise TraceError(f"{where}: c{i}.{name}", f"expected {np.dtype(DTYPES[name]).name} of shape {shape}, got {array.dtype.name} of shape {array.shape}")
+            batch = InstructionBatch(**columns)
+            problem = column_problem(batch)
+            if problem:
+                row, field, what = problem
+                raise TraceError(f"{where}: instruction {first + row}: {field}", what)
+            yield Chunk(batch, first, size * (i + 1) // chunks)
+            first += n
+    finally:
+        z.close()
+    if count is not None and count != first:
+        raise TraceError(f"{where}: count", f"the header says {count} instructions, the file holds {first}")
+
+
+def _member(z: np.lib.npyio.NpzFile, name: str, where: str) -> np.ndarray:
+    try:
+        return z[name]
+    except BROKEN as exc:
+        raise TraceError(f"{where}: {name}", f"unreadable member: {exc}") from None
+
+
+def _json(raw: bytes, where: str) -> object:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise TraceError(f"{where}: header", f"invalid JSON: {exc.msg}") from None
