@@ -1,13 +1,21 @@
-"""One call from a validated trace to everything the reports show."""
+"""One call from a validated trace to everything the reports show.
+
+``analyse`` takes a whole trace and keeps every instruction's counts; ``summarise`` reads a
+``TraceStream`` chunk by chunk and keeps only totals and the worst instructions, so a trace of any
+length is counted in the memory of one chunk.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import attrs
+import numpy as np
 
 from .banks import Counts, count
 from .config import ArchConfig, load_arch
-from .metrics import kernel_metrics
-from .trace import Trace, check_against_arch
+from .metrics import kernel_metrics, op_label
+from .trace import OPS, InstructionBatch, Trace, TraceStream, check_against_arch
 
 
 @attrs.frozen(eq=False)
@@ -20,7 +28,7 @@ class Result:
     metrics: dict[str, int]
 
 
-def resolve_arch(trace: Trace, arch: str | None) -> ArchConfig:
+def resolve_arch(trace: Trace | TraceStream, arch: str | None) -> ArchConfig:
     """``--arch`` wins over the trace's own ``arch``; with neither, sm_90."""
     return load_arch(arch or trace.arch or "sm_90")
 
@@ -30,3 +38,59 @@ def analyse(trace: Trace, arch: ArchConfig, where: str = "trace") -> Result:
     check_against_arch(trace.instructions, arch, where)
     counts = count(trace.instructions, arch)
     return Result(trace, arch, counts, kernel_metrics(trace, counts, arch))
+
+
+@attrs.frozen
+class Worst:
+    """One of the instructions with the most bank conflicts."""
+
+    index: int
+    warp: int
+    sass: str
+    wavefronts: int
+    ideal: int
+    bank_conflicts: int
+
+
+@attrs.frozen(eq=False)
+class Summary:
+    """A trace's kernel metrics, per-form totals and worst instructions (what the table and CSV show)."""
+
+    name: str
+    arch: ArchConfig
+    ctas: int
+    instructions: int  # in the trace (one CTA)
+    metrics: dict[str, int]  # kernel totals: all CTAs
+    forms: dict[str, tuple[int, int, int, int]]  # SASS form: instructions, wavefronts, ideal wavefronts, bank conflicts (one CTA)
+    worst: tuple[Worst, ...]  # most bank conflicts first (ties: trace order); only those with conflicts
+    notes: tuple[str, ...] = ()  # what the reader left out
+
+
+def summarise(stream: TraceStream, arch: ArchConfig, worst: int = 10, advance: Callable[[int], None] = lambda steps: None) -> Summary:
+    """Check and count ``stream`` chunk by chunk; ``advance`` gets the bytes of the file read as it goes."""
+    empty = InstructionBatch.empty()
+    metrics = kernel_metrics(Trace(empty), count(empty, arch), arch)  # every counter, at zero
+    forms: dict[str, np.ndarray] = {}
+    top: list[Worst] = []
+    total = done = 0
+    for chunk in stream.chunks:
+        b = chunk.instructions
+        check_against_arch(b, arch, stream.where, chunk.first)
+        counts = count(b, arch)
+        for name, value in kernel_metrics(Trace(b, ctas=stream.ctas), counts, arch).items():
+            metrics[name] += value
+        key = b.op.astype(np.int64) << 16 | b.width.astype(np.int64) << 8 | b.num.astype(np.int64) << 1 | b.trans
+        keys, which = np.unique(key, return_inverse=True)
+        sums = [np.bincount(which, weights=w, minlength=len(keys)) for w in (None, counts.wavefronts, counts.ideal, counts.bank_conflicts)]
+        for i, k in enumerate(keys.tolist()):
+            label = op_label(OPS[k >> 16], k >> 8 & 0xFF, k >> 1 & 0x7F, bool(k & 1))
+            forms[label] = forms.get(label, np.zeros(4, dtype=np.int64)) + np.array([int(s[i]) for s in sums])
+        rows = np.flatnonzero(counts.bank_conflicts > 0)
+        rows = rows[np.argsort(-counts.bank_conflicts[rows], kind="stable")[:worst]]
+        top += [Worst(chunk.first + int(i), int(b.warp[i]), op_label(OPS[b.op[i]], int(b.width[i]), int(b.num[i]), bool(b.trans[i])),
+                      int(counts.wavefronts[i]), int(counts.ideal[i]), int(counts.bank_conflicts[i])) for i in rows]
+        top = sorted(top, key=lambda w: (-w.bank_conflicts, w.index))[:worst]
+        total += len(b)
+        advance(chunk.done - done)
+        done = chunk.done
+    return Summary(stream.name, arch, stream.ctas, total, metrics, {k: tuple(int(x) for x in v) for k, v in sorted(forms.items())}, tuple(top), tuple(stream.notes))

@@ -1,4 +1,4 @@
-"""Reports of a ``Result``: a rich table for people, JSON and ncu-style CSV for programs."""
+"""Reports of a ``Result`` or ``Summary``: a rich table for people, JSON and ncu-style CSV for programs."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from .analysis import Result
+from .analysis import Result, Summary
 from .metrics import labels, unit
 from .trace import OPS
 
@@ -44,7 +44,7 @@ def to_json(result: Result) -> dict[str, Any]:
     }
 
 
-def to_csv(result: Result) -> str:
+def to_csv(result: Result | Summary) -> str:
     """One row per metric, with ncu's column names."""
     out = io.StringIO()
     w = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
@@ -54,33 +54,31 @@ def to_csv(result: Result) -> str:
     return out.getvalue()
 
 
-def print_table(result: Result, console: Console, worst: int = 10) -> None:
+def print_table(summary: Summary, console: Console) -> None:
     """Per-op summary in ncu's words, then the instructions with the most bank conflicts."""
-    b, c, ctas = result.trace.instructions, result.counts, result.trace.ctas
-    names = labels(b)
-    summary = Table(title=f"{result.trace.name or 'trace'} on {result.arch.name}" + (f" ({ctas} CTAs)" if ctas > 1 else ""))
+    ctas = summary.ctas
+    table = Table(title=f"{summary.name or 'trace'} on {summary.arch.name}" + (f" ({ctas} CTAs)" if ctas > 1 else ""))
     for col in ("Op", "Instructions", "Wavefronts", "Ideal Wavefronts", "Bank Conflicts", "% of Ideal"):
-        summary.add_column(col, justify="left" if col == "Op" else "right", no_wrap=col == "Op")
+        table.add_column(col, justify="left" if col == "Op" else "right", no_wrap=col == "Op")
     total = np.zeros(4, dtype=np.int64)
-    for name in sorted(set(names)):
-        rows = names == name
-        v = np.array([rows.sum(), c.wavefronts[rows].sum(), c.ideal[rows].sum(), c.bank_conflicts[rows].sum()]) * ctas
+    for name, values in summary.forms.items():
+        v = np.array(values, dtype=np.int64) * ctas
         total += v
-        summary.add_row(name, *_fmt(v))
-    if len(set(names)) > 1:
-        summary.add_row("all", *_fmt(total), style="bold")
-    console.print(summary)
-    order = np.argsort(-c.bank_conflicts, kind="stable")[:worst]
-    order = order[c.bank_conflicts[order] > 0]
-    if len(order):
-        top = Table(title=f"Worst instructions (of {len(b)})")
+        table.add_row(name, *_fmt(v))
+    if len(summary.forms) > 1:
+        table.add_row("all", *_fmt(total), style="bold")
+    console.print(table)
+    if summary.worst:
+        top = Table(title=f"Worst instructions (of {summary.instructions:,})")
         for col in ("Index", "Warp", "Op", "Wavefronts", "Ideal", "Bank Conflicts"):
             top.add_column(col, justify="right", no_wrap=col == "Op")
-        for i in order:
-            top.add_row(str(i), str(b.warp[i]), names[i], str(c.wavefronts[i]), str(c.ideal[i]), str(c.bank_conflicts[i]))
+        for w in summary.worst:
+            top.add_row(str(w.index), str(w.warp), w.sass, str(w.wavefronts), str(w.ideal), str(w.bank_conflicts))
         console.print(top)
     else:
         console.print("No bank conflicts.")
+    for note in summary.notes:
+        console.print(f"Note: {note}.")
 
 
 def _fmt(v: np.ndarray) -> list[str]:

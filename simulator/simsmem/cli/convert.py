@@ -1,0 +1,49 @@
+"""``simsmem convert IN OUT``: a trace of any supported form, written as trace v1 in the form OUT's name asks for.
+
+IN: trace v1 (.json, .jsonl, either also .gz; .npz) or an Accel-Sim kernel-N.traceg (also .xz/.gz).
+OUT: .json, .json.gz, .jsonl, .jsonl.gz or .npz (numpy columns, the fastest to read back). The
+instructions are checked against the arch (``--arch``, else the trace's own, else sm_90) as they
+stream through; OUT appears only once every instruction was read and written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+
+import attrs
+
+from ..analysis import resolve_arch
+from ..config import ArchConfig
+from ..progress import add_quiet_flag, progress
+from ..trace import Chunk, TraceStream, check_against_arch, open_trace, write_stream
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("convert", help="write a trace (or an Accel-Sim .traceg) as trace v1 .json/.jsonl/.jsonl.gz/.npz", description=__doc__)
+    p.add_argument("input", help="trace to read")
+    p.add_argument("output", help="trace to write; its name picks the form")
+    p.add_argument("--arch", help="check the instructions against this arch (default: the trace's own, else sm_90)")
+    add_quiet_flag(p)
+    p.set_defaults(func=convert)
+
+
+def convert(args: argparse.Namespace) -> int:
+    stream = open_trace(args.input)
+    arch = resolve_arch(stream, args.arch)
+    with progress(f"converting {stream.name or args.input}", total=stream.size or None, quiet=args.quiet) as advance:
+        checked = attrs.evolve(stream, chunks=_checked(stream, arch, advance))
+        write_stream(checked, args.output)
+    for note in stream.notes:
+        print(f"simsmem: note: {note}", file=sys.stderr)
+    return 0
+
+
+def _checked(stream: TraceStream, arch: ArchConfig, advance) -> Iterator[Chunk]:
+    done = 0
+    for chunk in stream.chunks:
+        check_against_arch(chunk.instructions, arch, stream.where, chunk.first)
+        yield chunk
+        advance(chunk.done - done)
+        done = chunk.done
