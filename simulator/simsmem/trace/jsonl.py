@@ -78,8 +78,10 @@ def _parts(f: Input, pending: bytes, where: str, count: int | None) -> Iterator[
                     pending = data
                     continue
                 data, pending = data[:cut], data[cut + 1 :]
-            elif not data:
-                break
+            else:
+                data = data.removesuffix(b"\n")  # the file's final newline ends its last line
+                if not data:
+                    break
             lines = data.count(b"\n") + 1
             yield _parse_block(data, where, index, line), f.done
             index += lines
