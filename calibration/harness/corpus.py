@@ -81,10 +81,21 @@ def row(p: Pattern, kernel: Kernel, sass_found: dict[str, str | None], where: st
     return out
 
 
-def build(patterns: list[Pattern], kernels: list[Kernel], dump: str, where: str) -> tuple[list[dict], list[dict]]:
-    """(memory rows, op_misc rows) of one profiled set."""
+def measured(kernels: list[Kernel], patterns: list[Pattern], where: str) -> list[Kernel]:
+    """The launches that completed: a failed launch (ncu reports its counters as ``nan``) ends the run."""
+    for i, k in enumerate(kernels):
+        if any(v == "nan" for m, v in k.metrics.items() if m in METRICS):
+            print(f"{where}: launch {i} ({patterns[i].name if i < len(patterns) else '?'}) failed; "
+                  f"{len(patterns) - i} of {len(patterns)} patterns not measured")
+            return kernels[:i]
     if len(kernels) != len(patterns):
         raise ValueError(f"{where}: {len(kernels)} profiled launches for {len(patterns)} patterns")
+    return kernels
+
+
+def build(patterns: list[Pattern], kernels: list[Kernel], dump: str, where: str) -> tuple[list[dict], list[dict]]:
+    """(memory rows, op_misc rows) of one profiled set (up to a failed launch, if one failed)."""
+    kernels = measured(kernels, patterns, where)
     used = {p.kernel for p in patterns}
     verdicts = [v for v in check(dump) if v.form.kernel in used]
     failed = [v.form.kernel for v in verdicts if not v.ok]

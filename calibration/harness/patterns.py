@@ -437,10 +437,10 @@ def random_pattern(rng: random.Random, kernel: str, name: str, family: str) -> P
     return Pattern(name, kernel, addrs, mask, src=src, family=family, note=note)
 
 
-def random_set(seed: int, prefix: str, family: str, share: float = 1.0) -> list[Pattern]:
-    """``RANDOM_KERNELS`` random launches per kernel (times ``share``, at least one), all from one seeded generator."""
+def random_set(seed: int, prefix: str, family: str, share: float = 1.0, counts: dict[str, int] | None = None) -> list[Pattern]:
+    """``counts`` (default ``RANDOM_KERNELS`` times ``share``, at least one) random launches per kernel, from one seeded generator."""
     rng = random.Random(seed)
-    counts = {k: max(1, round(n * share)) for k, n in RANDOM_KERNELS.items()}
+    counts = counts or {k: max(1, round(n * share)) for k, n in RANDOM_KERNELS.items()}
     return [random_pattern(rng, k, f"{prefix}{k}_{i}", family) for k, n in counts.items() for i in range(n)]
 
 
@@ -554,20 +554,29 @@ def ldgsts_followup() -> list[Pattern]:
     return out
 
 
-def misc_followup() -> list[Pattern]:
-    """Which instructions make op_misc wavefronts: cp.async's commit and wait, stores before a barrier, predicated-off loads."""
-    ident = list(range(LANES))
-    out = [Pattern(f"{k}_t{t}", k, [4 * i for i in ident], threads=t, family="misc")
+def misc_followup(stride: int = 4) -> list[Pattern]:
+    """Which instructions make op_misc wavefronts: cp.async's commit and wait, stores before a barrier, predicated-off loads.
+
+    The follow-up run used ``stride`` 4, misaligned for misc_sts128_bar's STS.128: that launch faulted and ended
+    the run (the rest of the set unmeasured); ``followup2`` repeats them with ``stride`` 16.
+    """
+    lanes = [stride * i for i in range(LANES)]
+    out = [Pattern(f"{k}_t{t}", k, lanes, threads=t, family="misc")
            for k in ("misc_ldgdepbar", "misc_depbar", "misc_sts_bar", "misc_sts128_bar", "misc_lds_bar") for t in (32, 128)]
-    out.append(Pattern("misc_sts_bar_t32_half", "misc_sts_bar", [4 * i for i in ident], 0x0000FFFF, family="misc"))
+    out.append(Pattern("misc_sts_bar_t32_half", "misc_sts_bar", lanes, 0x0000FFFF, family="misc"))
     for m in (0, 1, FULL):
-        out.append(Pattern(f"lds32_pred_mask{m:08x}", "lds32_pred", [4 * i for i in ident], m, family="misc"))
+        out.append(Pattern(f"lds32_pred_mask{m:08x}", "lds32_pred", lanes, m, family="misc"))
     return out
 
 
 def followup() -> list[Pattern]:
-    """The follow-up set (see the three functions above)."""
+    """The follow-up set (see the three functions above), as measured."""
     return lane_maps() + ldgsts_followup() + misc_followup()
+
+
+def followup2() -> list[Pattern]:
+    """The second follow-up: the op_misc probes the first one did not reach."""
+    return [p for p in misc_followup(stride=16) if p.kernel != "misc_ldgdepbar" and p.kernel != "misc_depbar"]
 
 
 def alignments_signed() -> list[Pattern]:
@@ -579,6 +588,16 @@ def alignments_signed() -> list[Pattern]:
 def holdout(seed: int = HOLDOUT_SEED) -> list[Pattern]:
     """The hold-out set: random launches only, from their own seed."""
     return random_set(seed, "H_", "holdout")
+
+
+HOLDOUT2_SEED = 20261122
+
+
+def holdout2(seed: int = HOLDOUT2_SEED) -> list[Pattern]:
+    """A second hold-out, drawn after the first had been used to choose between two LDS.64/128 rules: mostly those."""
+    counts = {"lds64": 60, "lds128": 60, "ldgsts_ca4": 6, "ldgsts_ca8": 6, "ldgsts_ca16": 6, "ldgsts_cg16": 6,
+              "atom_cas": 4, "atom_min": 4, "atom_exch64": 4, "atom_cas64": 4, "red_add1": 6}
+    return random_set(seed, "H2_", "holdout2", counts=counts)
 
 
 FAULTS: tuple[tuple[str, str, int, int], ...] = (
@@ -628,9 +647,9 @@ def check_set(patterns: list[Pattern]) -> None:
             raise ValueError(f"{p.name}: no probe {p.kernel!r} to launch")
         if len(p.addrs) != LANES or (p.src is not None and len(p.src) != LANES):
             raise ValueError(f"{p.name}: 32 lanes needed")
-        if p.family == "fault" or p.kernel.startswith("misc"):
+        if p.family == "fault" or (p.kernel.startswith("misc") and not BY_KERNEL[p.kernel].shared):
             continue
-        size = access_bytes(p.kernel)
+        size = max(16 if op.endswith("128") else 4 for op in BY_KERNEL[p.kernel].shared) if p.kernel.startswith("misc") else access_bytes(p.kernel)
         for a in p.addrs:
             if not 0 <= a <= SMEM - size or a % size:
                 raise ValueError(f"{p.name}: address {a} outside the array or misaligned for {size} bytes")
