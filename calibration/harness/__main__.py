@@ -48,6 +48,10 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--env", type=Path, required=True)
     t.add_argument("--out", type=Path, required=True)
 
+    g2 = sub.add_parser("agree", help="hold simsmem's bank model against corpus files: rows compared, exact, disagreements")
+    g2.add_argument("corpus", type=Path, nargs="+")
+    g2.add_argument("--arch", default="sm_90")
+
     s = sub.add_parser("sass", help="check a cuobjdump -sass dump of probe.cu and print the report")
     s.add_argument("dump", type=Path)
 
@@ -67,6 +71,18 @@ def main(argv: list[str] | None = None) -> int:
         sets = [SETS / f"{n}.json" for n in a.sets.split(",") if n]
         return run(sys.argv, a.out, a.build, a.arch, sets, None if a.no_faults else SETS / "faults.json",
                    not a.no_seeds, not a.no_timing, a.chunk, a.budget)
+    if a.command == "agree":
+        from simsmem.config import load_arch
+        from simsmem.corpus import load_corpus
+
+        from .agreement import compare, summary
+
+        arch = load_arch(a.arch)
+        for path in a.corpus:
+            rows = load_corpus(path)
+            compared, bad = compare(rows, arch)
+            print(f"== {path}\n{summary(compared, rows, bad)}")
+        return 0
     if a.command == "sass":
         from .sass import check, report
 
