@@ -91,3 +91,22 @@ def test_pattern_sets_are_what_the_generator_makes(name, make):
 
     committed = json.loads((ROOT / "calibration" / "patterns" / f"{name}.json").read_text())
     assert [asdict(p) for p in make()] == committed
+
+
+def test_seed_kernels_rerun_reproduces_the_first_measurement():
+    """The harness's re-run of the seed kernels (other day, same GPU model) gives every counter of seed_kernels.json."""
+    first = {k["kernel"]: k["ncu"] for k in json.loads((H100 / "seed_kernels.json").read_text())["kernels"]}
+    rerun = json.loads((H100 / "seed_kernels_rerun.json").read_text())["kernels"]
+    assert len(rerun) == len(first) == 10
+    for k in rerun:
+        shared = set(k["ncu"]) & set(first[k["kernel"]])
+        assert len(shared) >= 20
+        assert {m: k["ncu"][m] for m in shared} == {m: first[k["kernel"]][m] for m in shared}
+
+
+def test_timing_output_parses_to_the_committed_json():
+    from harness.timing import parse
+
+    text = (H100 / "runs" / "2026-11-22-design" / "timing.txt").read_text()
+    committed = json.loads((H100 / "timing_rerun.json").read_text())
+    assert parse(text) == {"latency": committed["latency"], "throughput": committed["throughput"]}
