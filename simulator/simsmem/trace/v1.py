@@ -58,6 +58,8 @@ OP_FIELDS = {
 }
 OP_CODE = {name: code for code, name in enumerate(OPS)}
 FLAG_FIELDS = ("trans", "wait", "generic")
+#: Fields that vary from instruction to instruction: the vectorised pass takes them as arrays.
+ROW_FIELDS = ("addrs", "warp", "delay")
 #: dtype of each ``InstructionBatch`` column.
 DTYPES = {
     "op": np.uint8, "width": np.uint8, "num": np.uint8, "trans": np.bool_, "mask": np.uint32,
@@ -119,16 +121,18 @@ def fast_columns(objs: list, text: bytes | None = None) -> InstructionBatch | No
     """The columns of ``objs`` if every one is a valid instruction with plain addresses; else None,
     which leaves them to ``BatchBuilder`` (``objs`` are then as they were).
 
-    Instructions repeat their fields (op, width, warp, mask ...) far more often than not, so each
-    distinct combination is checked once, by the same rules as ``BatchBuilder``, and the columns are
-    gathered from those with numpy; addresses are checked as arrays. ``text``, the objects' JSON
-    where the reader has it (with ``null`` read as -1), lets a few byte counts (``_plain``) prove
-    every value's type instead of looking at each: without it, types are part of a combination.
+    Instructions repeat their form (op, width, mask, flags) far more often than not, so each
+    distinct combination is checked once, by the same rules as ``BatchBuilder``, and gathered into
+    columns with numpy; the fields that vary from row to row (``ROW_FIELDS``: addresses, warp,
+    delay) are taken out first and checked as arrays. ``text``, the objects' JSON where the reader
+    has it (with ``null`` read as -1), lets a few byte counts (``_plain``) prove every value's type
+    instead of looking at each; without it, types are part of a combination.
     """
     n = len(objs)
     if n == 0 or set(map(type, objs)) != {dict}:
         return None
-    rows = [d.pop("addrs", _MISSING) for d in objs]
+    row_fields = [f for f in ROW_FIELDS if text is None or b'"%s"' % f.encode() in text]  # absent keys: nothing to take
+    taken = {field: [d.pop(field, _MISSING) for d in objs] for field in row_fields}
     try:
         combos: dict[tuple, int] = {}
         if text is None:
@@ -142,23 +146,33 @@ def fast_columns(objs: list, text: bytes | None = None) -> InstructionBatch | No
                 if set(map(type, [d.get(flag, False) for d in objs])) != {bool}:
                     raise _Unusual
         fields = [scalar_fields(dict(combo), "") for combo in items]
+        rows = taken.get("addrs", [])
         if set(map(type, rows)) != {list} or set(map(len, rows)) != {LANES}:
             raise _Unusual
         if text is None:
             addrs = _checked_addresses(rows)
-        elif _plain(text, items, np.bincount(np.array(index), minlength=len(items))):
+        elif _plain(text, items, np.bincount(np.array(index), minlength=len(items)), {f: n - v.count(_MISSING) for f, v in taken.items()}):
             addrs = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=n * LANES).reshape(n, LANES)
         else:
             raise _Unusual
         rows_of = np.array(index)
-        table = {name: np.array([f[name] for f in fields], dtype=DTYPES[name])[rows_of] for name in DTYPES if name != "addrs"}
+        table = {name: np.array([f[name] for f in fields], dtype=DTYPES[name])[rows_of] for name in DTYPES if name not in ROW_FIELDS}
+        for field in ("warp", "delay"):
+            values = [0 if v is _MISSING else v for v in taken.get(field, [0] * n)]
+            if set(map(type, values)) != {int}:
+                raise _Unusual
+            column = np.array(values, dtype=np.int64)
+            if np.any(column.view(np.uint64) > MAX_INT):
+                raise _Unusual
+            table[field] = column.astype(DTYPES[field])
         active = active_lanes(table["op"], table["num"], table["mask"])
         if np.any(active & (addrs.view(np.uint64) > MAX_INT)):  # negative or too large where a lane is active
             raise _Unusual
     except (_Unusual, TraceError, TypeError, ValueError, OverflowError):
-        for d, row in zip(objs, rows):
-            if row is not _MISSING:
-                d["addrs"] = row
+        for field, values in taken.items():
+            for d, v in zip(objs, values):
+                if v is not _MISSING:
+                    d[field] = v
         return None
     lanes = addrs.astype(np.int32)
     lanes[~active] = INACTIVE
@@ -177,20 +191,24 @@ def _checked_addresses(rows: list[list]) -> np.ndarray:
     return addrs
 
 
-def _plain(text: bytes, combos: list[tuple], times: np.ndarray) -> bool:
-    """Whether ``text`` provably holds no values but the integers of the addresses and the fields of
-    ``combos`` (each given ``times``). JSON's floats need a '.' or an exponent ('e'/'E'), booleans an
-    'e', strings two quotes; with no escapes, anything but an integer among the addresses, or a
-    boolean that joined an integer's combination, adds to those counts: equal counts rule them out."""
+def _plain(text: bytes, combos: list[tuple], times: np.ndarray, row_keys: dict[str, int]) -> bool:
+    """Whether ``text`` provably holds no values but integers besides the fields of ``combos`` (each
+    given ``times``) and the row fields' keys (each given by ``row_keys[key]`` objects). JSON's floats
+    need a '.' or an exponent ('e'/'E'), booleans an 'e', strings two quotes; with no escapes,
+    anything else among the addresses, warps and delays, or a boolean that joined an integer's
+    combination, adds to those counts: equal counts rule them out."""
     if b"\\" in text or b"." in text:
         return False
     quotes, lower, upper = (np.zeros(len(combos), dtype=np.int64) for _ in range(3))
     for i, combo in enumerate(combos):
-        strings = ["addrs"] + [k for k, _ in combo] + [v for _, v in combo if type(v) is str]
+        strings = [k for k, _ in combo] + [v for _, v in combo if type(v) is str]
         quotes[i] = 2 * len(strings)
         lower[i] = sum(s.count("e") for s in strings) + sum(type(v) is bool for _, v in combo)
         upper[i] = sum(s.count("E") for s in strings)
-    return text.count(b'"') == quotes @ times and text.count(b"e") == lower @ times and text.count(b"E") == upper @ times
+    quotes_total = quotes @ times + sum(2 * given for given in row_keys.values())
+    lower_total = lower @ times + sum(key.count("e") * given for key, given in row_keys.items())
+    upper_total = upper @ times + sum(key.count("E") * given for key, given in row_keys.items())
+    return text.count(b'"') == quotes_total and text.count(b"e") == lower_total and text.count(b"E") == upper_total
 
 
 def active_lanes(op: np.ndarray, num: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -1,0 +1,76 @@
+"""Large traces end to end: ``simsmem run`` on 10M random mixed instructions, from .jsonl.gz and from .npz.
+
+    python benchmarks/bench_streaming.py [N] [--dir DIR]
+
+Writes the trace once (bench_count's random mix, 32 warps; kept in DIR, default the system temp
+folder, and reused by later runs: never committed), converts it to .npz, then times
+``simsmem run FILE --quiet`` (the summary table) in a child process pinned to one CPU, and reports
+warp-instructions per second and the child's peak RSS. Also times, in this process, reading and
+checking the .jsonl.gz without counting, to say what parsing costs on its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench_count import random_batch
+
+from simsmem.trace import CHUNK, Chunk, TraceStream, open_trace, write_stream
+
+
+def generated(n: int, path: Path) -> TraceStream:
+    """``n`` random instructions, made chunk by chunk (the generator never holds the whole trace)."""
+    chunks = (Chunk(random_batch(min(CHUNK, n - s), seed=s), s, 0) for s in range(0, n, CHUNK))
+    return TraceStream(str(path), "random", "sm_90", 1, 0, chunks, count=n)
+
+
+def child_run(path: Path) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MiB) of ``simsmem run PATH --quiet`` on one CPU."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "simsmem", "run", str(path), "--quiet"], check=True, stdout=subprocess.DEVNULL,
+        preexec_fn=lambda: os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}),
+    )
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    if peak <= before:
+        print(f"  (peak RSS of this child not above an earlier child's {before / 1024:.0f} MiB)")
+    return seconds, peak / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("n", type=int, nargs="?", default=10_000_000)
+    parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "simsmem-bench")
+    args = parser.parse_args()
+    args.dir.mkdir(parents=True, exist_ok=True)
+    jsonl, npz = args.dir / f"random-{args.n}.jsonl.gz", args.dir / f"random-{args.n}.npz"
+    print(f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; {args.n:,} instructions")
+    if not jsonl.exists():
+        start = time.perf_counter()
+        write_stream(generated(args.n, jsonl), jsonl)
+        print(f"wrote {jsonl} ({jsonl.stat().st_size / 2**20:.0f} MiB) in {time.perf_counter() - start:.0f} s")
+    if not npz.exists():
+        start = time.perf_counter()
+        write_stream(open_trace(jsonl), npz)
+        print(f"converted to {npz} ({npz.stat().st_size / 2**20:.0f} MiB) in {time.perf_counter() - start:.0f} s")
+    start = time.perf_counter()
+    read = sum(len(c.instructions) for c in open_trace(jsonl).chunks)
+    seconds = time.perf_counter() - start
+    print(f"read and check .jsonl.gz (gunzip, JSON, v1 checks; no counting): {read / seconds:,.0f} warp-instructions/s")
+    for path in (jsonl, npz):
+        seconds, peak = child_run(path)
+        print(f"simsmem run {path.name}: {args.n / seconds:,.0f} warp-instructions/s ({seconds:.1f} s), peak RSS {peak:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
