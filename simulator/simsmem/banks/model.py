@@ -19,7 +19,7 @@ import numpy as np
 
 from ..config import ArchConfig
 from ..trace.records import OPS, InstructionBatch
-from .phases import Shape, shape_of
+from .phases import QUAD_ADDRESSES, QUAD_LANES, Shape, shape_of
 
 
 @attrs.frozen(eq=False)
@@ -52,9 +52,10 @@ def count_rows(addrs: np.ndarray, rows: np.ndarray, shape: Shape, arch: ArchConf
     wavefronts, ideal wavefronts, bytes.
     """
     k = shape.words_per_lane
+    assert shape.group in (1, 2), "sibling phases merge in pairs"
     _count_rows(
         addrs, rows, shape.lanes, _divisor(k * arch.bank_width), _divisor(arch.banks // k), _divisor(shape.access_bytes),
-        k, arch.banks, shape.lanes_per_phase, shape.group, shape.broadcast, out,
+        shape.lanes_per_phase, shape.group, shape.broadcast, out,
     )
 
 
@@ -74,14 +75,15 @@ def _rem(a, d):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _count_rows(addrs, rows, width, unit, unit_banks, access, k, banks, per_phase, group, broadcast, out):  # pragma: no cover - compiled
+def _count_rows(addrs, rows, width, unit, unit_banks, access, per_phase, group, broadcast, out):  # pragma: no cover - compiled
     phases = width // per_phase
     buckets = max(unit_banks[0], width)
     table = np.empty((buckets, width), dtype=np.int64)  # per unit bank: the distinct units it holds
     held = np.zeros(buckets, dtype=np.int64)  # distinct units each unit bank holds
     asks = np.zeros(buckets, dtype=np.int64)  # requests each unit bank gets
     units = np.empty(width, dtype=np.int64)
-    where = np.empty(width, dtype=np.int64)  # a lane's unit bank; -1: the lane asks for nothing
+    where = np.empty(width, dtype=np.int64)  # a lane's unit bank (its slot); -1: the lane asks for nothing
+    slot_map = np.full((2, unit_banks[0]), -1, dtype=np.int64)  # for _mergeable: the slot each slot meets
     for i in rows:
         for j in range(width):
             a = np.int64(addrs[i, j])
@@ -89,19 +91,16 @@ def _count_rows(addrs, rows, width, unit, unit_banks, access, k, banks, per_phas
             where[j] = _rem(units[j], unit_banks) if a >= 0 else -1
         wavefronts = 0
         ideal = 0
-        for g0 in range(0, phases, group):
-            asked = 0
-            passes = 0
-            for p in range(g0, g0 + group):
+        if group > 1 and _mergeable(units, where, phases, per_phase, slot_map):
+            for g0 in range(0, phases, group):  # each pair of sibling phases served together
+                d, w = _phase(units, where, g0 * per_phase, (g0 + group) * per_phase, broadcast, table, held, asks)
+                wavefronts += w
+                ideal += d > 0
+        else:
+            for p in range(phases):
                 d, w = _phase(units, where, p * per_phase, (p + 1) * per_phase, broadcast, table, held, asks)
-                asked += d * k
-                passes += w
-            if group > 1 and 0 < asked <= banks:
-                _, union = _phase(units, where, g0 * per_phase, (g0 + group) * per_phase, True, table, held, asks)
-                if union <= 1:
-                    passes = 1
-            wavefronts += passes
-            ideal += (asked + banks - 1) // banks
+                wavefronts += w
+                ideal += d > 0
         out[0, i] = wavefronts
         out[1, i] = ideal
         # bytes: distinct accesses, counted the same way with each access as a unit in `width` buckets
@@ -139,3 +138,40 @@ def _phase(units, where, start, stop, broadcast, table, held, asks):  # pragma: 
             held[where[j]] = 0
             asks[where[j]] = 0
     return distinct, passes
+
+
+@numba.njit(cache=True, nogil=True)
+def _mergeable(units, where, phases, per_phase, slot_map):  # pragma: no cover - compiled
+    """Whether every pair of sibling phases can be served together (reference.py, rule 3)."""
+    for p0 in range(0, phases, 2):
+        a, b = p0 * per_phase, (p0 + 1) * per_phase
+        if max(where[a:b]) < 0 or max(where[b : b + per_phase]) < 0:
+            continue
+        for q in range(a, b + per_phase, QUAD_LANES):  # each lane quad reads at most QUAD_ADDRESSES addresses
+            distinct = 0
+            for x in range(q, q + QUAD_LANES):
+                if where[x] < 0:
+                    continue
+                seen = False
+                for y in range(q, x):
+                    if where[y] >= 0 and units[y] == units[x]:
+                        seen = True
+                distinct += not seen
+            if distinct > QUAD_ADDRESSES:
+                return False
+        ok = True
+        for j in range(per_phase):  # partner lanes pair their slots one-to-one
+            sx, sy = where[a + j], where[b + j]
+            if sx >= 0 and sy >= 0:
+                if (slot_map[0, sx] >= 0 and slot_map[0, sx] != sy) or (slot_map[1, sy] >= 0 and slot_map[1, sy] != sx):
+                    ok = False
+                slot_map[0, sx] = sy
+                slot_map[1, sy] = sx
+        for j in range(per_phase):
+            if where[a + j] >= 0:
+                slot_map[0, where[a + j]] = -1
+            if where[b + j] >= 0:
+                slot_map[1, where[b + j]] = -1
+        if not ok:
+            return False
+    return True

@@ -3,7 +3,7 @@
 A *phase* moves at most one word from every bank (``banks * bank_width`` bytes, 128 on every NVIDIA
 arch so far): a whole warp for 8/16/32-bit accesses, a half-warp for 64-bit, a quarter-warp for
 128-bit, and one 8x8 b16 matrix (8 row addresses of 16 bytes) for LDSM/STSM. Loads may serve
-``merge_phases`` sibling phases in one wavefront; a *merge group* is such a run of sibling phases.
+``merge_phases`` (2) sibling phases in one wavefront; a *merge group* is such a pair of siblings.
 """
 
 from __future__ import annotations
@@ -14,6 +14,10 @@ from ..config import ArchConfig, OpSpec
 
 MATRIX_ROWS = 8  # lanes (row addresses) per 8x8 matrix
 MATRIX_ROW_BYTES = 16  # 8 b16 elements
+#: A merged pair of sibling phases returns data to each quad of lanes (4k..4k+3) from at most two
+#: distinct addresses (H100: calibration/h100/RULES_v2.md, rule R3 b).
+QUAD_LANES = 4
+QUAD_ADDRESSES = 2
 
 
 @attrs.frozen

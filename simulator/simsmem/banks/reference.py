@@ -1,28 +1,29 @@
 """The bank model, instruction by instruction, written to be read.
 
-The rule (it reproduces every H100 measurement in ``calibration/h100``):
+The rule (it reproduces the H100 measurements in ``calibration/h100``; see ``RULES_v2.md`` there):
 
 1. Split the active lanes into phases (``phases.py``). Each lane needs ``words_per_lane`` words.
 2. A phase needs one pass per word a bank must deliver: the most *distinct words* any one bank holds
    (lanes wanting the same word share it: broadcast), or, for ops without broadcast (atomics), the
-   most *lane requests* any one bank gets.
-3. Loads try to serve a merge group of sibling phases (two half-warps of a 64-bit load, each pair of
-   quarter-warps of a 128-bit load) in one wavefront. It works when no bank holds two distinct words
-   across the group and the group's phases together need at most ``banks`` words, counting a word
-   once per phase that wants it. Otherwise each phase takes its own passes.
-4. ncu's *bank conflicts* are wavefronts beyond the ideal: a group ideally needs one wavefront per
-   ``banks`` words it asks for (counted per phase), rounded up.
+   most *lane requests* any one bank gets. Its ideal is one wavefront.
+3. Loads serve sibling phases in pairs (the two half-warps of a 64-bit load; quarter-warps 0+1 and
+   2+3 of a 128-bit load) when every pair of the instruction is *mergeable*: one of its phases has no
+   active lane, or both
+   a. partner lanes (the same position in the two phases) pair their *slots* (a lane's position in
+      its 128-byte row) one-to-one: no slot of one phase meets two different slots of the other; and
+   b. no lane quad (lanes 4k..4k+3) reads more than two distinct addresses.
+   A merged pair takes as many passes as its busiest bank holds distinct words over the pair, and
+   ideally one. If any pair is not mergeable, every phase is served alone (step 2).
+4. ncu's *bank conflicts* are wavefronts minus ideal wavefronts.
 """
 
 from __future__ import annotations
-
-import math
 
 import attrs
 
 from ..config import ArchConfig
 from ..trace.records import Instruction
-from .phases import Shape, shape_of
+from .phases import QUAD_ADDRESSES, QUAD_LANES, Shape, shape_of
 
 
 @attrs.frozen
@@ -64,27 +65,46 @@ def schedule(ins: Instruction, arch: ArchConfig) -> Schedule:
     """Serve one instruction the way the hardware does."""
     spec = arch.op(ins.op)
     shape = shape_of(spec, arch, ins.width, ins.num)
+    lanes = ins.active_lanes
     by_phase: list[list[Request]] = [[] for _ in range(shape.phases)]
-    for lane in ins.active_lanes:
+    for lane in lanes:
         phase = lane // shape.lanes_per_phase
         first = ins.addrs[lane] // arch.bank_width
         for word in range(first, first + shape.words_per_lane):
             by_phase[phase].append(Request(lane, phase, word, word % arch.banks))
 
-    wavefronts: list[Wavefront] = []
-    ideal = 0
-    for g in range(0, shape.phases, shape.group):
-        group = by_phase[g : g + shape.group]
-        words_asked = sum(len({r.word for r in reqs}) for reqs in group)
-        ideal += math.ceil(words_asked / arch.banks)
-        union = [r for reqs in group for r in reqs]
-        if shape.group > 1 and union and words_asked <= arch.banks and _passes_needed(union, True) == 1:
-            wavefronts.append(Wavefront(tuple(union)))
-        else:
-            for reqs in group:
-                wavefronts.extend(_passes(reqs, shape.broadcast))
-    addrs = {ins.addrs[lane] for lane in ins.active_lanes}
+    pairs = [by_phase[p : p + shape.group] for p in range(0, shape.phases, shape.group)]
+    if shape.group > 1 and all(_mergeable(ins, shape, arch, p) for p in range(0, shape.phases, shape.group)):
+        groups = [[r for reqs in pair for r in reqs] for pair in pairs]  # each pair served as one phase
+    else:
+        groups = by_phase
+    wavefronts = [w for reqs in groups for w in _passes(reqs, shape.broadcast)]
+    ideal = sum(1 for reqs in groups if reqs)
+    addrs = {ins.addrs[lane] for lane in lanes}
     return Schedule(shape, tuple(wavefronts), ideal, len(addrs) * shape.access_bytes)
+
+
+def _mergeable(ins: Instruction, shape: Shape, arch: ArchConfig, first: int) -> bool:
+    """Whether sibling phases ``first`` and ``first + 1`` can be served together (rule 3)."""
+    per = shape.lanes_per_phase
+    active = set(ins.active_lanes)
+    a = [lane for lane in range(first * per, (first + 1) * per)]
+    b = [lane + per for lane in a]
+    if not active.intersection(a) or not active.intersection(b):
+        return True
+    slot_bytes = shape.words_per_lane * arch.bank_width
+    slots_per_row = arch.banks // shape.words_per_lane
+    partner_of: dict[tuple[int, int], int] = {}  # (side, slot) -> the slot it meets on the other side
+    for x, y in zip(a, b):
+        if x in active and y in active:
+            sx = ins.addrs[x] // slot_bytes % slots_per_row
+            sy = ins.addrs[y] // slot_bytes % slots_per_row
+            if partner_of.setdefault((0, sx), sy) != sy or partner_of.setdefault((1, sy), sx) != sx:
+                return False
+    for quad in range(a[0], b[-1] + 1, QUAD_LANES):
+        if len({ins.addrs[lane] for lane in range(quad, quad + QUAD_LANES) if lane in active}) > QUAD_ADDRESSES:
+            return False
+    return True
 
 
 def _keys_by_bank(reqs: list[Request], broadcast: bool) -> dict[int, list]:
