@@ -19,9 +19,8 @@ from ..explain import choose, explain, print_explanation
 from ..layout import tile
 from ..plots import figure, save
 from ..progress import add_quiet_flag, progress, track
-from ..swizzle import TMA_MODES
 from ..trace import load_trace
-from .gen import add_tile_arguments, chosen_swizzle, pad_elements
+from .gen import add_swizzle_arguments, add_tile_arguments, chosen_swizzle, pad_elements
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,10 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     layout = p.add_argument_group("tile view (with --png/--svg; the options of simsmem gen tile)")
     layout.add_argument("--tile", action="store_true", help="draw the tile the trace was generated from, next to the wavefronts")
     add_tile_arguments(layout)
-    layout.add_argument("--swizzle", nargs=3, type=int, metavar=("B", "M", "S"), help="CuTe Swizzle<B,M,S> on element offsets (--bytes: on byte offsets)")
-    layout.add_argument("--bytes", action="store_true", help="--swizzle acts on byte offsets")
-    layout.add_argument("--tma", choices=tuple(TMA_MODES), help="TMA swizzle mode (CuTe Sw<1|2|3,4,3> on byte offsets)")
-    layout.add_argument("--base", type=int, default=0, metavar="BYTES", help="where the tile starts in shared memory")
+    add_swizzle_arguments(layout)
     add_quiet_flag(p)
     p.set_defaults(func=run)
 

@@ -29,11 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     gens = p.add_subparsers(dest="generator", required=True, metavar="GENERATOR")
     t = gens.add_parser("tile", help="accesses over one tile", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_tile_arguments(t)
-    t.add_argument("--swizzle", nargs=3, type=int, metavar=("B", "M", "S"), help="CuTe Swizzle<B,M,S> (seed 004's swizzle<S,B,M> in CuTe's order: its <3,1,3> is 1 3 3)")
-    t.add_argument("--bytes", action="store_true", help="--swizzle acts on byte offsets (as TMA and CuTe's swizzled smem pointers do), not element offsets")
-    t.add_argument("--tma", choices=tuple(TMA_MODES), help="TMA swizzle mode (CuTe Sw<1|2|3,4,3> on byte offsets)")
+    add_swizzle_arguments(t)
     add_access_arguments(t, required=True)
-    t.add_argument("--base", type=int, default=0, metavar="BYTES", help="where the tile starts in shared memory")
     t.add_argument("--ctas", type=int, default=1, help="CTAs running the trace (kernel totals scale by it)")
     t.add_argument("--name", help="trace name (default: the output file's stem)")
     t.add_argument("--arch", default="sm_90", help="arch to check the trace against and record in it")
@@ -50,6 +47,14 @@ def add_tile_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cols", type=int, default=16)
     p.add_argument("--elem-bytes", type=int, default=2, help="element size in bytes (default 2: half)")
     p.add_argument("--pad-bytes", type=int, default=0, help="padding after each row, in bytes")
+
+
+def add_swizzle_arguments(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """The options that place a tile and swizzle it (read back by ``chosen_swizzle``)."""
+    p.add_argument("--swizzle", nargs=3, type=int, metavar=("B", "M", "S"), help="CuTe Swizzle<B,M,S> (seed 004's swizzle<S,B,M> in CuTe's order: its <3,1,3> is 1 3 3)")
+    p.add_argument("--bytes", action="store_true", help="--swizzle acts on byte offsets (as TMA and CuTe's swizzled smem pointers do), not element offsets")
+    p.add_argument("--tma", choices=tuple(TMA_MODES), help="TMA swizzle mode (CuTe Sw<1|2|3,4,3> on byte offsets)")
+    p.add_argument("--base", type=int, default=0, metavar="BYTES", help="where the tile starts in shared memory")
 
 
 def add_access_arguments(p: argparse.ArgumentParser, required: bool) -> None:
