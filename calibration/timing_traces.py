@@ -1,0 +1,172 @@
+"""Write the H100 timing microbenchmarks (``h100/src/timing.cu``) as trace v1 files in ``traces/timing/``.
+
+    python3 calibration/timing_traces.py [--out traces/timing]
+
+Each measured loop is read from its SASS (``h100/sass/timing.sass``, ``cuobjdump -sass`` of the
+measured source for sm_90), control codes included, and each of its shared-memory instructions becomes
+a trace instruction with the same addresses (``offset_for`` in timing.cu) and:
+
+- ``delay``: the cycles the warp spends on the loop's other instructions before it, from the stall
+  counts the compiler wrote into the SASS (each instruction holds the warp for its stall count, at
+  least one cycle), less the ``issue_interval`` cycle the engine gives the shared instruction itself,
+  plus ``BRANCH_TAKEN`` cycles after the loop's backward branch;
+- ``wait: true`` where an instruction between it and the previous shared instruction waits on the
+  scoreboard of the *previous* shared instruction (a dependent load: loads complete in order, so
+  that is "all earlier completed"), the delay then counting from that instruction on.
+
+Waits on an older load (the accumulation reads load k while k+1.. are in flight) have no trace v1
+spelling and are left out; so is the difference between cycles a warp issues in and cycles it only
+stalls. The README's "Timing model" section says which rows this costs.
+
+``lat_<OP>_<ways>.json.gz`` is the dependent chain (one warp, 512 loads); ``thr_<OP>_<ways>.json.gz`` is
+the throughput loop of 32 warps x 512 loads, whose first N warps replay the N-warp rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+import attrs
+import numpy as np
+
+from simsmem.config import load_arch
+from simsmem.trace import OPS, InstructionBatch, Trace, write_trace
+
+HERE = Path(__file__).resolve().parent
+SASS = HERE / "h100" / "sass" / "timing.sass"
+LOADS = 512  # per warp, as measured (ITERS in timing.cu)
+WARPS = 32  # the most warps a throughput row has
+#: Cycles a warp loses after its taken loop branch before the loop's first instruction issues. Not in
+#: the control codes; fitted to the one-warp throughput rows of LDS32 at 4 to 32 ways, whose loop
+#: takes 16 * 2 * wavefronts + 54 cycles (the 54: the wait for the last load, the loop's 20 other
+#: instructions from the wait to the first load, and 8 cycles of this).
+BRANCH_TAKEN = 8
+#: Kernel template argument, access width (0: LDSM) and lanes per phase of each measured op.
+OP = {"LDS32": (0, 32), "LDS64": (1, 64), "LDS128": (2, 128), "LDSM4": (3, 0)}
+MAX_WAYS = {"LDS32": 32, "LDS64": 16, "LDS128": 8, "LDSM4": 8}
+
+
+@attrs.frozen
+class Sass:
+    """One SASS instruction and what its control code says about timing."""
+
+    text: str
+    stall: int  # cycles before the warp's next instruction may issue
+    sets: int | None  # scoreboard the instruction releases when its result is ready (7: none)
+    waits: int  # mask of scoreboards it waits on
+
+    @property
+    def shared(self) -> bool:
+        return self.text.split()[0].startswith(("LDS", "STS", "LDSM", "STSM", "ATOMS"))
+
+
+def read_sass(path: Path = SASS) -> dict[str, list[Sass]]:
+    """Each function's instructions with their control codes (Volta+ layout: bits 105-121 of 128)."""
+    funcs: dict[str, list[Sass]] = {}
+    pending = None
+    for line in path.read_text().splitlines():
+        if m := re.match(r"\s*Function : (\S+)", line):
+            current = funcs.setdefault(m[1], [])
+        elif m := re.match(r"\s*/\*[0-9a-f]{4}\*/\s+(.*?)\s*;\s*/\* 0x[0-9a-f]{16} \*/", line):
+            pending = m[1]
+        elif pending and (m := re.match(r"\s*/\* 0x([0-9a-f]{16}) \*/", line)):
+            hi = int(m[1], 16)
+            sets = hi >> 46 & 7
+            current.append(Sass(pending, max(1, hi >> 41 & 15), None if sets == 7 else sets, hi >> 52 & 63))
+            pending = None
+    return funcs
+
+
+def loop_of(instructions: list[Sass]) -> list[Sass]:
+    """The body of the function's loop: from the target of its backward branch to the branch."""
+    for k, ins in enumerate(instructions):
+        if m := re.match(r"@P\d BRA 0x([0-9a-f]+)", ins.text):
+            start = int(m[1], 16) // 16
+            if start < k:
+                return instructions[start : k + 1]
+    raise ValueError("no loop")
+
+
+def project(body: list[Sass], issue_interval: int) -> list[tuple[int, bool]]:
+    """``(delay, wait)`` of each shared instruction of a loop body, the loop running round and round."""
+    n = len(body)
+    shared = [k for k, ins in enumerate(body) if ins.shared]
+    out = []
+    for j, k in enumerate(shared):
+        prev = shared[j - 1] if j else shared[-1] - n  # the previous shared instruction, last time round
+        cycles, wait = 0, False
+        for p in range(prev, k):
+            ins = body[p % n]
+            if p != prev and ins.waits and _setter(body, p, ins.waits) == prev:
+                cycles, wait = 0, True  # the delay counts from the dependent instruction
+            cycles += ins.stall + (BRANCH_TAKEN if ins.text.startswith("@P") and "BRA" in ins.text else 0)
+        out.append((cycles if wait else cycles - issue_interval, wait))
+    return out
+
+
+def _setter(body: list[Sass], p: int, waits: int) -> int:
+    """The latest instruction before position ``p`` (in loop order, may be negative) setting one of ``waits``."""
+    n = len(body)
+    for q in range(p - 1, p - 1 - n, -1):
+        if body[q % n].sets is not None and waits >> body[q % n].sets & 1:
+            return q
+    return p - n
+
+
+def offsets(op: str, ways: int) -> np.ndarray:
+    """The 32 lanes' byte offsets of ``offset_for`` in timing.cu."""
+    lane = np.arange(32)
+    if op == "LDS32":
+        g = 32 // ways
+        return lane % g * 4 + lane // g * 128
+    per, size = {"LDS64": (16, 8), "LDS128": (8, 16), "LDSM4": (8, 16)}[op]
+    j, g = lane % per, per // ways
+    return lane // per * 4096 + j % g * size + j // g * 128
+
+
+def trace(op: str, ways: int, kind: str, issue_interval: int) -> Trace:
+    """The dependent chain (``lat``) or the 32-warp throughput loop (``thr``) of ``op`` at ``ways``."""
+    template, width = OP[op]
+    suffix = "" if kind == "lat" else "i"
+    body = loop_of(read_sass()[f"_Z3{kind}ILi{template}EEviPxPj{suffix}"])
+    steps = project(body, issue_interval)
+    warps = 1 if kind == "lat" else WARPS
+    n = warps * LOADS
+    per_loop = np.array(steps * (LOADS // len(steps)))
+    matrix = width == 0
+    batch = InstructionBatch(
+        op=np.full(n, OPS.index("LDSM" if matrix else "LDS"), dtype=np.uint8),
+        width=np.full(n, width, dtype=np.uint8),
+        num=np.full(n, 4 if matrix else 0, dtype=np.uint8),
+        trans=np.zeros(n, dtype=bool),
+        mask=np.full(n, 0xFFFFFFFF, dtype=np.uint32),
+        warp=np.repeat(np.arange(warps, dtype=np.int32), LOADS),
+        wait=np.tile(per_loop[:, 1].astype(bool), warps),
+        delay=np.tile(per_loop[:, 0], warps).astype(np.int64),
+        generic=np.zeros(n, dtype=bool),
+        addrs=np.tile(offsets(op, ways).astype(np.int32), (n, 1)),
+    )
+    return Trace(batch, name=f"{kind}_{op}_{ways}", arch="sm_90")
+
+
+def rows() -> list[tuple[str, int]]:
+    """Every (op, ways) that timing.json measured."""
+    return [(op, 1 << k) for op in OP for k in range(MAX_WAYS[op].bit_length())]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", default=str(HERE.parent / "traces" / "timing"))
+    out = Path(parser.parse_args().out)
+    out.mkdir(parents=True, exist_ok=True)
+    issue_interval = load_arch("sm_90").timing.issue_interval
+    for op, ways in rows():
+        write_trace(trace(op, ways, "lat", issue_interval), out / f"lat_{op}_{ways}.json.gz")
+        write_trace(trace(op, ways, "thr", issue_interval), out / f"thr_{op}_{ways}.json.gz")
+    print(f"{out}: {2 * len(rows())} traces")
+
+
+if __name__ == "__main__":
+    main()

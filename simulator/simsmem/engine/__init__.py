@@ -1,0 +1,22 @@
+"""The timing engine: a discrete-event model (simpy) of the SM's shared-memory load/store path.
+
+::
+
+    warps (warp.py) --issue--> sub-partitions (subpartition.py) --wavefronts--> data path (datapath.py)
+
+A warp issues its instructions in trace order (``wait``, ``delay``); its sub-partition takes at most one
+shared-memory instruction per ``issue_interval`` cycles into an LSU queue of ``queue_depth`` entries (a full
+queue stalls issue) and feeds the data path one wavefront per ``feed_interval`` cycles; the data path, one
+pass of the 32 bank ports per wavefront, serves ``wavefronts_per_cycle`` wavefronts a cycle, the
+instruction that reached the front of its queue first going first. The counting model
+(``simsmem.banks.count``) says how many wavefronts each instruction makes; the engine only schedules them.
+
+``simulate`` books each instruction's wavefront cycles in one step when it reaches the front of its queue;
+``reference.py`` is the same model passing one wavefront per cycle event (slow, for tests).
+"""
+
+from .program import Program, program
+from .simulate import simulate
+from .timeline import Timeline, latency_by_form
+
+__all__ = ["Program", "Timeline", "latency_by_form", "program", "simulate"]

@@ -1,0 +1,41 @@
+"""Events at a chosen cycle, in a fixed order among the events of that cycle.
+
+Results must not depend on the order in which events happened to be created (the batched data path and
+the wavefront-by-wavefront one create them at different times), so every event the engine schedules
+names its place within its cycle: queue room is freed first, then warps act in warp order, then queue
+fronts reach the data path in sub-partition order, then (wavefront by wavefront) the data path passes
+the cycle's wavefronts.
+"""
+
+from __future__ import annotations
+
+import simpy
+
+ROOM = 0  # a queue entry is freed
+WARP = 1  # + warp number: a warp wakes
+FRONT = 1 << 40  # + sub-partition: an instruction reaches the front of its queue
+PASS = 1 << 41  # the data path passes this cycle's wavefronts (wavefront by wavefront only)
+
+
+class Cue(simpy.Event):
+    """An event that fires at ``cycle``, ordered by ``order`` among that cycle's events.
+
+    Scheduled like ``simpy.Timeout`` (an event that succeeds at a later time), with an order in
+    place of simpy's NORMAL priority; ``fire`` schedules a cue made without a cycle.
+    """
+
+    def __init__(self, env: simpy.Environment, cycle: int | None = None, order: int = WARP) -> None:
+        super().__init__(env)
+        if cycle is not None:
+            self.fire(cycle, order)
+
+    def fire(self, cycle: int, order: int) -> None:
+        """Succeed at ``cycle`` (not before now), in place ``order`` within it."""
+        self._ok = True
+        self._value = None
+        self.env.schedule(self, order, max(0, cycle - self.env.now))
+
+
+def then(env: simpy.Environment, cycle: int, order: int, action) -> None:
+    """Call ``action()`` at ``cycle``, in place ``order`` within it."""
+    Cue(env, cycle, order).callbacks.append(lambda _event: action())

@@ -1,0 +1,58 @@
+"""What the engine runs: each instruction's warp, sub-partition, wavefronts, latency, ``wait`` and ``delay``."""
+
+from __future__ import annotations
+
+import attrs
+import numpy as np
+
+from ..banks import Counts
+from ..config import ArchConfig
+from ..trace import OPS, InstructionBatch
+
+
+@attrs.frozen(eq=False)
+class Program:
+    """A trace's instructions as the engine needs them, one entry per instruction (trace order)."""
+
+    warp: np.ndarray  # int64
+    sub_partition: np.ndarray  # int64: the sub-partition (SMSP) the warp runs on
+    wavefronts: np.ndarray  # int64: from the counting model
+    latency: np.ndarray  # int64: cycles from issue to data with one wavefront, empty pipeline (config)
+    wait: np.ndarray  # bool: issue only after every earlier instruction of the warp completed
+    delay: np.ndarray  # int64: cycles the warp spends on other instructions first
+    by_warp: tuple[np.ndarray, ...]  # instruction indices of each warp that has any, in trace order
+
+    def __len__(self) -> int:
+        return len(self.warp)
+
+
+def program(batch: InstructionBatch, counts: Counts, arch: ArchConfig, sub_partition: np.ndarray | None = None) -> Program:
+    """The engine's view of ``batch``: warp ``w`` runs on sub-partition ``w % arch.sub_partitions`` unless
+    ``sub_partition`` gives each warp's (indexed by warp number)."""
+    warp = batch.warp.astype(np.int64)
+    if sub_partition is None:
+        where = warp % arch.sub_partitions
+    else:
+        where = np.asarray(sub_partition, dtype=np.int64)[warp]
+    order = np.argsort(warp, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(warp[order]) != 0]) if len(warp) else np.empty(0, dtype=np.int64)
+    return Program(
+        warp=warp,
+        sub_partition=where,
+        wavefronts=counts.wavefronts.astype(np.int64),
+        latency=_latency(batch, arch),
+        wait=batch.wait.astype(bool),
+        delay=batch.delay.astype(np.int64),
+        by_warp=tuple(np.split(order, starts[1:])) if len(warp) else (),
+    )
+
+
+def _latency(batch: InstructionBatch, arch: ArchConfig) -> np.ndarray:
+    """Each instruction's latency, looked up once per form (op and width or matrix count)."""
+    out = np.zeros(len(batch), dtype=np.int64)
+    form = batch.op.astype(np.int64) << 16 | batch.width.astype(np.int64) << 8 | batch.num
+    for key in np.unique(form):
+        spec = arch.op(OPS[key >> 16])
+        size = int(key >> 8 & 0xFF) if spec.phase == "bytes" else int(key & 0xFF)
+        out[form == key] = spec.latency[size]
+    return out

@@ -1,0 +1,66 @@
+"""``simulate``: run a trace's instructions through warps, sub-partitions and the data path."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import simpy
+
+from ..banks import Counts
+from ..config import ArchConfig, Timing
+from ..trace import InstructionBatch
+from .datapath import DataPath
+from .program import Program, program
+from .subpartition import SubPartition
+from .timeline import Timeline
+from .warp import warp
+
+#: Events processed between two calls of ``advance`` (progress bars).
+STEP = 1 << 16
+
+
+class Run:
+    """One simulation: the simpy environment, the program, the parts of the path and what they record."""
+
+    def __init__(self, prog: Program, timing: Timing, sub_partitions: int, path, log: list | None) -> None:
+        self.env = simpy.Environment()
+        self.program = prog
+        self.timing = timing
+        self.path = path
+        self.log = log
+        self.issue = np.full(len(prog), -1, dtype=np.int64)
+        self.complete = np.full(len(prog), -1, dtype=np.int64)
+        self.warp_done = np.zeros(int(prog.warp.max(initial=-1)) + 1, dtype=np.int64)
+        self.sub_partitions = [SubPartition(self, s) for s in range(max(sub_partitions, int(prog.sub_partition.max(initial=-1)) + 1))]
+
+    def record(self, name: str, cycle: int) -> None:
+        """Add ``(name, cycle)`` to the log, if there is one."""
+        if self.log is not None:
+            self.log.append((name, int(cycle)))
+
+    def run(self, advance: Callable[[int], None] | None) -> Timeline:
+        for instructions in self.program.by_warp:
+            self.env.process(warp(self, int(self.program.warp[instructions[0]]), instructions))
+        issued, steps = 0, 0
+        step, peek = self.env.step, self.env.peek
+        while peek() != simpy.core.Infinity:
+            step()
+            steps += 1
+            if advance is not None and steps % STEP == 0:
+                now_issued = int((self.issue >= 0).sum())
+                advance(now_issued - issued)
+                issued = now_issued
+        if advance is not None:
+            advance(len(self.program) - issued)
+        if self.log is not None:
+            self.log.sort(key=lambda entry: entry[1])
+        return Timeline(self.issue, self.complete, self.program.wavefronts)
+
+
+def simulate(batch: InstructionBatch, counts: Counts, arch: ArchConfig, *, sub_partition: np.ndarray | None = None,
+             log: list | None = None, advance: Callable[[int], None] | None = None) -> Timeline:
+    """Simulate one CTA of ``batch`` (counted by ``counts``) on ``arch``; ``log`` collects ``(name, cycle)``
+    events, ``advance(n)`` hears of ``n`` more issued instructions now and then."""
+    prog = program(batch, counts, arch, sub_partition)
+    return Run(prog, arch.timing, arch.sub_partitions, DataPath(arch.timing.wavefronts_per_cycle), log).run(advance)

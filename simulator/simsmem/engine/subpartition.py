@@ -1,0 +1,95 @@
+"""A sub-partition (SMSP): its issue port, its LSU queue, and its feed of wavefronts to the data path.
+
+Warps of the sub-partition share its issue port (one shared-memory instruction per ``issue_interval``
+cycles). An issued instruction takes an entry of the LSU queue (``queue_depth`` entries: when none is
+free, issue stalls) and reaches the banks ``to_banks`` cycles later; the queue sends the data path one
+wavefront per ``feed_interval`` cycles, its instructions in order. An instruction completes
+``latency - to_banks`` cycles after its last wavefront and frees its entry the cycle after that wavefront.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from .cue import FRONT, ROOM, WARP, Cue, then
+
+
+class SubPartition:
+    """One sub-partition's part of the load/store path."""
+
+    def __init__(self, run, index: int) -> None:
+        self.run = run
+        self.index = index
+        self.timing = run.timing
+        self.port_free = 0  # first cycle the issue port is free
+        self.room = run.timing.queue_depth  # free entries of the LSU queue
+        self.room_waiters: deque[tuple[int, Cue]] = deque()  # warps that found the queue full, in order
+        self.queue: deque[int] = deque()  # issued instructions behind the front
+        self.front: int | None = None  # the instruction the data path is serving
+        self.feed_free = 0  # first cycle the next wavefront may leave
+        self.completion_waiters: dict[int, tuple[int, Cue]] = {}  # instruction -> (warp, cue) waiting for it
+
+    def take_room(self, warp: int) -> Cue | None:
+        """Take an entry of the queue for ``warp``'s next instruction; None if one was free, else a cue
+        that wakes the warp when a freed entry is handed to it (warps get entries in the order they asked)."""
+        if self.room:
+            self.room -= 1
+            return None
+        cue = Cue(self.run.env)
+        self.room_waiters.append((warp, cue))
+        return cue
+
+    def issue(self, i: int, now: int) -> int:
+        """Issue instruction ``i`` (holding an entry) at the first cycle from ``now`` the port is free."""
+        t = max(now, self.port_free)
+        self.port_free = t + self.timing.issue_interval
+        self.run.issue[i] = t
+        if self.run.log is not None:
+            self.run.record(f"warp {self.run.program.warp[i]} issues #{i}", t)
+        self.queue.append(i)
+        if self.front is None:
+            self._next_front(now)
+        return t
+
+    def wait_for(self, i: int, warp: int) -> Cue:
+        """A cue that wakes ``warp`` once instruction ``i`` and all the warp's earlier ones completed."""
+        cue = Cue(self.run.env)
+        self.completion_waiters[i] = (warp, cue)
+        return cue
+
+    def served(self, i: int, first: int, cycles: list[int]) -> None:
+        """The data path has passed (or booked) ``cycles`` for the wavefronts of ``i``, front since ``first``."""
+        run, t = self.run, self.timing
+        last = cycles[-1] if cycles else first
+        done = last + run.program.latency[i] - t.to_banks
+        run.complete[i] = done
+        if run.log is not None:
+            run.log.extend((f"#{i} wavefront {k + 1}/{len(cycles)}", c) for k, c in enumerate(cycles))
+            run.record(f"#{i} completes", done)
+        w = run.program.warp[i]
+        run.warp_done[w] = max(run.warp_done[w], done)
+        if i in self.completion_waiters:
+            warp, cue = self.completion_waiters.pop(i)
+            cue.fire(run.warp_done[w], WARP + warp)
+        if cycles:
+            self.feed_free = last + t.feed_interval
+        then(run.env, last + 1, ROOM, self._free_room)
+        self.front = None
+        self._next_front(run.env.now + 1)
+
+    def _next_front(self, earliest: int) -> None:
+        """Move the next queued instruction to the front: it reaches the banks once it has arrived, the
+        previous one's last wavefront left ``feed_interval`` cycles before, and not before ``earliest``."""
+        if not self.queue:
+            return
+        i = self.queue.popleft()
+        self.front = i
+        first = max(int(self.run.issue[i]) + self.timing.to_banks, self.feed_free, earliest)
+        then(self.run.env, first, FRONT + self.index, lambda: self.run.path.serve(self, i, first))
+
+    def _free_room(self) -> None:
+        if self.room_waiters:
+            warp, cue = self.room_waiters.popleft()
+            cue.fire(self.run.env.now, WARP + warp)
+        else:
+            self.room += 1
