@@ -31,6 +31,7 @@ class Run:
         self.log = log
         self.issue = np.full(len(prog), -1, dtype=np.int64)
         self.complete = np.full(len(prog), -1, dtype=np.int64)
+        self.passed = np.zeros(len(prog), dtype=np.int64)  # wavefronts the data path passed, per instruction
         self.warp_done = np.zeros(int(prog.warp.max(initial=-1)) + 1, dtype=np.int64)
         self.sub_partitions = [SubPartition(self, s) for s in range(max(sub_partitions, int(prog.sub_partition.max(initial=-1)) + 1))]
 
@@ -55,7 +56,7 @@ class Run:
             advance(len(self.program) - issued)
         if self.log is not None:
             self.log.sort(key=lambda entry: entry[1])
-        return Timeline(self.issue, self.complete, self.program.wavefronts)
+        return Timeline(self.issue, self.complete, self.passed)
 
 
 def simulate(batch: InstructionBatch, counts: Counts, arch: ArchConfig, *, sub_partition: np.ndarray | None = None,

@@ -63,6 +63,7 @@ class SubPartition:
         last = cycles[-1] if cycles else first
         done = last + run.program.latency[i] - t.to_banks
         run.complete[i] = done
+        run.passed[i] = len(cycles)
         if run.log is not None:
             run.log.extend((f"#{i} wavefront {k + 1}/{len(cycles)}", c) for k, c in enumerate(cycles))
             run.record(f"#{i} completes", done)

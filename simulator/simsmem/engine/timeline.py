@@ -12,7 +12,7 @@ class Timeline:
 
     issue: np.ndarray  # int64
     complete: np.ndarray  # int64: the cycle its data is returned (a load) or written (a store)
-    wavefronts: np.ndarray  # int64: what each instruction passed through the data path
+    wavefronts: np.ndarray  # int64: wavefronts of each instruction the data path passed
 
     @property
     def cycles(self) -> int:

@@ -1,0 +1,115 @@
+"""The timing engine against the H100 microbenchmarks: every row of calibration/h100/timing.json.
+
+Provenance: H100 80GB HBM3 (sm_90), clock64() in calibration/h100/src/timing.cu (CUDA 13.0, -O3),
+SASS in calibration/h100/sass/timing.sass; the traces in traces/timing/ are that SASS written as
+trace v1 by calibration/timing_traces.py (512 loads per warp, as measured).
+
+- latency rows: one warp's chain of dependent loads; cycles per load = the chain's issue-to-issue
+  time per link in the simulation; must be within 1 cycle;
+- throughput rows: the first ``warps`` warps of the 32-warp loop; cycles per warp-instruction = all
+  loads' completion over (512 * warps); within 5%, except the rows of ``OUTSIDE_5_PERCENT``, where
+  trace v1 cannot say what the measured loop waits on (README "Timing model"); they are held to their
+  own bound, and the test fails if the set of rows outside 5% changes either way.
+
+``pytest -s tests/test_timing_calibration.py`` prints the measured-vs-simulated table.
+"""
+
+import orjson
+import pytest
+from rich.console import Console
+from rich.table import Table
+
+from conftest import ROOT, H100
+from simsmem.banks import count
+from simsmem.engine import simulate
+from simsmem.trace import load_trace
+
+TRACES = ROOT / "traces" / "timing"
+ROWS = orjson.loads((H100 / "timing.json").read_bytes())
+#: (op, ways, warps) -> the largest relative error allowed, for the rows trace v1 cannot express.
+#: Too fast: the loop's accumulation waits on loads older than the last one (left out of the trace),
+#: or several warps share a sub-partition's issue slots with instructions the trace only counts as cycles.
+OUTSIDE_5_PERCENT: dict[tuple[str, int, int], float] = {
+    # several warps per sub-partition: the loop's 58 other instructions per 16 loads need issue slots
+    ("LDS32", 1, 8): 0.23,  # -21.5%
+    ("LDS32", 1, 16): 0.21,  # -19.3%
+    ("LDS32", 1, 32): 0.21,  # -19.2%
+    # waits on older loads (and, at 4 warps, the sub-partitions' loops drifting apart sooner)
+    ("LDS32", 2, 4): 0.10,  # -8.7%
+    ("LDS64", 1, 1): 0.07,  # -6.0%
+    ("LDS64", 1, 2): 0.08,  # -6.6%
+    ("LDS64", 1, 8): 0.10,  # -8.5%
+    ("LDS64", 2, 1): 0.12,  # -10.7%
+    ("LDS64", 2, 2): 0.12,  # -10.7%
+    ("LDS64", 4, 1): 0.11,  # -9.4%
+    ("LDS64", 4, 2): 0.11,  # -9.4%
+    ("LDS128", 1, 1): 0.15,  # -13.1%
+    ("LDS128", 1, 2): 0.17,  # -15.1%
+    ("LDS128", 1, 4): 0.11,  # -9.8%
+    ("LDS128", 2, 1): 0.11,  # -9.1%
+    ("LDS128", 2, 2): 0.11,  # -9.1%
+    ("LDSM4", 1, 1): 0.08,  # -6.7%
+    ("LDSM4", 1, 2): 0.09,  # -7.4%
+    ("LDSM4", 1, 4): 0.09,  # -8.0%
+}
+
+
+@pytest.fixture(scope="module")
+def simulated(sm90):
+    """Simulated cycles of every latency and throughput row, keyed like the rows."""
+    out = {}
+    for row in ROWS["latency"]:
+        batch = load_trace(TRACES / f"lat_{row['op']}_{row['ways']}.json.gz").instructions
+        issue = simulate(batch, count(batch, sm90), sm90).issue
+        out["lat", row["op"], row["ways"]] = (issue[-1] - issue[0]) / (len(batch) - 1)
+    loops = {}
+    for row in ROWS["throughput"]:
+        key = row["op"], row["ways"]
+        if key not in loops:
+            loops[key] = load_trace(TRACES / f"thr_{row['op']}_{row['ways']}.json.gz").instructions
+        batch = loops[key].take(loops[key].warp < row["warps"])
+        out["thr", *key, row["warps"]] = simulate(batch, count(batch, sm90), sm90).cycles / len(batch)
+    _print_table(out)
+    return out
+
+
+def _print_table(out):
+    console = Console(width=120)
+    table = Table(title="H100 (calibration/h100/timing.json) vs simsmem: cycles per dependent load")
+    for col in ("op", "ways", "measured", "simulated", "difference"):
+        table.add_column(col, justify="right")
+    for row in ROWS["latency"]:
+        sim, meas = out["lat", row["op"], row["ways"]], row["cycles_per_dependent_load"]
+        table.add_row(row["op"], str(row["ways"]), f"{meas:.2f}", f"{sim:.2f}", f"{sim - meas:+.2f}")
+    console.print(table)
+    table = Table(title="cycles per warp-instruction (throughput)")
+    for col in ("op", "ways", "warps", "measured", "simulated", "error"):
+        table.add_column(col, justify="right")
+    for row in ROWS["throughput"]:
+        sim, meas = out["thr", row["op"], row["ways"], row["warps"]], row["cycles_per_warp_instruction"]
+        table.add_row(row["op"], str(row["ways"]), str(row["warps"]), f"{meas:.3f}", f"{sim:.3f}", f"{100 * (sim - meas) / meas:+.1f}%")
+    console.print(table)
+
+
+def test_traces_cover_every_row():
+    assert len(ROWS["latency"]) == 19 and len(ROWS["throughput"]) == 114
+    for row in ROWS["latency"] + ROWS["throughput"]:
+        assert (TRACES / f"lat_{row['op']}_{row['ways']}.json.gz").exists()
+        assert (TRACES / f"thr_{row['op']}_{row['ways']}.json.gz").exists()
+
+
+@pytest.mark.parametrize("row", ROWS["latency"], ids=lambda r: f"{r['op']}-ways{r['ways']}")
+def test_latency_within_one_cycle(row, simulated):
+    assert abs(simulated["lat", row["op"], row["ways"]] - row["cycles_per_dependent_load"]) <= 1
+
+
+def test_throughput_within_five_percent_or_listed(simulated):
+    errors = {}
+    for row in ROWS["throughput"]:
+        key = row["op"], row["ways"], row["warps"]
+        meas = row["cycles_per_warp_instruction"]
+        errors[key] = (simulated["thr", *key] - meas) / meas
+    outside = {key for key, e in errors.items() if abs(e) > 0.05}
+    assert outside == set(OUTSIDE_5_PERCENT), f"rows outside 5% changed: {sorted(outside ^ set(OUTSIDE_5_PERCENT))}"
+    for key, bound in OUTSIDE_5_PERCENT.items():
+        assert abs(errors[key]) <= bound, key
