@@ -2,8 +2,8 @@
 
 JSON Lines puts the header object (without ``instructions``) on the first line and one instruction
 object on each line after it; it is read in blocks of about a megabyte, so it streams. A ``.json``
-document is parsed whole, then validated chunk by chunk. Both go through ``v1.fast_columns`` and, where
-that declines, ``v1.BatchBuilder``, the same checks. A JSON Lines header may give ``count``, the
+document is parsed whole, then validated chunk by chunk. Both go through ``v1.batch_from_lines`` and,
+where that declines, ``v1.BatchBuilder``: the same checks. A JSON Lines header may give ``count``, the
 number of instructions; the reader then insists on it, which catches a file cut at a line boundary.
 """
 
@@ -17,15 +17,8 @@ import orjson
 from ..errors import TraceError
 from .files import Input, atomic_output, open_input
 from .records import InstructionBatch
-from .stream import CHUNK, Chunk, TraceStream, gc_paused, rechunk
-from .v1 import BatchBuilder, batch_from_objects, fast_columns, header_object, instruction_objects, parse_header
-
-
-#: What the vectorised pass reads ``null`` as: ``-1``, the inactive-lane marker, so that addresses
-#: parse as plain integers. It cannot change what is accepted: with its space, ``-1 `` never joins a
-#: neighbouring token into another valid value; a -1 anywhere but an inactive lane is rejected by the
-#: pass; and a block the pass declines is read again, exactly, from its original text.
-NULL_LANE = b"-1 "
+from .stream import CHUNK, Chunk, TraceStream, rechunk
+from .v1 import BatchBuilder, batch_from_lines, batch_from_objects, header_object, instruction_objects, parse_header
 
 
 def read_json(path: str | Path, chunk: int = CHUNK) -> TraceStream:
@@ -96,14 +89,7 @@ def _parts(f: Input, pending: bytes, where: str, count: int | None) -> Iterator[
 
 def _parse_block(data: bytes, where: str, first: int, first_line: int) -> InstructionBatch:
     """The instructions on the lines of ``data`` (no final newline): vectorised, or exactly line by line."""
-    loads = orjson.loads
-    with gc_paused():
-        try:
-            objs = [loads(text) for text in data.replace(b"null", NULL_LANE).split(b"\n")]
-        except orjson.JSONDecodeError:
-            objs = []
-        batch = fast_columns(objs, data) if objs else None
-        del objs  # freed while the collector is paused, so it never scans them
+    batch = batch_from_lines(data)
     if batch is not None:
         return batch
     builder = BatchBuilder(where)

@@ -8,22 +8,26 @@
        {"op": "LDS", "width": 128, "mask": "0x0000ffff", "addrs": [0, 16, ..., null]},
        {"op": "STS", "width": 32, "addrs": [...], "wait": true, "delay": 4}]}
 
-The fields each op takes live in one table, ``OP_FIELDS``. Parsed instructions (JSON objects, from
-any reader) become an ``InstructionBatch`` through ``batch_from_objects``: a vectorised pass that
-takes them column by column when every value is plainly valid, and otherwise the exact check,
-``BatchBuilder``, which walks them one by one and names the first bad instruction and field.
-Binary columns (``.npz``) are held to the same rules by ``column_problem``. Every problem is a
-``TraceError``; nothing is returned for input that was not read to its end.
+The fields each op takes live in one table, ``OP_FIELDS``. Instructions as JSON text, one per line,
+become an ``InstructionBatch`` through ``batch_from_lines``: msgspec decodes each line against a
+schema built from that table (types, allowed fields, forms, ranges, 32 addresses) and numpy takes
+the columns. Whatever that declines goes to the exact check, ``BatchBuilder``, which walks the
+instructions one by one and names the first bad instruction and field. ``batch_from_objects`` does
+the same for parsed objects. Binary columns (``.npz``) are held to the same rules by
+``column_problem``. Every problem is a ``TraceError``; nothing is returned for input that was not
+read to its end.
 """
 
 from __future__ import annotations
 
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal, Union
 
 import attrs
+import msgspec
 import numpy as np
+import orjson
 
 from ..config import ArchConfig
 from ..errors import TraceError
@@ -57,9 +61,6 @@ OP_FIELDS = {
     "STSM": OpFields("num", NUMS, frozenset({"trans"})),
 }
 OP_CODE = {name: code for code, name in enumerate(OPS)}
-FLAG_FIELDS = ("trans", "wait", "generic")
-#: Fields that vary from instruction to instruction: the vectorised pass takes them as arrays.
-ROW_FIELDS = ("addrs", "warp", "delay")
 #: dtype of each ``InstructionBatch`` column.
 DTYPES = {
     "op": np.uint8, "width": np.uint8, "num": np.uint8, "trans": np.bool_, "mask": np.uint32,
@@ -100,8 +101,7 @@ def parse_header(doc: Any, where: str, with_instructions: bool) -> dict[str, Any
 
 def batch_from_objects(objs: list, where: str, first: int) -> InstructionBatch:
     """Validated columns of parsed instructions ``objs`` (trace indices ``first``...)."""
-    with gc_paused():  # nothing fast_columns builds outlives it
-        batch = fast_columns(objs)
+    batch = batch_from_lines(b"\n".join(map(orjson.dumps, objs))) if objs else InstructionBatch.empty()
     if batch is not None:
         return batch
     builder = BatchBuilder(where)
@@ -110,105 +110,60 @@ def batch_from_objects(objs: list, where: str, first: int) -> InstructionBatch:
     return builder.build()
 
 
-class _Unusual(Exception):
-    """Something the vectorised pass leaves to the exact check."""
+I32 = Annotated[int, msgspec.Meta(ge=0, le=MAX_INT)]
+#: msgspec types (and defaults) of the fields; a field new to ``OP_FIELDS`` needs an entry here.
+FIELD_TYPES: dict[str, tuple[Any, Any]] = {
+    "addrs": (Annotated[list[int], msgspec.Meta(min_length=LANES, max_length=LANES)], msgspec.NODEFAULT),
+    "warp": (I32, 0), "wait": (bool, False), "delay": (I32, 0), "trans": (bool, False), "generic": (bool, False),
+    "mask": (Annotated[int, msgspec.Meta(ge=0, le=FULL_MASK)] | str, FULL_MASK),
+}
+#: Column values of the fields an op does not have.
+ABSENT = {"width": 0, "num": 0, "mask": FULL_MASK, "trans": False, "generic": False}
 
 
-_MISSING = object()
+def _op_struct(op: str, spec: OpFields) -> type:
+    """The msgspec schema of one op's instruction object (``op`` is its tag; ``code`` its OPS index)."""
+    fields = [(spec.form, Literal[spec.values])]
+    fields += [(f, *FIELD_TYPES[f]) for f in sorted(COMMON_FIELDS - {"op"} | spec.optional)]
+    absent = {k: v for k, v in ABSENT.items() if k != spec.form and k not in spec.optional}
+    return msgspec.defstruct(op, fields, tag=op, tag_field="op", kw_only=True, forbid_unknown_fields=True, namespace={"code": OP_CODE[op], **absent})
 
 
-def fast_columns(objs: list, text: bytes | None = None) -> InstructionBatch | None:
-    """The columns of ``objs`` if every one is a valid instruction with plain addresses; else None,
-    which leaves them to ``BatchBuilder`` (``objs`` are then as they were).
+_DECODE = msgspec.json.Decoder(Union[tuple(_op_struct(op, spec) for op, spec in OP_FIELDS.items())]).decode
 
-    Instructions repeat their form (op, width, mask, flags) far more often than not, so each
-    distinct combination is checked once, by the same rules as ``BatchBuilder``, and gathered into
-    columns with numpy; the fields that vary from row to row (``ROW_FIELDS``: addresses, warp,
-    delay) are taken out first and checked as arrays. ``text``, the objects' JSON where the reader
-    has it (with ``null`` read as -1), lets a few byte counts (``_plain``) prove every value's type
-    instead of looking at each; without it, types are part of a combination.
+
+def batch_from_lines(data: bytes) -> InstructionBatch | None:
+    """The columns of JSON Lines ``data`` (one instruction object per line) if every line is valid;
+    None leaves the lines to the exact check, which names the first bad one.
+
+    ``null`` (an inactive lane) is read as ``-1 ``, the inactive-lane marker, so addresses decode
+    as plain integers; that cannot change what is accepted: with its space, ``-1 `` never joins a
+    neighbouring token into another valid value, and a -1 anywhere but an inactive lane is rejected.
     """
-    n = len(objs)
-    if n == 0 or set(map(type, objs)) != {dict}:
-        return None
-    row_fields = [f for f in ROW_FIELDS if text is None or b'"%s"' % f.encode() in text]  # absent keys: nothing to take
-    taken = {field: [d.pop(field, _MISSING) for d in objs] for field in row_fields}
     try:
-        combos: dict[tuple, int] = {}
-        if text is None:
-            index = [combos.setdefault((tuple(d.items()), tuple(map(type, d.values()))), len(combos)) for d in objs]
-            items = [combo[0] for combo in combos]
-        else:
-            index = [combos.setdefault(tuple(d.items()), len(combos)) for d in objs]
-            items = list(combos)
-            given = {k for combo in items for k, _ in combo}
-            for flag in given.intersection(FLAG_FIELDS):  # a flag given as 0/1 would join its true/false combination
-                if set(map(type, [d.get(flag, False) for d in objs])) != {bool}:
-                    raise _Unusual
-        fields = [scalar_fields(dict(combo), "") for combo in items]
-        rows = taken.get("addrs", [])
-        if set(map(type, rows)) != {list} or set(map(len, rows)) != {LANES}:
-            raise _Unusual
-        if text is None:
-            addrs = _checked_addresses(rows)
-        elif _plain(text, items, np.bincount(np.array(index), minlength=len(items)), {f: n - v.count(_MISSING) for f, v in taken.items()}):
-            addrs = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=n * LANES).reshape(n, LANES)
-        else:
-            raise _Unusual
-        rows_of = np.array(index)
-        table = {name: np.array([f[name] for f in fields], dtype=DTYPES[name])[rows_of] for name in DTYPES if name not in ROW_FIELDS}
-        for field in ("warp", "delay"):
-            values = [0 if v is _MISSING else v for v in taken.get(field, [0] * n)]
-            if set(map(type, values)) != {int}:
-                raise _Unusual
-            column = np.array(values, dtype=np.int64)
-            if np.any(column.view(np.uint64) > MAX_INT):
-                raise _Unusual
-            table[field] = column.astype(DTYPES[field])
-        active = active_lanes(table["op"], table["num"], table["mask"])
-        if np.any(active & (addrs.view(np.uint64) > MAX_INT)):  # negative or too large where a lane is active
-            raise _Unusual
-    except (_Unusual, TraceError, TypeError, ValueError, OverflowError):
-        for field, values in taken.items():
-            for d, v in zip(objs, values):
-                if v is not _MISSING:
-                    d[field] = v
+        with gc_paused():
+            objs = list(map(_DECODE, data.replace(b"null", b"-1 ").split(b"\n")))
+            fields = np.array([(o.code, o.width, o.num, o.warp, o.delay, o.trans, o.wait, o.generic) for o in objs], dtype=np.int64)
+            masks = [o.mask for o in objs]
+            if str in set(map(type, masks)):  # hex strings: each distinct one parsed once
+                parsed = {m: _mask(m, "") for m in set(masks) if type(m) is str}
+                masks = [parsed[m] if type(m) is str else m for m in masks]
+            addrs = np.fromiter(chain.from_iterable([o.addrs for o in objs]), dtype=np.int64, count=LANES * len(objs))
+            del objs
+    except (msgspec.MsgspecError, TraceError, OverflowError):
+        return None
+    op, width, num, warp, delay, trans, wait, generic = fields.T
+    mask = np.array(masks, dtype=np.uint32)
+    addrs = addrs.reshape(-1, LANES)
+    active = active_lanes(op, num, mask)
+    if np.any(active & ((addrs < 0) | (addrs > MAX_INT))):
         return None
     lanes = addrs.astype(np.int32)
     lanes[~active] = INACTIVE
-    return InstructionBatch(addrs=lanes, **table)
-
-
-def _checked_addresses(rows: list[list]) -> np.ndarray:
-    """Addresses as int64 (null as -1), after checking each is an integer or null."""
-    if any(type(a) is not int and a is not None for row in rows for a in row):
-        raise _Unusual
-    addrs = np.array(rows)
-    if addrs.dtype == object:  # nulls
-        addrs = np.array([[INACTIVE if a is None else a for a in row] for row in rows])
-    if addrs.dtype != np.int64:
-        raise _Unusual
-    return addrs
-
-
-def _plain(text: bytes, combos: list[tuple], times: np.ndarray, row_keys: dict[str, int]) -> bool:
-    """Whether ``text`` provably holds no values but integers besides the fields of ``combos`` (each
-    given ``times``) and the row fields' keys (each given by ``row_keys[key]`` objects). JSON's floats
-    need a '.' or an exponent ('e'/'E'), booleans an 'e', strings two quotes; with no escapes,
-    anything else among the addresses, warps and delays, or a boolean that joined an integer's
-    combination, adds to those counts: equal counts rule them out."""
-    if b"\\" in text or b"." in text:
-        return False
-    quotes, lower, upper = (np.zeros(len(combos), dtype=np.int64) for _ in range(3))
-    for i, combo in enumerate(combos):
-        strings = [k for k, _ in combo] + [v for _, v in combo if type(v) is str]
-        quotes[i] = 2 * len(strings)
-        lower[i] = sum(s.count("e") for s in strings) + sum(type(v) is bool for _, v in combo)
-        upper[i] = sum(s.count("E") for s in strings)
-    quotes_total = quotes @ times + sum(2 * given for given in row_keys.values())
-    lower_total = lower @ times + sum(key.count("e") * given for key, given in row_keys.items())
-    upper_total = upper @ times + sum(key.count("E") * given for key, given in row_keys.items())
-    return text.count(b'"') == quotes_total and text.count(b"e") == lower_total and text.count(b"E") == upper_total
+    return InstructionBatch(
+        op=op.astype(np.uint8), width=width.astype(np.uint8), num=num.astype(np.uint8), trans=trans.astype(bool), mask=mask,
+        warp=warp.astype(np.int32), wait=wait.astype(bool), delay=delay, generic=generic.astype(bool), addrs=lanes,
+    )
 
 
 def active_lanes(op: np.ndarray, num: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -351,15 +306,14 @@ def check_against_arch(batch: InstructionBatch, arch: ArchConfig, where: str, fi
             bad = rows[~np.isin(batch.num[rows], spec.nums)]
             if len(bad):
                 raise TraceError(f"{where}: instruction {first_index + bad[0]}: num", f"{name} on {arch.name} has no .x{batch.num[bad[0]]} form")
-    size = np.where(batch.width > 0, batch.width // 8, 16).astype(np.int64)[:, None]
-    addrs = batch.addrs.astype(np.int64)
-    used = addrs != INACTIVE
-    beyond = used & (addrs + size > arch.shared_memory_per_cta)
-    misaligned = used & (addrs % size != 0)
+    size = np.where(batch.width > 0, batch.width // 8, 16).astype(np.int32)[:, None]  # bytes: a power of two
+    used = batch.addrs != INACTIVE
+    beyond = used & (batch.addrs > arch.shared_memory_per_cta - size)
+    misaligned = used & (batch.addrs & (size - 1) != 0)
     for bad, what in ((beyond, "out of range"), (misaligned, "misaligned")):
         if bad.any():
             i, lane = np.argwhere(bad)[0]
-            a = int(addrs[i, lane])
+            a = int(batch.addrs[i, lane])
             if what == "out of range":
                 msg = f"address {a} + {int(size[i, 0])} bytes is past {arch.name}'s {arch.shared_memory_per_cta} bytes of shared memory per CTA"
             else:
