@@ -14,6 +14,7 @@ import numpy as np
 
 from .banks import Counts, count
 from .config import ArchConfig, load_arch
+from .engine import Timeline, simulate
 from .metrics import kernel_metrics, op_label
 from .trace import OPS, InstructionBatch, Trace, TraceStream, check_against_arch
 
@@ -26,6 +27,7 @@ class Result:
     arch: ArchConfig
     counts: Counts
     metrics: dict[str, int]
+    timeline: Timeline | None = None  # issue and completion cycles of one CTA (``with_timeline``)
 
 
 def resolve_arch(trace: Trace | TraceStream, arch: str | None) -> ArchConfig:
@@ -38,6 +40,11 @@ def analyse(trace: Trace, arch: ArchConfig, where: str = "trace") -> Result:
     check_against_arch(trace.instructions, arch, where)
     counts = count(trace.instructions, arch)
     return Result(trace, arch, counts, kernel_metrics(trace, counts, arch))
+
+
+def with_timeline(result: Result, advance: Callable[[int], None] | None = None) -> Result:
+    """``result`` and the timing engine's timeline of one CTA of its trace (``advance``: issued instructions)."""
+    return attrs.evolve(result, timeline=simulate(result.trace.instructions, result.counts, result.arch, advance=advance))
 
 
 @attrs.frozen

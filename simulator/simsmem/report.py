@@ -11,15 +11,30 @@ from rich.console import Console
 from rich.table import Table
 
 from .analysis import Result, Summary
+from .engine import latency_by_form
 from .metrics import labels, unit
 from .trace import OPS
 
 
+#: ncu's elapsed cycles of a kernel on an SM; simsmem's: one CTA of the trace, first issue to last completion.
+CYCLES = "sm__cycles_elapsed.max"
+
+
+def timing_summary(result: Result) -> dict[str, Any]:
+    """The timeline in short: cycles, data-path utilisation, and latency per SASS form."""
+    t = result.timeline
+    return {
+        CYCLES: t.cycles,
+        "data_path_wavefronts_per_cycle": t.wavefronts_per_cycle,
+        "latency": {name: {"avg": avg, "min": lo, "max": hi} for name, (avg, lo, hi) in latency_by_form(t, labels(result.trace.instructions)).items()},
+    }
+
+
 def instruction_rows(result: Result) -> list[dict[str, Any]]:
-    """One dict per instruction: where it is, what it is, and its counts."""
+    """One dict per instruction: where it is, what it is, its counts, and (timed) its issue and completion cycles."""
     b, c = result.trace.instructions, result.counts
     names = labels(b)
-    return [
+    rows = [
         {
             "index": i,
             "warp": int(b.warp[i]),
@@ -32,6 +47,10 @@ def instruction_rows(result: Result) -> list[dict[str, Any]]:
         }
         for i in range(len(b))
     ]
+    if result.timeline is not None:
+        for row, issue, complete in zip(rows, result.timeline.issue.tolist(), result.timeline.complete.tolist()):
+            row["issue"], row["complete"] = issue, complete
+    return rows
 
 
 def to_json(result: Result) -> dict[str, Any]:
@@ -40,18 +59,32 @@ def to_json(result: Result) -> dict[str, Any]:
         "arch": result.arch.name,
         "ctas": result.trace.ctas,
         "metrics": result.metrics,
+        **({"timing": timing_summary(result)} if result.timeline is not None else {}),
         "instructions": instruction_rows(result),
     }
 
 
-def to_csv(result: Result | Summary) -> str:
-    """One row per metric, with ncu's column names."""
+def to_csv(result: Result | Summary, cycles: int | None = None) -> str:
+    """One row per metric, with ncu's column names (and the simulated ``cycles``, if timed)."""
     out = io.StringIO()
     w = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
     w.writerow(["Metric Name", "Metric Unit", "Metric Value"])
-    for name, value in result.metrics.items():
+    metrics = {**result.metrics, **({CYCLES: cycles} if cycles is not None else {})}
+    for name, value in metrics.items():
         w.writerow([name, unit(name), value])
     return out.getvalue()
+
+
+def print_timing(result: Result, console: Console) -> None:
+    """Per-form latency of the timed CTA, its cycles and how busy the data path was."""
+    t = timing_summary(result)
+    table = Table(title="Timing (one CTA)")
+    for col in ("Op", "Avg Latency", "Min", "Max"):
+        table.add_column(col, justify="left" if col == "Op" else "right", no_wrap=col == "Op")
+    for name, lat in t["latency"].items():
+        table.add_row(name, f"{lat['avg']:.1f}", str(lat["min"]), str(lat["max"]))
+    console.print(table)
+    console.print(f"{t[CYCLES]:,} cycles ({CYCLES}); data path {t['data_path_wavefronts_per_cycle']:.2f} wavefronts/cycle")
 
 
 def print_table(summary: Summary, console: Console) -> None:

@@ -67,8 +67,8 @@ class SubPartition:
         if run.log is not None:
             run.log.extend((f"#{i} wavefront {k + 1}/{len(cycles)}", c) for k, c in enumerate(cycles))
             run.record(f"#{i} completes", done)
-        w = run.program.warp[i]
-        run.warp_done[w] = max(run.warp_done[w], done)
+        w = int(run.program.warp[i])
+        run.warp_done[w] = max(run.warp_done.get(w, 0), done)
         if i in self.completion_waiters:
             warp, cue = self.completion_waiters.pop(i)
             cue.fire(run.warp_done[w], WARP + warp)

@@ -22,7 +22,7 @@ def warp(run, w: int, instructions):
         if program.wait[i] and last is not None:
             if run.complete[last] < 0:  # not yet served: wake when it completes
                 yield sp.wait_for(last, w)
-            ready = max(ready, int(run.warp_done[w]))
+            ready = max(ready, run.warp_done[w])
         ready += int(program.delay[i])
         yield Cue(env, max(ready, env.now), WARP + w)
         handed = sp.take_room(w)
