@@ -117,7 +117,7 @@ def test_halves_of_a_64_bit_load(sm90):
 def test_conflict_groups_account_for_every_bank_conflict(row, sm90):
     """Over the whole H100 corpus: the groups' extra wavefronts add up to ncu's bank conflicts."""
     s = schedule(corpus_trace([row]).instructions[0], sm90)
-    assert sum(c.extra for c in conflicts_of(s, sm90.banks)) == s.bank_conflicts
+    assert sum(c.extra for c in conflicts_of(s)) == s.bank_conflicts
 
 
 @given(instructions())

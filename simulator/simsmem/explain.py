@@ -17,7 +17,6 @@ Both assume the trace's arrays start at multiples of the padded row or of the sw
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Callable, Iterable
 
 import attrs
@@ -118,23 +117,20 @@ def explain(result: Result, index: int, twins: int = 0) -> Explanation:
     """Schedule instruction ``index`` with the reference model, find its conflicts and a fix."""
     ins = result.trace.instructions[index]
     s = schedule(ins, result.arch)
-    conflicts = conflicts_of(s, result.arch.banks)
+    conflicts = conflicts_of(s)
     fixes = find_fixes(result, index) if conflicts else ()
     now = int(result.counts.bank_conflicts.sum())
     return Explanation(index, ins, s, conflicts, fixes, now, twins, diagnose(ins, s, conflicts, fixes, now))
 
 
-def conflicts_of(s: Schedule, banks: int) -> tuple[Conflict, ...]:
-    """The merge groups of a schedule that took more wavefronts than ideal."""
+def conflicts_of(s: Schedule) -> tuple[Conflict, ...]:
+    """The groups of a schedule (phases, or merged sibling pairs) that took more than one wavefront."""
     groups: dict[int, list] = {}
     for w in s.wavefronts:
-        groups.setdefault(w.phases[0] // s.shape.group, []).append(w)
+        groups.setdefault(w.group, []).append(w)
     out = []
     for g, waves in groups.items():
-        words: dict[int, set[int]] = {}
-        for r in (r for w in waves for r in w.requests):
-            words.setdefault(r.phase, set()).add(r.word)
-        extra = len(waves) - math.ceil(sum(map(len, words.values())) / banks)
+        extra = len(waves) - 1
         if extra <= 0:
             continue
         per_bank: dict[int, list[int]] = {}

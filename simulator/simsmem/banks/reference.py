@@ -38,8 +38,13 @@ class Request:
 
 @attrs.frozen
 class Wavefront:
-    """One pass of the data path: the requests it serves (every lane that gets or gives data)."""
+    """One pass of the data path: the requests it serves (every lane that gets or gives data).
 
+    ``group`` numbers what the hardware served as one unit (a phase, or a merged pair of sibling
+    phases); each group with requests ideally takes one wavefront.
+    """
+
+    group: int
     requests: tuple[Request, ...]
 
     @property
@@ -78,7 +83,7 @@ def schedule(ins: Instruction, arch: ArchConfig) -> Schedule:
         groups = [[r for reqs in pair for r in reqs] for pair in pairs]  # each pair served as one phase
     else:
         groups = by_phase
-    wavefronts = [w for reqs in groups for w in _passes(reqs, shape.broadcast)]
+    wavefronts = [w for g, reqs in enumerate(groups) for w in _passes(g, reqs, shape.broadcast)]
     ideal = sum(1 for reqs in groups if reqs)
     addrs = {ins.addrs[lane] for lane in lanes}
     return Schedule(shape, tuple(wavefronts), ideal, len(addrs) * shape.access_bytes)
@@ -122,11 +127,11 @@ def _passes_needed(reqs: list[Request], broadcast: bool) -> int:
     return max((len(k) for k in _keys_by_bank(reqs, broadcast).values()), default=0)
 
 
-def _passes(reqs: list[Request], broadcast: bool) -> list[Wavefront]:
+def _passes(group: int, reqs: list[Request], broadcast: bool) -> list[Wavefront]:
     """Pass j serves the j-th word (or lane request) of every bank."""
     banks = _keys_by_bank(reqs, broadcast)
     out = []
     for j in range(_passes_needed(reqs, broadcast)):
         served = {(bank, keys[j]) for bank, keys in banks.items() if j < len(keys)}
-        out.append(Wavefront(tuple(r for r in reqs if (r.bank, r.word if broadcast else (r.lane, r.word)) in served)))
+        out.append(Wavefront(group, tuple(r for r in reqs if (r.bank, r.word if broadcast else (r.lane, r.word)) in served)))
     return out
