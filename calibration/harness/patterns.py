@@ -676,3 +676,231 @@ def write_set(patterns: list[Pattern], path: str | Path) -> None:
 def read_set(path: str | Path) -> list[Pattern]:
     """A set written by ``write_set``."""
     return [Pattern(**d) for d in json.loads(Path(path).read_text())]
+
+
+# ---- R4: which lane pairings let sibling phases share a wavefront (designed after holdout2) ----
+
+def _width(width: int) -> tuple[str, int, int, int]:
+    """(kernel, bytes per lane, slots per 128-byte row, lanes per phase) of LDS.64 / LDS.128."""
+    return ("lds64", 8, 16, 16) if width == 64 else ("lds128", 16, 8, 8)
+
+
+def _at(width: int, slot: int, row: int) -> int:
+    return row * ROW + slot * (8 if width == 64 else 16)
+
+
+#: 4-lane arrangements of two addresses x, y ('-': lane inactive); which lane pairings (t^1, t^2, t^3) they keep
+QUAD_ARRANGEMENTS = ("xxyy", "xyxy", "xyyx", "xxxy", "xxyx", "xyxx", "xyyy", "xy--", "x-y-", "x--y", "-xy-", "xyx-",
+                     "xxy-", "xyy-", "x-yy", "xy-y", "-xyy", "y-xy")
+
+
+def _quads(arrs: list[str], values: list[dict[str, int]]) -> list[int | None]:
+    """32 lanes from 8 quad arrangements and, per quad, the address of each letter."""
+    lanes: list[int | None] = []
+    for arr, val in zip(arrs, values):
+        lanes += [None if c == "-" else val[c] for c in arr]
+    return lanes
+
+
+def r4_arrangements(width: int) -> list[Pattern]:
+    """Every quad of the warp in one arrangement of two addresses: all quads the same two addresses
+    (broadcast), each quad its own two (no bank shared), or the second sibling phase with x and y swapped."""
+    kernel, _, slots, per = _width(width)
+    out = []
+    for arr in QUAD_ARRANGEMENTS:
+        same = [{"x": _at(width, 3, 0), "y": _at(width, 5, 1)}] * 8
+        spread = [{"x": _at(width, (2 * q) % slots, q // (slots // 2)), "y": _at(width, (2 * q + 1) % slots, 2 + q // (slots // 2))}
+                  for q in range(8)]
+        swapped = [{"x": v["y"], "y": v["x"]} if (q * 4) // per % 2 else v for q, v in enumerate(same)]
+        for scheme, vals in (("same", same), ("spread", spread), ("swap", swapped)):
+            out.append(_p(f"R4_{kernel}_arr_{arr.replace('-', '_')}_{scheme}", kernel, _quads([arr] * 8, vals), "r4",
+                          f"every quad {arr}, addresses {scheme}"))
+    return out
+
+
+def r4_mixed(width: int) -> list[Pattern]:
+    """Different arrangements in different quads / phases: must one lane pairing hold over the whole warp?"""
+    kernel, _, slots, per = _width(width)
+    v = [{"x": _at(width, (2 * q) % slots, q // (slots // 2)), "y": _at(width, (2 * q + 1) % slots, 2 + q // (slots // 2))} for q in range(8)]
+    qpp = per // 4  # quads per phase
+    cases = {
+        "p01_xxyy_p23_xyxy": ["xxyy"] * (2 * qpp) + ["xyxy"] * (8 - 2 * qpp),
+        "p01_xyxy_p23_xxyy": ["xyxy"] * (2 * qpp) + ["xxyy"] * (8 - 2 * qpp),
+        "alt_xxyy_xyxy": ["xxyy", "xyxy"] * 4,
+        "alt_xyxy_xxyy": ["xyxy", "xxyy"] * 4,
+        "one_xyxy_rest_xxyy": ["xyxy"] + ["xxyy"] * 7,
+        "one_xxyy_rest_xyxy": ["xxyy"] + ["xyxy"] * 7,
+        "last_xyxy_rest_xxyy": ["xxyy"] * 7 + ["xyxy"],
+        "one_xyyx_rest_xxyy": ["xyyx"] + ["xxyy"] * 7,
+        "p0_xxyy_p1_xyxy": ["xxyy"] * qpp + ["xyxy"] * qpp + ["xxxx"] * (8 - 2 * qpp),
+        "p01_xxyy_p23_xxxy": ["xxyy"] * (2 * qpp) + ["xxxy"] * (8 - 2 * qpp),
+        "p01_xxyy_p23_off": ["xxyy"] * (2 * qpp) + ["----"] * (8 - 2 * qpp),
+        "p01_xyyx_p23_off": ["xyyx"] * (2 * qpp) + ["----"] * (8 - 2 * qpp),
+        "p01_xy__p23_x_y_": ["xy--"] * (2 * qpp) + ["x-y-"] * (8 - 2 * qpp),
+    }
+    if width == 128:  # quarters 2+3 alone unpackable, phases 0+1 packable: does the bad pair keep the good one apart?
+        cases["p01_xxyy_p2_xxxy_p3_off"] = ["xxyy"] * 4 + ["xxxy"] * 2 + ["----"] * 2
+        cases["p01_xxyy_p23_xyz"] = ["xxyy"] * 4 + ["xyxy"] * 4
+    out = []
+    if width == 128:  # phases 0+1 pack only by t^1, phases 2+3 only by t^2 (and the reverse), drawn values and masks
+        rng = random.Random(128)
+        for k in range(8):
+            lanes: list[int | None] = [None] * 32
+            for lo, x in ((0, (1, 2)[k % 2]), (16, (2, 1)[k % 2])):
+                pool = [_at(width, s, rng.randrange(4)) for s in rng.sample(range(slots), rng.choice((2, 3, 4)))]
+                while True:
+                    for t in range(lo, lo + 16):
+                        if t < t ^ x:
+                            lanes[t] = lanes[t ^ x] = rng.choice(pool)
+                    if any(lanes[t] != lanes[t ^ (3 - x)] for t in range(lo, lo + 16)):
+                        break
+            if k >= 4:
+                lanes = [None if rng.random() < 0.25 else a for a in lanes]
+            out.append(_p(f"R4_{kernel}_mix_scope{k}", kernel, lanes, "r4", "phases 0+1 and 2+3 packable by different pairings"))
+    for name, arrs in cases.items():
+        vals = v
+        if "xyz" in name:
+            vals = v[:4] + [{"x": _at(width, 2 * q % slots, 6), "y": _at(width, (2 * q + 3) % slots, 7)} for q in range(4)]
+        out.append(_p(f"R4_{kernel}_mix_{name}", kernel, _quads(arrs, vals), "r4", "quads: " + " ".join(arrs)))
+    return out
+
+
+def r4_pairs_vs_partners(width: int, n: int = 12) -> list[Pattern]:
+    """Each sibling phase packable by itself (lane pairs t, t^1 or t, t^2 share an address) but drawn
+    independently, so partner lanes i, i+per meet other slots (R3's bijection broken), and the reverse."""
+    kernel, _, slots, per = _width(width)
+    rng = random.Random(4 + width)
+    out = []
+    for k in range(n):
+        x = (1, 2)[k % 2]
+        pool = [_at(width, s, rng.randrange(4)) for s in rng.sample(range(slots), rng.choice((2, 3, 4)))]
+        lanes: list[int | None] = [None] * 32
+        for t in range(32):
+            if lanes[t] is None:
+                lanes[t] = lanes[t ^ x] = rng.choice(pool)
+        out.append(_p(f"R4_{kernel}_pairs{x}_indep{k}", kernel, lanes, "r4", f"pairs t,t^{x} share; phases drawn apart"))
+    # R3 mergeable (partner slots one-to-one, quads <= 2 addresses) but no pairing packs: quads x x x y, sparse too
+    for k in range(n // 2):
+        pool = [_at(width, s, rng.randrange(4)) for s in rng.sample(range(slots), 2)]
+        arr = rng.choice(("xxxy", "xxyx", "xyxx", "yxxx", "xyy-", "xyyx"))
+        lanes = _quads([arr] * 8, [{"x": pool[0], "y": pool[1]}] * 8)
+        m = [None if rng.random() < 0.3 else a for a in lanes] if k % 2 else lanes
+        if not any(a is not None for a in m[:per]) or not any(a is not None for a in m[per:2 * per]):
+            m = lanes
+        out.append(_p(f"R4_{kernel}_r3only{k}_{arr.replace('-', '_')}", kernel, m, "r4", "R3 merges, no pairing packs"))
+    return out
+
+
+def r4_conflicts(width: int) -> list[Pattern]:
+    """Packable warps whose pair values meet on banks (k-way), and pairs on one slot in two rows (not one address)."""
+    kernel, _, slots, per = _width(width)
+    out = []
+    for x in (1, 2):
+        for m in sorted({slots, slots // 2, slots // 4, 2, 1}, reverse=True):
+            lanes = []
+            for t in range(32):
+                j = min(t, t ^ x) if x == 1 else (t // 4) * 2 + (t % 2)
+                j = j // 2 if x == 1 else j
+                lanes.append(_at(width, j % m, j // m))
+            out.append(_p(f"R4_{kernel}_pairs{x}_slots{m}", kernel, lanes, "r4", f"pairs t,t^{x} share; values on {m} slots"))
+        lanes = [_at(width, (t // 2 if x == 1 else (t // 4) * 2 + t % 2) % slots, (t >> (x - 1)) & 1) for t in range(32)]
+        out.append(_p(f"R4_{kernel}_pairs{x}_same_slot_two_rows", kernel, lanes, "r4", f"t,t^{x} same slot, other row"))
+    return out
+
+
+def r4_sparse(width: int) -> list[Pattern]:
+    """A few active lanes with two addresses: which pairs of lanes block the merge (H2_lds64_37, H2_lds128_21)."""
+    kernel, _, slots, per = _width(width)
+    a, b = _at(width, 1, 2), _at(width, slots - 2, 3)
+    h = per  # first lane of the second phase
+    cases = {
+        "x1_x2_broken": {0: a, h + 4: b, h + 6: a, h + 12: a, h + 13: b} if width == 64 else {0: a, h + 0: b, h + 2: a, h + 4: a, h + 5: b},
+        "x1_broken_x2_ok": {0: a, h + 12: a, h + 13: b} if width == 64 else {0: a, h + 4: a, h + 5: b},
+        "x3_only": {0: a, h + 12: a, h + 13: b, h + 14: b} if width == 64 else {0: a, h + 4: a, h + 5: b, h + 6: b},
+        "x3_only_b": {0: a, 1: b, 2: b, h: b},
+        "x2_only": {0: a, 1: b, h: a, h + 1: b},
+        "x1_only": {0: a, 2: b, h: a, h + 2: b},
+        "corners": {0: a, 3: b, h: a},
+        "partner_conflict_x1": {0: a, 1: a, h: a + 2 * ROW * 4, h + 1: a + 2 * ROW * 4},
+        "partner_conflict_x1_other": {0: a, 1: a, h: a + 2 * ROW * 4, h + 1: a + 2 * ROW * 4, 4: b, h + 4: b},
+        "partner_conflict_broken": {0: a, 1: a, h: a + 2 * ROW * 4, h + 1: b, 4: b, 6: a},
+        "only_partner_pair_xy": {3: a, h + 3: b},
+        "only_partner_pair_conflict": {3: a, h + 3: a + 4 * ROW},
+    }
+    if width == 128:  # H2_lds128_21 and one-lane edits of it
+        base = {1: 976, 7: 1072, 8: 1088, 9: 1104, 12: 1152, 14: 1184, 16: 1216, 18: 1248, 28: 1408, 30: 1440}
+        cases["h2_21"] = dict(base)
+        cases["h2_21_no9"] = {k: v for k, v in base.items() if k != 9}
+        cases["h2_21_9eq8"] = {**base, 9: 1088}
+        cases["h2_21_14eq12"] = {**base, 14: 1152}
+        cases["h2_21_no9_14eq12"] = {**{k: v for k, v in base.items() if k != 9}, 14: 1152}
+        cases["h2_21_q23_off"] = {k: v for k, v in base.items() if k < 16}
+    else:  # H2_lds64_37 and edits
+        base = {8: 3184, 11: 2056, 13: 2056, 14: 2056, 16: 3184, 20: 3184, 22: 2056, 23: 2056, 28: 2056, 29: 3184, 31: 2056}
+        cases["h2_37"] = dict(base)
+        cases["h2_37_29eq28"] = {**base, 29: 2056}
+        cases["h2_37_no20"] = {k: v for k, v in base.items() if k != 20}
+        cases["h2_37_no20_29eq28"] = {**{k: v for k, v in base.items() if k != 20}, 29: 2056}
+        cases["h2_37_no8_11"] = {k: v for k, v in base.items() if k not in (8, 11)}
+    out = []
+    for name, lanes in cases.items():
+        out.append(_p(f"R4_{kernel}_sparse_{name}", kernel, [lanes.get(t) for t in range(32)], "r4"))
+    return out
+
+
+def r4() -> list[Pattern]:
+    """The R4 set: LDS.64 and LDS.128 patterns aimed at the lane pairings behind sibling-phase merging."""
+    out: list[Pattern] = []
+    for width in (64, 128):
+        out += r4_arrangements(width) + r4_mixed(width) + r4_pairs_vs_partners(width) + r4_conflicts(width) + r4_sparse(width)
+    return out
+
+
+HOLDOUT3_SEED = 20261123
+
+
+def _holdout3_pattern(rng: random.Random, width: int, name: str) -> Pattern:
+    """One random LDS.64/LDS.128 launch of the kinds that broke R3: few addresses, sparse masks, lanes paired or nearly."""
+    kernel, size, slots, per = _width(width)
+    kind = rng.choice(("paired", "paired", "quads", "pool", "pool", "generic"))
+    n = rng.choice((1, 2, 2, 3, 4, 6, 8, 16))
+    rows = rng.choice((1, 2, 4, 8))
+    pool = [rng.randrange(slots) * size + ROW * rng.randrange(rows) + 1024 * rng.randrange(3) for _ in range(n)]
+    note = f"{kind}, pool {n} in {rows} rows"
+    if kind == "paired":  # lane pairs t, t^x share an address; maybe a few lanes changed
+        x = rng.choice((1, 2, 2, 3, 1))
+        lanes: list[int] = [0] * 32
+        done = set()
+        for t in range(32):
+            if t not in done:
+                lanes[t] = lanes[t ^ x] = rng.choice(pool)
+                done |= {t, t ^ x}
+        for _ in range(rng.choice((0, 0, 1, 2))):
+            lanes[rng.randrange(32)] = rng.choice(pool)
+        note += f", pairs t^{x}"
+    elif kind == "quads":  # each quad one arrangement of two pool addresses
+        lanes = []
+        for _ in range(8):
+            arr = rng.choice(("xxyy", "xyxy", "xyyx", "xxxy", "xxxx", "xyxx", "xxyy", "xyxy"))
+            val = {"x": rng.choice(pool), "y": rng.choice(pool)}
+            lanes += [val[c] for c in arr]
+    elif kind == "pool":
+        lanes = [rng.choice(pool[:rng.choice((1, 2, 2, 3))]) for _ in range(32)]
+    else:
+        lanes, note = random_addrs(rng, size)
+    r = rng.random()
+    if r < 0.3:
+        mask = FULL
+    elif r < 0.75:
+        density = rng.choice((0.1, 0.2, 0.3, 0.5, 0.7, 0.9))
+        mask = mask_of(i for i in range(LANES) if rng.random() < density) or 1
+    else:
+        mask = random_mask(rng)
+    lanes = [a % (SMEM // 2) // size * size for a in lanes]
+    return Pattern(name, kernel, lanes, mask, family="holdout3", note=note)
+
+
+def holdout3(seed: int = HOLDOUT3_SEED, n: int = 200) -> list[Pattern]:
+    """A third hold-out, drawn (and committed) before the R4 set was measured: LDS.64 and LDS.128 only."""
+    rng = random.Random(seed)
+    return [_holdout3_pattern(rng, width, f"H3_lds{width}_{i}") for width in (64, 128) for i in range(n)]
