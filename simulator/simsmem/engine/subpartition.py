@@ -9,6 +9,7 @@ wavefront per ``feed_interval`` cycles, its instructions in order. An instructio
 
 from __future__ import annotations
 
+import heapq
 from collections import deque
 
 from .cue import FRONT, ROOM, WARP, Cue, then
@@ -22,8 +23,10 @@ class SubPartition:
         self.index = index
         self.timing = run.timing
         self.port_free = 0  # first cycle the issue port is free
-        self.room = run.timing.queue_depth  # free entries of the LSU queue
+        self.room = run.timing.queue_depth  # free entries of the LSU queue, as of the last look
+        self.releases: list[int] = []  # heap: cycles taken entries are freed (of instructions served)
         self.room_waiters: deque[tuple[int, Cue]] = deque()  # warps that found the queue full, in order
+        self.room_cued: set[int] = set()  # cycles a hand-over of freed entries is cued for
         self.queue: deque[int] = deque()  # issued instructions behind the front
         self.front: int | None = None  # the instruction the data path is serving
         self.feed_free = 0  # first cycle the next wavefront may leave
@@ -32,11 +35,14 @@ class SubPartition:
     def take_room(self, warp: int) -> Cue | None:
         """Take an entry of the queue for ``warp``'s next instruction; None if one was free, else a cue
         that wakes the warp when a freed entry is handed to it (warps get entries in the order they asked)."""
+        self._collect()
         if self.room:
             self.room -= 1
             return None
         cue = Cue(self.run.env)
         self.room_waiters.append((warp, cue))
+        if self.releases:
+            self._cue_hand_over(self.releases[0])
         return cue
 
     def issue(self, i: int, now: int) -> int:
@@ -74,7 +80,9 @@ class SubPartition:
             cue.fire(run.warp_done[w], WARP + warp)
         if cycles:
             self.feed_free = last + t.feed_interval
-        then(run.env, last + 1, ROOM, self._free_room)
+        heapq.heappush(self.releases, last + 1)
+        if self.room_waiters:
+            self._cue_hand_over(last + 1)
         self.front = None
         self._next_front(run.env.now + 1)
 
@@ -88,9 +96,25 @@ class SubPartition:
         first = max(int(self.run.issue[i]) + self.timing.to_banks, self.feed_free, earliest)
         then(self.run.env, first, FRONT + self.index, lambda: self.run.path.serve(self, i, first))
 
-    def _free_room(self) -> None:
-        if self.room_waiters:
+    def _collect(self) -> None:
+        """Count the entries freed by now (freed lazily: an event only when a warp waits for one)."""
+        now = self.run.env.now
+        while self.releases and self.releases[0] <= now:
+            heapq.heappop(self.releases)
+            self.room += 1
+
+    def _cue_hand_over(self, cycle: int) -> None:
+        if cycle not in self.room_cued:
+            self.room_cued.add(cycle)
+            then(self.run.env, cycle, ROOM, lambda: self._hand_over(cycle))
+
+    def _hand_over(self, cycle: int) -> None:
+        """Give the entries freed by now to the waiting warps, first come first served."""
+        self.room_cued.discard(cycle)
+        self._collect()
+        while self.room and self.room_waiters:
+            self.room -= 1
             warp, cue = self.room_waiters.popleft()
             cue.fire(self.run.env.now, WARP + warp)
-        else:
-            self.room += 1
+        if self.room_waiters and self.releases:
+            self._cue_hand_over(self.releases[0])

@@ -1,0 +1,62 @@
+"""Timing engine speed: ``simsmem.engine.simulate`` on 100k warp-instructions from 32 warps (one CTA).
+
+    python benchmarks/bench_engine.py [N]
+
+Two workloads, N instructions each, over 32 warps:
+
+- ``loop``: the LDS.32 2-way-conflict throughput loop of the H100 microbenchmark
+  (traces/timing/thr_LDS32_2.json.gz: 2 wavefronts each, the loop's delays and waits), repeated;
+- ``mixed``: bench_count's random mix of every sm_90 form (uniform addresses over 48 KiB: about 5
+  wavefronts each), a fifth of them with ``wait`` and delays of 0 to 7 cycles.
+
+Prints warp-instructions per second of the booking data path that ``simsmem run`` uses, and of the
+wavefront-by-wavefront reference, after counting (not timed).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import attrs
+import numpy as np
+
+from bench_count import random_batch
+from simsmem.banks import count
+from simsmem.config import load_arch
+from simsmem.engine import simulate
+from simsmem.engine.reference import simulate_by_wavefront
+from simsmem.trace import InstructionBatch, load_trace
+
+LOOP = Path(__file__).resolve().parent.parent / "traces" / "timing" / "thr_LDS32_2.json.gz"
+
+
+def loop(n: int) -> InstructionBatch:
+    """The measured loop's 32 warps, each repeating its 512 loads to n / 32 instructions."""
+    one = load_trace(LOOP).instructions
+    per_warp = n // 32
+    rows = np.concatenate([np.flatnonzero(one.warp == w)[np.arange(per_warp) % 512] for w in range(32)])
+    return one.take(rows)
+
+
+def mixed(n: int) -> InstructionBatch:
+    rng = np.random.default_rng(1)
+    return attrs.evolve(random_batch(n), wait=rng.random(n) < 0.2, delay=rng.integers(0, 8, n))
+
+
+def main() -> None:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
+    arch = load_arch("sm_90")
+    for name, batch in (("loop", loop(n)), ("mixed", mixed(n))):
+        counts = count(batch, arch)
+        for how, sim in (("booking", simulate), ("by wavefront", simulate_by_wavefront)):
+            start = time.perf_counter()
+            timeline = sim(batch, counts, arch)
+            took = time.perf_counter() - start
+            print(f"{name:5s} {how:12s}: {len(batch):,} instructions, {counts.wavefronts.sum():,} wavefronts, "
+                  f"{timeline.cycles:,} cycles: {len(batch) / took:,.0f} warp-instructions/s ({took:.2f} s)")
+
+
+if __name__ == "__main__":
+    main()
