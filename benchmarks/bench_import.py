@@ -40,13 +40,13 @@ def shared_line(k: int) -> str:
     if k % 4 == 0:
         return f"ffffffff 1 R4 LDS 1 R2 4 1 0x{start:x} 4 0"
     if k % 4 == 1:
-        return f"ffffffff 0 STS.128 2 R2 R8 16 0 " + " ".join(f"0x{start + 16 * lane:016x}" for lane in range(32)) + " 0"
+        return "ffffffff 0 STS.128 2 R2 R8 16 0 " + " ".join(f"0x{start + 16 * lane:016x}" for lane in range(32)) + " 0"
     if k % 4 == 2:
         return f"ffffffff 1 R12 LDSM.16.M88.4 1 R3 16 2 0x{start:x} " + " ".join(["16"] * 7 + ["400"] + ["16"] * 7 + ["400"] + ["16"] * 7 + ["400"] + ["16"] * 7) + " 0"
     return f"0000ffff 1 R5 ATOMS.ADD 2 R2 R6 4 1 0x{start:x} 8 0"
 
 
-OTHER = ["ffffffff 1 R8 FFMA 3 R4 R6 R8 0 0", "ffffffff 0 BRA 0 0 0", f"ffffffff 1 R9 LDG.E 1 R2 4 1 0x7f0000001000 4 0", "ffffffff 1 R1 IMAD.MOV.U32 2 R255 R255 0 0"]
+OTHER = ["ffffffff 1 R8 FFMA 3 R4 R6 R8 0 0", "ffffffff 0 BRA 0 0 0", "ffffffff 1 R9 LDG.E 1 R2 4 1 0x7f0000001000 4 0", "ffffffff 1 R1 IMAD.MOV.U32 2 R255 R255 0 0"]
 
 
 def write(path: Path, lines: int) -> int:

@@ -20,14 +20,9 @@ import orjson
 from ..errors import TraceError
 from .files import atomic_output
 from .records import LANES, InstructionBatch
-from .stream import CHUNK, Chunk, TraceStream
-from .v1 import column_problem, header_object, parse_header
+from .stream import Chunk, TraceStream
+from .v1 import DTYPES, column_problem, header_object, parse_header
 
-#: dtype of each column, as ``InstructionBatch`` holds it.
-DTYPES = {
-    "op": np.uint8, "width": np.uint8, "num": np.uint8, "trans": np.bool_, "mask": np.uint32,
-    "warp": np.int32, "wait": np.bool_, "delay": np.int64, "generic": np.bool_, "addrs": np.int32,
-}
 #: Errors numpy and zipfile raise for a file that is not a whole, well-formed npz.
 BROKEN = (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error, orjson.JSONDecodeError)
 

@@ -61,6 +61,8 @@ OP_FIELDS = {
     "STSM": OpFields("num", NUMS, frozenset({"trans"})),
 }
 OP_CODE = {name: code for code, name in enumerate(OPS)}
+#: IS_MATRIX[op code]: the op gives 8x8 matrix row addresses (a table lookup beats np.isin per chunk).
+IS_MATRIX = np.array([name in MATRIX_OPS for name in OPS])
 #: dtype of each ``InstructionBatch`` column.
 DTYPES = {
     "op": np.uint8, "width": np.uint8, "num": np.uint8, "trans": np.bool_, "mask": np.uint32,
@@ -168,7 +170,7 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
 
 def active_lanes(op: np.ndarray, num: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """(n, 32) bool: the lanes that give an address, by the mask, or a matrix op's 8*num row lanes."""
-    matrix = np.isin(op, [OP_CODE[m] for m in MATRIX_OPS])
+    matrix = IS_MATRIX[op]
     rows = (np.uint64(1) << (8 * num.astype(np.uint64))) - np.uint64(1)
     bits = np.where(matrix, rows, mask).astype("<u4")
     return np.unpackbits(bits.view(np.uint8), bitorder="little").reshape(-1, LANES).astype(bool)
@@ -260,7 +262,9 @@ def form_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
         spec = OP_FIELDS[name]
         rows = b.op == code
         form, other = (b.num, b.width) if spec.form == "num" else (b.width, b.num)
-        first(rows & ~np.isin(form, spec.values), spec.form, lambda i: f"expected {_alternatives(spec.values)} for {name}, got {form[i]}")
+        allowed = np.zeros(256, dtype=bool)
+        allowed[list(spec.values)] = True
+        first(rows & ~allowed[form], spec.form, lambda i: f"expected {_alternatives(spec.values)} for {name}, got {form[i]}")
         first(rows & (other != 0), "num" if spec.form == "width" else "width", lambda i: f"must be 0 for {name}")
         for field, default in (("mask", FULL_MASK), ("trans", False), ("generic", False)):
             if field not in spec.optional:
@@ -280,32 +284,34 @@ def column_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
     if problem:
         return problem  # active_lanes needs valid ops and forms
     active = active_lanes(b.op, b.num, b.mask)
-    negative = (active & (b.addrs < 0)).any(axis=1)
-    stray = (~active & (b.addrs != INACTIVE)).any(axis=1)
-    if negative.any() or stray.any():
-        i = int(np.flatnonzero(negative | stray)[0])
-        if negative[i]:
-            return i, "addrs", f"negative address in active lane {int(np.argmax(active[i] & (b.addrs[i] < 0)))}"
-        return i, "addrs", f"inactive lane {int(np.argmax(~active[i] & (b.addrs[i] != INACTIVE)))} must hold {INACTIVE}"
+    bad = np.where(active, b.addrs < 0, b.addrs != INACTIVE)  # active lanes hold offsets, the others INACTIVE
+    rows = np.flatnonzero(bad.any(axis=1))
+    if len(rows):
+        i = int(rows[0])
+        lane = int(np.argmax(bad[i]))
+        if active[i, lane]:
+            return i, "addrs", f"negative address in active lane {lane}"
+        return i, "addrs", f"inactive lane {lane} must hold {INACTIVE}"
     return None
 
 
 def check_against_arch(batch: InstructionBatch, arch: ArchConfig, where: str, first_index: int = 0) -> None:
     """Reject ops the arch lacks, widths it does not have, and out-of-range or misaligned addresses."""
-    for code in np.unique(batch.op):
-        name = OPS[code]
-        rows = np.flatnonzero(batch.op == code)
+    has = np.zeros((len(OPS), 256), dtype=bool)  # has[op, form]: the arch has this width (or matrix count) of op
+    for name, spec in arch.ops.items():
+        if name in OP_CODE:
+            has[OP_CODE[name], list(spec.widths if spec.phase == "bytes" else spec.nums)] = True
+    matrix = IS_MATRIX[batch.op]
+    form = np.where(matrix, batch.num, batch.width)
+    bad = np.flatnonzero(~has[batch.op, form])
+    if len(bad):
+        i = int(bad[0])
+        name, at = OPS[batch.op[i]], f"{where}: instruction {first_index + i}"
         if name not in arch.ops:
-            raise TraceError(f"{where}: instruction {first_index + rows[0]}: op", f"{name} does not exist on {arch.name}")
-        spec = arch.ops[name]
-        if spec.phase == "bytes":
-            bad = rows[~np.isin(batch.width[rows], spec.widths)]
-            if len(bad):
-                raise TraceError(f"{where}: instruction {first_index + bad[0]}: width", f"{name} on {arch.name} has no {batch.width[bad[0]]}-bit form")
-        else:
-            bad = rows[~np.isin(batch.num[rows], spec.nums)]
-            if len(bad):
-                raise TraceError(f"{where}: instruction {first_index + bad[0]}: num", f"{name} on {arch.name} has no .x{batch.num[bad[0]]} form")
+            raise TraceError(f"{at}: op", f"{name} does not exist on {arch.name}")
+        if matrix[i]:
+            raise TraceError(f"{at}: num", f"{name} on {arch.name} has no .x{batch.num[i]} form")
+        raise TraceError(f"{at}: width", f"{name} on {arch.name} has no {batch.width[i]}-bit form")
     size = np.where(batch.width > 0, batch.width // 8, 16).astype(np.int32)[:, None]  # bytes: a power of two
     used = batch.addrs != INACTIVE
     beyond = used & (batch.addrs > arch.shared_memory_per_cta - size)
