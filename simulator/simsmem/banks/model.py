@@ -19,7 +19,7 @@ import numpy as np
 
 from ..config import ArchConfig
 from ..trace.records import OPS, InstructionBatch
-from .phases import QUAD_ADDRESSES, QUAD_LANES, Shape, shape_of
+from .phases import PACK_PARTNERS, Shape, shape_of
 
 
 @attrs.frozen(eq=False)
@@ -82,8 +82,7 @@ def _count_rows(addrs, rows, width, unit, unit_banks, access, per_phase, group, 
     held = np.zeros(buckets, dtype=np.int64)  # distinct units each unit bank holds
     asks = np.zeros(buckets, dtype=np.int64)  # requests each unit bank gets
     units = np.empty(width, dtype=np.int64)
-    where = np.empty(width, dtype=np.int64)  # a lane's unit bank (its slot); -1: the lane asks for nothing
-    slot_map = np.full((2, unit_banks[0]), -1, dtype=np.int64)  # for _mergeable: the slot each slot meets
+    where = np.empty(width, dtype=np.int64)  # a lane's unit bank; -1: the lane asks for nothing
     for i in rows:
         for j in range(width):
             a = np.int64(addrs[i, j])
@@ -91,7 +90,7 @@ def _count_rows(addrs, rows, width, unit, unit_banks, access, per_phase, group, 
             where[j] = _rem(units[j], unit_banks) if a >= 0 else -1
         wavefronts = 0
         ideal = 0
-        if group > 1 and _mergeable(units, where, phases, per_phase, slot_map):
+        if group > 1 and _packed(units, where):
             for g0 in range(0, phases, group):  # each pair of sibling phases served together
                 d, w = _phase(units, where, g0 * per_phase, (g0 + group) * per_phase, broadcast, table, held, asks)
                 wavefronts += w
@@ -141,37 +140,14 @@ def _phase(units, where, start, stop, broadcast, table, held, asks):  # pragma: 
 
 
 @numba.njit(cache=True, nogil=True)
-def _mergeable(units, where, phases, per_phase, slot_map):  # pragma: no cover - compiled
-    """Whether every pair of sibling phases can be served together (reference.py, rule 3)."""
-    for p0 in range(0, phases, 2):
-        a, b = p0 * per_phase, (p0 + 1) * per_phase
-        if max(where[a:b]) < 0 or max(where[b : b + per_phase]) < 0:
-            continue
-        for q in range(a, b + per_phase, QUAD_LANES):  # each lane quad reads at most QUAD_ADDRESSES addresses
-            distinct = 0
-            for x in range(q, q + QUAD_LANES):
-                if where[x] < 0:
-                    continue
-                seen = False
-                for y in range(q, x):
-                    if where[y] >= 0 and units[y] == units[x]:
-                        seen = True
-                distinct += not seen
-            if distinct > QUAD_ADDRESSES:
-                return False
-        ok = True
-        for j in range(per_phase):  # partner lanes pair their slots one-to-one
-            sx, sy = where[a + j], where[b + j]
-            if sx >= 0 and sy >= 0:
-                if (slot_map[0, sx] >= 0 and slot_map[0, sx] != sy) or (slot_map[1, sy] >= 0 and slot_map[1, sy] != sx):
-                    ok = False
-                slot_map[0, sx] = sy
-                slot_map[1, sy] = sx
-        for j in range(per_phase):
-            if where[a + j] >= 0:
-                slot_map[0, where[a + j]] = -1
-            if where[b + j] >= 0:
-                slot_map[1, where[b + j]] = -1
-        if not ok:
-            return False
-    return True
+def _packed(units, where):  # pragma: no cover - compiled
+    """Whether one partner pairing ``t ^ x`` fits the whole warp (reference.py, rule 3)."""
+    for x in PACK_PARTNERS:
+        fits = True
+        for t in range(len(units)):
+            if where[t] >= 0 and where[t ^ x] >= 0 and units[t] != units[t ^ x]:
+                fits = False
+                break
+        if fits:
+            return True
+    return False

@@ -14,10 +14,9 @@ from ..config import ArchConfig, OpSpec
 
 MATRIX_ROWS = 8  # lanes (row addresses) per 8x8 matrix
 MATRIX_ROW_BYTES = 16  # 8 b16 elements
-#: A merged pair of sibling phases returns data to each quad of lanes (4k..4k+3) from at most two
-#: distinct addresses (H100: calibration/h100/RULES_v2.md, rule R3 b).
-QUAD_LANES = 4
-QUAD_ADDRESSES = 2
+#: Lane pairings (``t`` with ``t ^ x``) under which a load's return registers pack, so that two sibling
+#: phases share one wavefront (H100: calibration/h100/RULES_v2.md, rule R4).
+PACK_PARTNERS = (1, 2)
 
 
 @attrs.frozen

@@ -7,13 +7,11 @@ The rule (it reproduces the H100 measurements in ``calibration/h100``; see ``RUL
    (lanes wanting the same word share it: broadcast), or, for ops without broadcast (atomics), the
    most *lane requests* any one bank gets. Its ideal is one wavefront.
 3. Loads serve sibling phases in pairs (the two half-warps of a 64-bit load; quarter-warps 0+1 and
-   2+3 of a 128-bit load) when every pair of the instruction is *mergeable*: one of its phases has no
-   active lane, or both
-   a. partner lanes (the same position in the two phases) pair their *slots* (a lane's position in
-      its 128-byte row) one-to-one: no slot of one phase meets two different slots of the other; and
-   b. no lane quad (lanes 4k..4k+3) reads more than two distinct addresses.
-   A merged pair takes as many passes as its busiest bank holds distinct words over the pair, and
-   ideally one. If any pair is not mergeable, every phase is served alone (step 2).
+   2+3 of a 128-bit load) when the warp's return registers *pack*: a wavefront returns 128 bytes, and
+   two phases need 256, so each value must go to two lanes at once. That works for one fixed pairing
+   of lanes, ``t`` with ``t ^ 1`` or ``t`` with ``t ^ 2``, for the whole warp: every two partner lanes
+   that are both active read the same address. A packed pair takes as many passes as its busiest bank
+   holds distinct words over the pair. Otherwise every phase is served alone (step 2).
 4. ncu's *bank conflicts* are wavefronts minus ideal wavefronts.
 """
 
@@ -23,7 +21,7 @@ import attrs
 
 from ..config import ArchConfig
 from ..trace.records import Instruction
-from .phases import QUAD_ADDRESSES, QUAD_LANES, Shape, shape_of
+from .phases import PACK_PARTNERS, Shape, shape_of
 
 
 @attrs.frozen
@@ -78,9 +76,8 @@ def schedule(ins: Instruction, arch: ArchConfig) -> Schedule:
         for word in range(first, first + shape.words_per_lane):
             by_phase[phase].append(Request(lane, phase, word, word % arch.banks))
 
-    pairs = [by_phase[p : p + shape.group] for p in range(0, shape.phases, shape.group)]
-    if shape.group > 1 and all(_mergeable(ins, shape, arch, p) for p in range(0, shape.phases, shape.group)):
-        groups = [[r for reqs in pair for r in reqs] for pair in pairs]  # each pair served as one phase
+    if shape.group > 1 and _packed(ins):
+        groups = [[r for reqs in by_phase[p : p + shape.group] for r in reqs] for p in range(0, shape.phases, shape.group)]
     else:
         groups = by_phase
     wavefronts = [w for g, reqs in enumerate(groups) for w in _passes(g, reqs, shape.broadcast)]
@@ -89,27 +86,10 @@ def schedule(ins: Instruction, arch: ArchConfig) -> Schedule:
     return Schedule(shape, tuple(wavefronts), ideal, len(addrs) * shape.access_bytes)
 
 
-def _mergeable(ins: Instruction, shape: Shape, arch: ArchConfig, first: int) -> bool:
-    """Whether sibling phases ``first`` and ``first + 1`` can be served together (rule 3)."""
-    per = shape.lanes_per_phase
+def _packed(ins: Instruction) -> bool:
+    """Whether one partner pairing (``t ^ x``) fits the whole warp: active partners read one address."""
     active = set(ins.active_lanes)
-    a = [lane for lane in range(first * per, (first + 1) * per)]
-    b = [lane + per for lane in a]
-    if not active.intersection(a) or not active.intersection(b):
-        return True
-    slot_bytes = shape.words_per_lane * arch.bank_width
-    slots_per_row = arch.banks // shape.words_per_lane
-    partner_of: dict[tuple[int, int], int] = {}  # (side, slot) -> the slot it meets on the other side
-    for x, y in zip(a, b):
-        if x in active and y in active:
-            sx = ins.addrs[x] // slot_bytes % slots_per_row
-            sy = ins.addrs[y] // slot_bytes % slots_per_row
-            if partner_of.setdefault((0, sx), sy) != sy or partner_of.setdefault((1, sy), sx) != sx:
-                return False
-    for quad in range(a[0], b[-1] + 1, QUAD_LANES):
-        if len({ins.addrs[lane] for lane in range(quad, quad + QUAD_LANES) if lane in active}) > QUAD_ADDRESSES:
-            return False
-    return True
+    return any(all(ins.addrs[t] == ins.addrs[t ^ x] for t in active if t ^ x in active) for x in PACK_PARTNERS)
 
 
 def _keys_by_bank(reqs: list[Request], broadcast: bool) -> dict[int, list]:
