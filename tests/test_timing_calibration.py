@@ -56,11 +56,17 @@ OUTSIDE_5_PERCENT: dict[tuple[str, int, int], float] = {
 
 @pytest.fixture(scope="module")
 def simulated(sm90):
-    """Simulated cycles of every latency and throughput row, keyed like the rows."""
+    out = simulate_rows(sm90)
+    _print_table(out)
+    return out
+
+
+def simulate_rows(arch):
+    """Simulated cycles of every latency and throughput row on ``arch``, keyed like the rows."""
     out = {}
     for row in ROWS["latency"]:
         batch = load_trace(TRACES / f"lat_{row['op']}_{row['ways']}.json.gz").instructions
-        issue = simulate(batch, count(batch, sm90), sm90).issue
+        issue = simulate(batch, count(batch, arch), arch).issue
         out["lat", row["op"], row["ways"]] = (issue[-1] - issue[0]) / (len(batch) - 1)
     loops = {}
     for row in ROWS["throughput"]:
@@ -68,8 +74,7 @@ def simulated(sm90):
         if key not in loops:
             loops[key] = load_trace(TRACES / f"thr_{row['op']}_{row['ways']}.json.gz").instructions
         batch = loops[key].take(loops[key].warp < row["warps"])
-        out["thr", *key, row["warps"]] = simulate(batch, count(batch, sm90), sm90).cycles / len(batch)
-    _print_table(out)
+        out["thr", *key, row["warps"]] = simulate(batch, count(batch, arch), arch).cycles / len(batch)
     return out
 
 
