@@ -40,7 +40,7 @@ def random_batch(n: int, seed: int = 0, span: int = 48 * 1024) -> InstructionBat
     return InstructionBatch(
         op=op, width=np.where(num > 0, 0, width).astype(np.uint8), num=num, trans=(num > 0) & (rng.random(n) < 0.5),
         mask=mask, warp=rng.integers(0, 32, n).astype(np.int32), wait=np.zeros(n, bool), delay=np.zeros(n, np.int64),
-        generic=np.zeros(n, bool), addrs=np.where(active, addrs, INACTIVE).astype(np.int32),
+        generic=np.zeros(n, bool), atom=np.zeros(n, np.uint8), addrs=np.where(active, addrs, INACTIVE).astype(np.int32),
     )
 
 

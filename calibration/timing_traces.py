@@ -146,6 +146,7 @@ def trace(op: str, ways: int, kind: str, issue_interval: int) -> Trace:
         wait=np.tile(per_loop[:, 1].astype(bool), warps),
         delay=np.tile(per_loop[:, 0], warps).astype(np.int64),
         generic=np.zeros(n, dtype=bool),
+        atom=np.zeros(n, dtype=np.uint8),
         addrs=np.tile(offsets(op, ways).astype(np.int32), (n, 1)),
     )
     return Trace(batch, name=f"{kind}_{op}_{ways}", arch="sm_90")

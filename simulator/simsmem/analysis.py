@@ -15,8 +15,8 @@ import numpy as np
 from .banks import Counts, count
 from .config import ArchConfig, load_arch
 from .engine import Timeline, simulate
-from .metrics import kernel_metrics, op_label
-from .trace import OPS, InstructionBatch, Trace, TraceStream, check_against_arch
+from .metrics import kernel_metrics, labels
+from .trace import InstructionBatch, Trace, TraceStream, check_against_arch
 
 
 @attrs.frozen(eq=False)
@@ -86,15 +86,14 @@ def summarise(stream: TraceStream, arch: ArchConfig, worst: int = 10, advance: C
         counts = count(b, arch)
         for name, value in kernel_metrics(Trace(b, ctas=stream.ctas), counts, arch).items():
             metrics[name] += value
-        key = b.op.astype(np.int64) << 16 | b.width.astype(np.int64) << 8 | b.num.astype(np.int64) << 1 | b.trans
-        keys, which = np.unique(key, return_inverse=True)
+        names = labels(b)
+        keys, which = np.unique(names.astype(str), return_inverse=True)
         sums = [np.bincount(which, weights=w, minlength=len(keys)) for w in (None, counts.wavefronts, counts.ideal, counts.bank_conflicts)]
-        for i, k in enumerate(keys.tolist()):
-            label = op_label(OPS[k >> 16], k >> 8 & 0xFF, k >> 1 & 0x7F, bool(k & 1))
+        for i, label in enumerate(keys.tolist()):
             forms[label] = forms.get(label, np.zeros(4, dtype=np.int64)) + np.array([int(s[i]) for s in sums])
         rows = np.flatnonzero(counts.bank_conflicts > 0)
         rows = rows[np.argsort(-counts.bank_conflicts[rows], kind="stable")[:worst]]
-        top += [Worst(chunk.first + int(i), int(b.warp[i]), op_label(OPS[b.op[i]], int(b.width[i]), int(b.num[i]), bool(b.trans[i])),
+        top += [Worst(chunk.first + int(i), int(b.warp[i]), names[i],
                       int(counts.wavefronts[i]), int(counts.ideal[i]), int(counts.bank_conflicts[i])) for i in rows]
         top = sorted(top, key=lambda w: (-w.bank_conflicts, w.index))[:worst]
         total += len(b)

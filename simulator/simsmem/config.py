@@ -32,6 +32,15 @@ PhaseRule = Literal["bytes", "matrix"]
 
 
 @attrs.frozen
+class AtomSpec:
+    """How one atomic operation of ``ATOMS`` is counted (H100: calibration/h100/RULES_v2.md, atomics)."""
+
+    widths: tuple[int, ...]  # access widths in bits the SASS instruction exists in
+    broadcast: bool  # lanes hitting one word share it (ATOMS.POPC.INC); False: they serialize
+    rounds: int  # wavefronts per pass (CAS: 2); the bank conflicts are those of one round
+
+
+@attrs.frozen
 class OpSpec:
     """How one shared-memory operation is counted."""
 
@@ -45,6 +54,8 @@ class OpSpec:
     #: cycles from issue to the data returned (a load) or written (a store) with one wavefront and an
     #: empty pipeline, per form: keyed by width (``bytes`` ops) or matrix count (``matrix`` ops)
     latency: dict[int, int]
+    #: ``ATOMS`` only: its atomic operations (an operation not listed is an error)
+    atoms: dict[str, AtomSpec] = attrs.field(factory=dict)
 
 
 @attrs.frozen
@@ -156,9 +167,10 @@ def structure(cls: type, data: Any, where: str) -> Any:
         raise ConfigError(where, f"unknown field {sorted(map(str, unknown))[0]!r}")
     values = {}
     for f in fields:
-        if f.name not in data:
+        if f.name in data:
+            values[f.name] = _value(hints[f.name], data[f.name], f"{where}: {f.name}")
+        elif f.default is attrs.NOTHING:
             raise ConfigError(where, f"missing field {f.name!r}")
-        values[f.name] = _value(hints[f.name], data[f.name], f"{where}: {f.name}")
     return cls(**values)
 
 
@@ -205,6 +217,8 @@ def _kind(value: Any) -> str:
 
 def _check(arch: ArchConfig, where: str) -> None:
     """Consistency rules beyond types."""
+    from .trace.records import ATOM_KINDS  # the trace package reads configs: import it here, not above
+
     positive = ("banks", "bank_width", "warp_size", "sub_partitions", "shared_memory_per_cta")
     for name in positive:
         if getattr(arch, name) == 0:
@@ -227,6 +241,15 @@ def _check(arch: ArchConfig, where: str) -> None:
         for n in op.nums:
             if n not in (1, 2, 4):
                 raise ConfigError(f"{at}.nums", f"unsupported matrix count {n}")
+        for kind, atom in op.atoms.items():
+            if kind not in ATOM_KINDS:
+                raise ConfigError(f"{at}.atoms", f"unknown atomic operation {kind!r} (known: {', '.join(ATOM_KINDS)})")
+            if not set(atom.widths) <= set(op.widths) or not atom.widths:
+                raise ConfigError(f"{at}.atoms.{kind}.widths", f"must be some of the op's widths {list(op.widths)}")
+            if atom.rounds < 1:
+                raise ConfigError(f"{at}.atoms.{kind}.rounds", "must be at least 1")
+        if name == "ATOMS" and not op.atoms:
+            raise ConfigError(f"{at}.atoms", "ATOMS needs its atomic operations")
         forms = op.widths or op.nums
         if sorted(op.latency) != sorted(forms):
             raise ConfigError(f"{at}.latency", f"needs one entry for each of {list(forms)}, got {sorted(op.latency)}")

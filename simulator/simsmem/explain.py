@@ -80,7 +80,7 @@ class Explanation:
     @property
     def label(self) -> str:
         i = self.instruction
-        return op_label(i.op, i.width, i.num, i.trans)
+        return op_label(i.op, i.width, i.num, i.trans, i.atom)
 
 
 def choose(result: Result, index: int | None, worst: int) -> list[tuple[int, int]]:
@@ -127,7 +127,8 @@ def conflicts_of(s: Schedule) -> tuple[Conflict, ...]:
     """The groups of a schedule (phases, or merged sibling pairs) that took more than one wavefront."""
     groups: dict[int, list] = {}
     for w in s.wavefronts:
-        groups.setdefault(w.group, []).append(w)
+        if w.round == 0:
+            groups.setdefault(w.group, []).append(w)
     out = []
     for g, waves in groups.items():
         extra = len(waves) - 1

@@ -7,6 +7,7 @@ import numpy as np
 from .banks import Counts
 from .config import ArchConfig
 from .trace import MATRIX_OPS, OPS, InstructionBatch, Trace
+from .trace.records import ATOM_KINDS
 
 WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{}.sum"
 BANK_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{}.sum"
@@ -58,20 +59,20 @@ def kernel_metrics(trace: Trace, counts: Counts, arch: ArchConfig) -> dict[str, 
     return {k: v * trace.ctas for k, v in sorted(out.items())}
 
 
-def op_label(op: str, width: int, num: int, trans: bool) -> str:
-    """The SASS spelling of an instruction form: ``LDS.128``, ``LDSM.16.MT88.4``, ``ATOMS.ADD``."""
+def op_label(op: str, width: int, num: int, trans: bool, atom: str = "add") -> str:
+    """The SASS spelling of an instruction form: ``LDS.128``, ``LDSM.16.MT88.4``, ``ATOMS.CAS.64``."""
     if op in MATRIX_OPS:
         return f"{op}.16.{'MT88' if trans else 'M88'}" + (f".{num}" if num > 1 else "")
     if op == "ATOMS":
-        return "ATOMS.ADD"
+        return "ATOMS." + atom.upper().replace("_", ".") + (".64" if width == 64 else "")
     suffix = {8: ".U8", 16: ".U16", 32: "", 64: ".64", 128: ".128"}[width]
     return op + suffix
 
 
 def labels(batch: InstructionBatch) -> np.ndarray:
     """``op_label`` of every instruction (computed once per distinct form)."""
-    form = batch.op.astype(np.int64) << 16 | batch.width.astype(np.int64) << 8 | batch.num.astype(np.int64) << 1 | batch.trans
+    form = batch.atom.astype(np.int64) << 24 | batch.op.astype(np.int64) << 16 | batch.width.astype(np.int64) << 8 | batch.num.astype(np.int64) << 1 | batch.trans
     out = np.empty(len(batch), dtype=object)
     for key in np.unique(form):
-        out[form == key] = op_label(OPS[key >> 16], int(key >> 8 & 0xFF), int(key >> 1 & 0x7F), bool(key & 1))
+        out[form == key] = op_label(OPS[key >> 16 & 0xFF], int(key >> 8 & 0xFF), int(key >> 1 & 0x7F), bool(key & 1), ATOM_KINDS[key >> 24])
     return out

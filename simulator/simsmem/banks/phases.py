@@ -29,14 +29,16 @@ class Shape:
     words_per_lane: int  # bank words each lane touches
     group: int  # phases per merge group (1: phases never share a wavefront)
     broadcast: bool  # lanes wanting one word share it (False: every lane is served alone)
+    rounds: int = 1  # wavefronts per pass (compare-and-swap: 2); bank conflicts are one round's
 
     @property
     def phases(self) -> int:
         return self.lanes // self.lanes_per_phase
 
 
-def shape_of(spec: OpSpec, arch: ArchConfig, width: int, num: int) -> Shape:
-    """The shape of an instruction with access ``width`` bits (``bytes`` ops) or ``num`` matrices."""
+def shape_of(spec: OpSpec, arch: ArchConfig, width: int, num: int, atom: str = "add") -> Shape:
+    """The shape of an instruction with access ``width`` bits (``bytes`` ops) or ``num`` matrices;
+    ``atom`` picks the atomic operation of an op that has them (``ATOMS``)."""
     if spec.phase == "matrix":
         lanes, per_phase, access = MATRIX_ROWS * num, MATRIX_ROWS, MATRIX_ROW_BYTES
     else:
@@ -44,11 +46,13 @@ def shape_of(spec: OpSpec, arch: ArchConfig, width: int, num: int) -> Shape:
         lanes = arch.warp_size
         per_phase = min(lanes, arch.phase_bytes // access)
     phases = lanes // per_phase
+    kind = spec.atoms.get(atom)
     return Shape(
         lanes=lanes,
         lanes_per_phase=per_phase,
         access_bytes=access,
         words_per_lane=max(1, access // arch.bank_width),
         group=min(spec.merge_phases, phases),
-        broadcast=spec.broadcast,
+        broadcast=kind.broadcast if kind else spec.broadcast,
+        rounds=kind.rounds if kind else 1,
     )

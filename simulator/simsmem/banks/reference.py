@@ -39,11 +39,13 @@ class Wavefront:
     """One pass of the data path: the requests it serves (every lane that gets or gives data).
 
     ``group`` numbers what the hardware served as one unit (a phase, or a merged pair of sibling
-    phases); each group with requests ideally takes one wavefront.
+    phases); each group with requests ideally takes one wavefront. ``round`` is 0, or for an op that
+    takes several wavefronts per pass (compare-and-swap) the pass's later wavefronts.
     """
 
     group: int
     requests: tuple[Request, ...]
+    round: int = 0
 
     @property
     def phases(self) -> tuple[int, ...]:
@@ -67,7 +69,7 @@ class Schedule:
 def schedule(ins: Instruction, arch: ArchConfig) -> Schedule:
     """Serve one instruction the way the hardware does."""
     spec = arch.op(ins.op)
-    shape = shape_of(spec, arch, ins.width, ins.num)
+    shape = shape_of(spec, arch, ins.width, ins.num, ins.atom)
     lanes = ins.active_lanes
     by_phase: list[list[Request]] = [[] for _ in range(shape.phases)]
     for lane in lanes:
@@ -80,8 +82,9 @@ def schedule(ins: Instruction, arch: ArchConfig) -> Schedule:
         groups = [[r for reqs in by_phase[p : p + shape.group] for r in reqs] for p in range(0, shape.phases, shape.group)]
     else:
         groups = by_phase
-    wavefronts = [w for g, reqs in enumerate(groups) for w in _passes(g, reqs, shape.broadcast)]
-    ideal = sum(1 for reqs in groups if reqs)
+    passes = [w for g, reqs in enumerate(groups) for w in _passes(g, reqs, shape.broadcast)]
+    wavefronts = [attrs.evolve(w, round=r) for w in passes for r in range(shape.rounds)]
+    ideal = sum(1 for reqs in groups if reqs) + (shape.rounds - 1) * len(passes)  # conflicts: one round's
     addrs = {ins.addrs[lane] for lane in lanes}
     return Schedule(shape, tuple(wavefronts), ideal, len(addrs) * shape.access_bytes)
 

@@ -144,6 +144,7 @@ def pattern(access: Access, rows: int, cols: int, elem_bytes: int) -> Pattern:
         wait=np.zeros(n, dtype=bool),
         delay=np.zeros(n, dtype=np.int64),
         generic=np.full(n, access.generic, dtype=bool),
+        atom=np.zeros(n, dtype=np.uint8),
         addrs=np.full((n, LANES), INACTIVE, dtype=np.int32),
     )
     return Pattern(access, batch, row, col)

@@ -17,6 +17,9 @@ import numpy as np
 OPS: tuple[str, ...] = ("LDS", "STS", "ATOMS", "LDSM", "STSM")
 #: Ops whose lanes give the row addresses of 8x8 b16 matrices (``num`` matrices, 8 lanes each).
 MATRIX_OPS = frozenset({"LDSM", "STSM"})
+#: Shared atomic operations (``ATOMS`` ``atom`` field), in the order of their codes in ``InstructionBatch.atom``.
+#: ``popc_inc`` is the SASS ``ATOMS.POPC.INC`` that ``red.shared.add.u32 [a], 1`` compiles to.
+ATOM_KINDS: tuple[str, ...] = ("add", "min", "max", "inc", "dec", "exch", "cas", "and", "or", "xor", "popc_inc")
 LANES = 32
 FULL_MASK = 0xFFFFFFFF
 INACTIVE = -1
@@ -36,6 +39,7 @@ class Instruction:
     wait: bool = False  # issue only after the warp's earlier instructions completed (timing)
     delay: int = 0  # cycles the warp spends on other work before issuing this (timing)
     generic: bool = False  # a generic LD/ST that landed in shared memory (not an LDS/STS instruction)
+    atom: str = "add"  # the atomic operation (ATOMS); ignored for other ops
 
     @property
     def active_lanes(self) -> list[int]:
@@ -58,6 +62,7 @@ class InstructionBatch:
     wait: np.ndarray  # bool
     delay: np.ndarray  # int64
     generic: np.ndarray  # bool
+    atom: np.ndarray  # uint8 code into ATOM_KINDS (0, "add", for ops other than ATOMS)
     addrs: np.ndarray  # int32, shape (n, 32); INACTIVE where a lane gives no address
 
     def __len__(self) -> int:
@@ -76,6 +81,7 @@ class InstructionBatch:
             wait=bool(self.wait[i]),
             delay=int(self.delay[i]),
             generic=bool(self.generic[i]),
+            atom=ATOM_KINDS[self.atom[i]],
         )
 
     def __iter__(self):
@@ -114,6 +120,7 @@ class InstructionBatch:
             wait=np.array([r.wait for r in rows], dtype=bool),
             delay=np.array([r.delay for r in rows], dtype=np.int64),
             generic=np.array([r.generic for r in rows], dtype=bool),
+            atom=np.array([ATOM_KINDS.index(r.atom) if r.op == "ATOMS" else 0 for r in rows], dtype=np.uint8),
             addrs=addrs,
         )
 

@@ -32,7 +32,7 @@ import orjson
 from ..config import ArchConfig
 from ..errors import TraceError
 from .files import write_atomically  # noqa: F401 - other modules write their files through it from here
-from .records import FULL_MASK, INACTIVE, LANES, MATRIX_OPS, OPS, InstructionBatch
+from .records import ATOM_KINDS, FULL_MASK, INACTIVE, LANES, MATRIX_OPS, OPS, InstructionBatch
 from .stream import gc_paused
 
 FORMAT_VERSION = 1
@@ -56,7 +56,7 @@ class OpFields:
 OP_FIELDS = {
     "LDS": OpFields("width", WIDTHS, frozenset({"mask", "generic"})),
     "STS": OpFields("width", WIDTHS, frozenset({"mask", "generic"})),
-    "ATOMS": OpFields("width", WIDTHS, frozenset({"mask"})),
+    "ATOMS": OpFields("width", WIDTHS, frozenset({"mask", "atom"})),
     "LDSM": OpFields("num", NUMS, frozenset({"trans"})),
     "STSM": OpFields("num", NUMS, frozenset({"trans"})),
 }
@@ -66,7 +66,7 @@ IS_MATRIX = np.array([name in MATRIX_OPS for name in OPS])
 #: dtype of each ``InstructionBatch`` column.
 DTYPES = {
     "op": np.uint8, "width": np.uint8, "num": np.uint8, "trans": np.bool_, "mask": np.uint32,
-    "warp": np.int32, "wait": np.bool_, "delay": np.int64, "generic": np.bool_, "addrs": np.int32,
+    "warp": np.int32, "wait": np.bool_, "delay": np.int64, "generic": np.bool_, "atom": np.uint8, "addrs": np.int32,
 }
 
 
@@ -118,9 +118,11 @@ FIELD_TYPES: dict[str, tuple[Any, Any]] = {
     "addrs": (Annotated[list[int], msgspec.Meta(min_length=LANES, max_length=LANES)], msgspec.NODEFAULT),
     "warp": (I32, 0), "wait": (bool, False), "delay": (I32, 0), "trans": (bool, False), "generic": (bool, False),
     "mask": (Annotated[int, msgspec.Meta(ge=0, le=FULL_MASK)] | str, FULL_MASK),
+    "atom": (Literal[ATOM_KINDS], "add"),
 }
+ATOM_CODE = {name: code for code, name in enumerate(ATOM_KINDS)}
 #: Column values of the fields an op does not have.
-ABSENT = {"width": 0, "num": 0, "mask": FULL_MASK, "trans": False, "generic": False}
+ABSENT = {"width": 0, "num": 0, "mask": FULL_MASK, "trans": False, "generic": False, "atom": "add"}
 
 
 def _op_struct(op: str, spec: OpFields) -> type:
@@ -145,7 +147,7 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
     try:
         with gc_paused():
             objs = list(map(_DECODE, data.replace(b"null", b"-1 ").split(b"\n")))
-            fields = np.array([(o.code, o.width, o.num, o.warp, o.delay, o.trans, o.wait, o.generic) for o in objs], dtype=np.int64)
+            fields = np.array([(o.code, o.width, o.num, o.warp, o.delay, o.trans, o.wait, o.generic, ATOM_CODE[o.atom]) for o in objs], dtype=np.int64)
             masks = [o.mask for o in objs]
             if str in set(map(type, masks)):  # hex strings: each distinct one parsed once
                 parsed = {m: _mask(m, "") for m in set(masks) if type(m) is str}
@@ -154,7 +156,7 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
             del objs
     except (msgspec.MsgspecError, TraceError, OverflowError):
         return None
-    op, width, num, warp, delay, trans, wait, generic = fields.T
+    op, width, num, warp, delay, trans, wait, generic, atom = fields.T
     mask = np.array(masks, dtype=np.uint32)
     addrs = addrs.reshape(-1, LANES)
     active = active_lanes(op, num, mask)
@@ -164,7 +166,7 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
     lanes[~active] = INACTIVE
     return InstructionBatch(
         op=op.astype(np.uint8), width=width.astype(np.uint8), num=num.astype(np.uint8), trans=trans.astype(bool), mask=mask,
-        warp=warp.astype(np.int32), wait=wait.astype(bool), delay=delay, generic=generic.astype(bool), addrs=lanes,
+        warp=warp.astype(np.int32), wait=wait.astype(bool), delay=delay, generic=generic.astype(bool), atom=atom.astype(np.uint8), addrs=lanes,
     )
 
 
@@ -195,7 +197,7 @@ def scalar_fields(ins: dict, at: str) -> dict[str, Any]:
         "op": OP_CODE[op], "width": 0 if matrix else form, "num": form if matrix else 0, "trans": _flag(ins, "trans", at),
         "mask": FULL_MASK if matrix else _mask(ins.get("mask", FULL_MASK), f"{at}: mask"),
         "warp": _nonneg(ins, "warp", at), "wait": _flag(ins, "wait", at), "delay": _nonneg(ins, "delay", at),
-        "generic": _flag(ins, "generic", at),
+        "generic": _flag(ins, "generic", at), "atom": _atom(ins, at),
     }
 
 
@@ -266,10 +268,11 @@ def form_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
         allowed[list(spec.values)] = True
         first(rows & ~allowed[form], spec.form, lambda i: f"expected {_alternatives(spec.values)} for {name}, got {form[i]}")
         first(rows & (other != 0), "num" if spec.form == "width" else "width", lambda i: f"must be 0 for {name}")
-        for field, default in (("mask", FULL_MASK), ("trans", False), ("generic", False)):
+        for field, default in (("mask", FULL_MASK), ("trans", False), ("generic", False), ("atom", 0)):
             if field not in spec.optional:
                 column = getattr(b, field)
                 first(rows & (column != default), field, lambda i: f"{name} takes no {field}")
+    first(b.atom >= len(ATOM_KINDS), "atom", lambda i: f"unknown atom code {b.atom[i]} (codes 0..{len(ATOM_KINDS) - 1}: {', '.join(ATOM_KINDS)})")
     first(b.warp < 0, "warp", lambda i: f"expected a non-negative integer, got {b.warp[i]}")
     first((b.delay < 0) | (b.delay > MAX_INT), "delay", lambda i: f"expected a non-negative integer, got {b.delay[i]}")
     return min(problems) if problems else None
@@ -312,6 +315,17 @@ def check_against_arch(batch: InstructionBatch, arch: ArchConfig, where: str, fi
         if matrix[i]:
             raise TraceError(f"{at}: num", f"{name} on {arch.name} has no .x{batch.num[i]} form")
         raise TraceError(f"{at}: width", f"{name} on {arch.name} has no {batch.width[i]}-bit form")
+    atoms = arch.ops.get("ATOMS")
+    if atoms is not None and atoms.atoms:
+        has_atom = np.zeros((len(ATOM_KINDS), 256), dtype=bool)  # has_atom[atom, width]
+        for kind, spec in atoms.atoms.items():
+            has_atom[ATOM_CODE[kind], list(spec.widths)] = True
+        bad = np.flatnonzero((batch.op == OP_CODE["ATOMS"]) & ~has_atom[batch.atom, batch.width])
+        if len(bad):
+            i = int(bad[0])
+            kind = ATOM_KINDS[batch.atom[i]]
+            what = f"no {batch.width[i]}-bit form (the compiler makes a CAS loop of it)" if kind in atoms.atoms else "no such atomic operation"
+            raise TraceError(f"{where}: instruction {first_index + i}: atom", f"ATOMS {kind} on {arch.name} has {what}")
     size = np.where(batch.width > 0, batch.width // 8, 16).astype(np.int32)[:, None]  # bytes: a power of two
     used = batch.addrs != INACTIVE
     beyond = used & (batch.addrs > arch.shared_memory_per_cta - size)
@@ -353,6 +367,8 @@ def instruction_objects(b: InstructionBatch) -> list[dict[str, Any]]:
             ins["width"] = cols["width"][i]
             if cols["mask"][i] != FULL_MASK:
                 ins["mask"] = f"0x{cols['mask'][i]:08x}"
+        if op == "ATOMS" and cols["atom"][i]:
+            ins["atom"] = ATOM_KINDS[cols["atom"][i]]
         for flag in ("generic", "wait"):
             if cols[flag][i]:
                 ins[flag] = True
@@ -390,6 +406,13 @@ def _nonneg(ins: dict, field: str, at: str) -> int:
     if not _is_int(v) or not 0 <= v <= MAX_INT:
         raise TraceError(f"{at}: {field}", f"expected a non-negative integer, got {v!r}")
     return v
+
+
+def _atom(ins: dict, at: str) -> int:
+    v = ins.get("atom", "add")
+    if not isinstance(v, str) or v not in ATOM_CODE:
+        raise TraceError(f"{at}: atom", f"expected one of {', '.join(ATOM_KINDS)}, got {v!r}")
+    return ATOM_CODE[v]
 
 
 def _mask(v: Any, at: str) -> int:
