@@ -31,10 +31,12 @@ The README's "Large traces and imports" section lists how each SASS opcode maps 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
 from collections.abc import Iterator
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -137,16 +139,17 @@ class _Kernel:
 
     def instruction(self, text: str, at: str, warp: int, delay: int) -> dict[str, Any] | None:
         """The v1 object of one instruction line, or None if it is not shared-memory traffic simsmem counts."""
-        tok = text.split()
         i = self.skip
-        dests = _number(_token(tok, i + 2, at, "dest_num"), 10, f"{at}: dest_num")
-        opcode = _token(tok, i + 3 + dests, at, "opcode")
+        head = text.split(maxsplit=i + 5)  # enough for the opcode after up to two destinations
+        dests = _number(_token(head, i + 2, at, "dest_num"), 10, f"{at}: dest_num")
+        opcode = _token(head if dests <= 2 else text.split(), i + 3 + dests, at, "opcode")
         base, *mods = opcode.split(".")
         if base in NOT_MODELLED:
             self.left_out[NOT_MODELLED[base]] += 1
             return None
         if base not in ("LDS", "STS", "LDSM", "STSM", "ATOMS", "LD", "ST"):
-            return None
+            return None  # not shared memory: the rest of the line (often 32 addresses) is not split
+        tok = text.split()
         mask = _number(_token(tok, i + 1, at, "mask"), 16, f"{at}: mask")
         if mask > FULL_MASK:
             raise TraceError(f"{at}: mask", f"{mask:#x} is wider than 32 lanes")
@@ -155,7 +158,7 @@ class _Kernel:
         width = _number(_token(tok, j, at, "mem_width"), 10, f"{at}: mem_width")
         if width == 0:
             raise TraceError(f"{at}: mem_width", f"{opcode} carries no addresses (mem_width 0)")
-        addrs = _addresses(tok, j + 1, mask, at)
+        addrs = _quick_addresses(tok, j + 1, mask) or _addresses(tok, j + 1, mask, at)
         generic = base in ("LD", "ST")
         if generic:
             shared = [lane for lane, a in enumerate(addrs) if a is not None and self.base and self.base <= a < self.base + WINDOW]
@@ -188,10 +191,19 @@ class _Kernel:
                 obj["generic"] = True
         if "width" in obj and mask != FULL_MASK:
             obj["mask"] = mask
-        obj["addrs"] = [None if a is None else self._offset(a, lane, at) for lane, a in enumerate(addrs)]
+        obj["addrs"] = self._offsets(addrs, at)
         if delay:
             obj["delay"] = delay
         return obj
+
+    def _offsets(self, addrs: list[int | None], at: str) -> list[int | None]:
+        """The lanes' shared-memory byte offsets (all in the window, or all offsets already: at once)."""
+        present = [a for a in addrs if a is not None]
+        if present and self.base and self.base <= min(present) and max(present) < self.base + WINDOW:
+            return [None if a is None else a - self.base for a in addrs]
+        if not present or max(present) < WINDOW:
+            return addrs
+        return [None if a is None else self._offset(a, lane, at) for lane, a in enumerate(addrs)]
 
     def _offset(self, address: int, lane: int, at: str) -> int:
         """A shared-memory byte offset: a generic address in the window, or already an offset (older NVBit)."""
@@ -268,6 +280,37 @@ def _parts(kernel: _Kernel, lines: Iterator[tuple[int, str]], first_line: int, n
         notes.extend(f"left out {n:,} {what}" for what, n in sorted(kernel.left_out.items()))
     finally:
         f.close()
+
+
+@functools.lru_cache(maxsize=4096)
+def _lanes(mask: int) -> tuple[int, ...]:
+    return tuple(lane for lane in range(LANES) if mask >> lane & 1)
+
+
+def _quick_addresses(tok: list[str], i: int, mask: int) -> list[int | None] | None:
+    """``_addresses`` for a well-formed line, decoded without per-token checks; None sends the line
+    to ``_addresses``, which checks every token and names the bad one."""
+    lanes = _lanes(mask)
+    k = len(lanes)
+    mode = tok[i] if i < len(tok) else ""
+    try:
+        if mode == "0":
+            values = [int(t, 16) for t in tok[i + 1 : i + 1 + k]]
+        elif mode == "1" and k and lanes[-1] - lanes[0] + 1 == k:
+            start, stride = int(tok[i + 1], 16), int(tok[i + 2])
+            values = [start + n * stride for n in range(k)]
+        elif mode == "2" and k:
+            values = list(accumulate([int(tok[i + 1], 16)] + [int(t) for t in tok[i + 2 : i + 1 + k]]))
+        else:
+            return None
+    except (ValueError, IndexError):
+        return None
+    if len(values) != k or (values and (min(values) < 0 or max(values) >= 1 << 64)):
+        return None
+    out: list[int | None] = [None] * LANES
+    for lane, value in zip(lanes, values):
+        out[lane] = value
+    return out
 
 
 def _addresses(tok: list[str], i: int, mask: int, at: str) -> list[int | None]:
