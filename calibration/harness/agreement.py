@@ -30,12 +30,18 @@ class Disagreement:
 
 
 def modelled(row: dict, arch: ArchConfig) -> bool:
-    """Does the model claim this row: a shared-memory op the arch has (atomics: ATOMS.ADD only)?"""
+    """Does the model claim this row: a shared-memory op (and atomic operation) the arch has?"""
     try:
-        op = sass_form(row["sass"])["op"]
+        form = sass_form(row["sass"])
     except TraceError:
         return False
-    return op in arch.ops and (op != "ATOMS" or row["sass"] == "ATOMS.ADD")
+    spec = arch.ops.get(form["op"])
+    if spec is None:
+        return False
+    if form["op"] == "ATOMS":
+        kind = spec.atoms.get(form["atom"])
+        return kind is not None and form["width"] in kind.widths
+    return True
 
 
 def compare(rows: list[dict], arch: ArchConfig) -> tuple[list[dict], list[Disagreement]]:

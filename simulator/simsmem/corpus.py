@@ -7,34 +7,13 @@ instruction per row, in row order), so that every row can be replayed through th
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from .errors import TraceError
 from .trace import Instruction, InstructionBatch, Trace
-
-_SASS = re.compile(r"^(?P<op>LDS|STS|ATOMS|LDSM|STSM)(?P<rest>(\.[A-Z0-9]+)*)$")
-_WIDTHS = {"U8": 8, "S8": 8, "U16": 16, "S16": 16, "64": 64, "128": 128}
-
-
-def sass_form(sass: str) -> dict[str, Any]:
-    """Trace-v1 fields of a SASS opcode: ``LDS.64`` -> op LDS width 64; ``LDSM.16.MT88.4`` -> num 4 trans."""
-    m = _SASS.match(sass)
-    if not m:
-        raise TraceError(sass, "not a shared-memory SASS opcode simsmem models")
-    op, parts = m["op"], [p for p in m["rest"].split(".") if p]
-    if op in ("LDSM", "STSM"):
-        shape = next((p for p in parts if p in ("M88", "MT88")), None)
-        if shape is None:
-            raise TraceError(sass, "matrix op without .M88 or .MT88")
-        return {"op": op, "num": int(parts[-1]) if parts[-1] in ("2", "4") else 1, "trans": shape == "MT88"}
-    if op == "ATOMS":
-        return {"op": op, "width": 64 if "64" in parts else 32}
-    widths = [_WIDTHS[p] for p in parts if p in _WIDTHS]
-    return {"op": op, "width": widths[0] if widths else 32}
+from .trace.sass import sass_form
 
 
 def row_instruction(row: dict[str, Any]) -> Instruction:
