@@ -13,6 +13,7 @@ import pytest
 
 from simsmem.cli import main
 from simsmem.trace import INACTIVE, load_trace, open_trace
+from simsmem.trace.records import ATOM_KINDS
 
 BASE = 0x00007F2A00000000
 HEADER = """-kernel name = _Z6kernelPf
@@ -143,11 +144,20 @@ def test_matrix_ops(tmp_path, sass, op, num, trans):
     assert list(b.addrs[0]) == [16 * (lane % 8) + 1024 * (lane // 8) if lane < 8 * num else INACTIVE for lane in range(32)]
 
 
-def test_warp_aggregated_increment_is_one_atomic(tmp_path):
-    """ATOMS.POPC.INC: the compiler's warp-aggregated increment; one atomic, by the first active lane."""
+@pytest.mark.parametrize(("sass", "atom", "width"), [("ATOMS.ADD", "add", 32), ("ATOMS.CAS.64", "cas", 64), ("ATOMS.EXCH", "exch", 32), ("ATOMS.POPC.INC", "popc_inc", 32)])
+def test_atomic_kinds(tmp_path, sass, atom, width):
+    """ATOMS.<OP> gives the atom kind; ATOMS.POPC.INC (the compiler's warp-aggregated increment) is its own kind."""
     rows = lanes(lambda lane: 256, active=lambda lane: lane >= 3)
-    b = load_trace(traceg(tmp_path / "k.traceg", {(0, 0): [mem("ATOMS.POPC.INC", rows, 1)]})).instructions
-    assert b.op[0] == 2 and b.mask[0] == 1 << 3 and list(b.addrs[0]) == [256 if lane == 3 else INACTIVE for lane in range(32)]
+    b = load_trace(traceg(tmp_path / "k.traceg", {(0, 0): [mem(sass, rows, 1, width // 8)]})).instructions
+    assert (b.op[0], ATOM_KINDS[b.atom[0]], b.width[0], b.mask[0]) == (2, atom, width, mask_of(rows))
+    assert list(b.addrs[0]) == [256 if lane >= 3 else INACTIVE for lane in range(32)]
+
+
+def test_unmodelled_atomic_is_refused(tmp_path, capsys):
+    path = traceg(tmp_path / "k.traceg", {(0, 0): [mem("ATOMS.CAST.SPIN", lanes(lambda lane: 4 * lane), 1)]})
+    assert main(["run", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "line 23: opcode" in err and "ATOMS.CAST is not an atomic operation simsmem models" in err
 
 
 def test_generic_and_other_memory(tmp_path, capsys):

@@ -42,7 +42,8 @@ from typing import Any
 
 from ..errors import TraceError
 from .files import Input
-from .records import FULL_MASK, LANES
+from .records import FULL_MASK, LANES, MATRIX_OPS
+from .sass import sass_form
 from .stream import CHUNK, TraceStream, rechunk
 from .v1 import batch_from_objects
 
@@ -50,8 +51,6 @@ from .v1 import batch_from_objects
 WINDOW = 16 << 20
 #: Tracer versions whose line layout this reads (the header gives e.g. "4", "5" or "1.2").
 VERSIONS = range(1, 7)
-#: Width modifiers of LDS/STS (and generic LD/ST): bits per lane; none means 32.
-WIDTH_TOKENS = {"U8": 8, "S8": 8, "U16": 16, "S16": 16, "32": 32, "64": 64, "128": 128}
 #: Opcodes (before the first '.') that are shared-memory traffic simsmem does not model yet: they
 #: are left out, and the stream's notes say how many. (The tracer writes each LDGSTS twice, once per
 #: address; post-processing keeps the line with the global address.)
@@ -166,29 +165,18 @@ class _Kernel:
                 return None  # global or local memory
             if len(shared) != bin(mask).count("1"):
                 raise TraceError(f"{at}: addresses", f"{opcode} mixes shared and other memory across lanes (not modelled)")
-        obj: dict[str, Any] = {"op": base, "warp": warp}
-        if base in ("LDSM", "STSM"):
-            if "M88" not in mods and "MT88" not in mods:
-                raise TraceError(f"{at}: opcode", f"{opcode}: only the .M88 and .MT88 matrix forms are modelled")
-            obj["num"] = int(mods[-1]) if mods[-1] in ("2", "4") else 1
-            obj["trans"] = "MT88" in mods
-            missing = [lane for lane in range(8 * obj["num"]) if addrs[lane] is None]
+        try:  # a generic LD/ST in the window is read as the LDS/STS of the same modifiers
+            obj: dict[str, Any] = {**sass_form(f"{base}S{opcode[len(base):]}" if generic else opcode), "warp": warp}
+        except TraceError as exc:
+            raise TraceError(f"{at}: opcode", f"{opcode}: {exc.what}") from None
+        if obj["op"] in MATRIX_OPS:
+            rows = 8 * obj["num"]
+            missing = [lane for lane in range(rows) if addrs[lane] is None]
             if missing:
-                raise TraceError(f"{at}: mask", f"{opcode} needs row addresses from lanes 0..{8 * obj['num'] - 1}; lane {missing[0]} is inactive")
-            addrs = addrs[: 8 * obj["num"]] + [None] * (LANES - 8 * obj["num"])
-        elif base == "ATOMS":
-            obj["width"] = 64 if "64" in mods else 32
-            if mods[:2] == ["POPC", "INC"] and mask:  # a warp-aggregated increment: one atomic, by the first lane
-                lane = (mask & -mask).bit_length() - 1
-                mask, addrs = 1 << lane, [a if k == lane else None for k, a in enumerate(addrs)]
-        else:
-            widths = [WIDTH_TOKENS[m] for m in mods if m in WIDTH_TOKENS]
-            if len(set(widths)) > 1:
-                raise TraceError(f"{at}: opcode", f"{opcode} names two access widths")
-            obj["op"] = "LDS" if base in ("LDS", "LD") else "STS"
-            obj["width"] = widths[0] if widths else 32
-            if generic:
-                obj["generic"] = True
+                raise TraceError(f"{at}: mask", f"{opcode} needs row addresses from lanes 0..{rows - 1}; lane {missing[0]} is inactive")
+            addrs = addrs[:rows] + [None] * (LANES - rows)
+        elif generic:
+            obj["generic"] = True
         if "width" in obj and mask != FULL_MASK:
             obj["mask"] = mask
         obj["addrs"] = self._offsets(addrs, at)
