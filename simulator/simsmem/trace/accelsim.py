@@ -142,7 +142,7 @@ class _Kernel:
         head = text.split(maxsplit=i + 5)  # enough for the opcode after up to two destinations
         dests = _number(_token(head, i + 2, at, "dest_num"), 10, f"{at}: dest_num")
         opcode = _token(head if dests <= 2 else text.split(), i + 3 + dests, at, "opcode")
-        base, *mods = opcode.split(".")
+        base = opcode.split(".", 1)[0]
         if base in NOT_MODELLED:
             self.left_out[NOT_MODELLED[base]] += 1
             return None
