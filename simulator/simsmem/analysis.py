@@ -86,15 +86,16 @@ def summarise(stream: TraceStream, arch: ArchConfig, worst: int = 10, advance: C
         counts = count(b, arch)
         for name, value in kernel_metrics(Trace(b, ctas=stream.ctas), counts, arch).items():
             metrics[name] += value
-        names = labels(b)
-        keys, which = np.unique(names.astype(str), return_inverse=True)
+        # the SASS form of each row, labelled once per distinct form (labels only depend on these fields)
+        key = b.op.astype(np.int64) << 32 | b.width.astype(np.int64) << 24 | b.num.astype(np.int64) << 16 | b.trans.astype(np.int64) << 8 | b.atom
+        keys, first, which = np.unique(key, return_index=True, return_inverse=True)
         sums = [np.bincount(which, weights=w, minlength=len(keys)) for w in (None, counts.wavefronts, counts.ideal, counts.bank_conflicts)]
-        for i, label in enumerate(keys.tolist()):
+        for i, label in enumerate(labels(b.take(first))):
             forms[label] = forms.get(label, np.zeros(4, dtype=np.int64)) + np.array([int(s[i]) for s in sums])
         rows = np.flatnonzero(counts.bank_conflicts > 0)
         rows = rows[np.argsort(-counts.bank_conflicts[rows], kind="stable")[:worst]]
-        top += [Worst(chunk.first + int(i), int(b.warp[i]), names[i],
-                      int(counts.wavefronts[i]), int(counts.ideal[i]), int(counts.bank_conflicts[i])) for i in rows]
+        top += [Worst(chunk.first + int(i), int(b.warp[i]), name, int(counts.wavefronts[i]), int(counts.ideal[i]), int(counts.bank_conflicts[i]))
+                for i, name in zip(rows, labels(b.take(rows)))]
         top = sorted(top, key=lambda w: (-w.bank_conflicts, w.index))[:worst]
         total += len(b)
         advance(chunk.done - done)
