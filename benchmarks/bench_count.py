@@ -17,7 +17,7 @@ import numpy as np
 
 from simsmem.banks import count
 from simsmem.config import load_arch
-from simsmem.trace import CHUNK, INACTIVE, LANES, OPS, InstructionBatch
+from simsmem.trace import CHUNK, INACTIVE, LANES, NO_WAIT, OPS, InstructionBatch
 
 #: (op, width, num) of every form: LDS/STS at each width, ATOMS, LDSM/STSM x1/x2/x4.
 MASKS = np.array([0x0000FFFF, 0xFFFF0000, 0x000000FF, 0x55555555, 0x00FFFFFF, 0x0000000F, 0x7FFFFFFF, 0x00000001], dtype=np.uint32)
@@ -39,7 +39,8 @@ def random_batch(n: int, seed: int = 0, span: int = 48 * 1024) -> InstructionBat
     active = np.where(num[:, None] > 0, lanes < 8 * num[:, None].astype(np.int64), (mask[:, None] >> lanes.astype(np.uint32)) & 1 == 1)
     return InstructionBatch(
         op=op, width=np.where(num > 0, 0, width).astype(np.uint8), num=num, trans=(num > 0) & (rng.random(n) < 0.5),
-        mask=mask, warp=rng.integers(0, 32, n).astype(np.int32), wait=np.zeros(n, bool), delay=np.zeros(n, np.int64),
+        mask=mask, warp=rng.integers(0, 32, n).astype(np.int32), wait=np.full(n, NO_WAIT, np.int32), delay=np.zeros(n, np.int64),
+        issue=np.zeros(n, np.int32),
         generic=np.zeros(n, bool), atom=np.zeros(n, np.uint8), addrs=np.where(active, addrs, INACTIVE).astype(np.int32),
     )
 

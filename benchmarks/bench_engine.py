@@ -5,7 +5,8 @@
 Two workloads, N instructions each, over 32 warps:
 
 - ``loop``: the LDS.32 2-way-conflict throughput loop of the H100 microbenchmark
-  (traces/timing/thr_LDS32_2.json.gz: 2 wavefronts each, the loop's delays and waits), repeated;
+  (traces/timing/thr_LDS32_2.json.gz: 2 wavefronts each, the loop's waits, other instructions and
+  delays), repeated;
 - ``mixed``: bench_count's random mix of every sm_90 form (uniform addresses over 48 KiB: about 5
   wavefronts each), a fifth of them with ``wait`` and delays of 0 to 7 cycles.
 
@@ -27,7 +28,7 @@ from simsmem.banks import count
 from simsmem.config import load_arch
 from simsmem.engine import simulate
 from simsmem.engine.reference import simulate_by_wavefront
-from simsmem.trace import InstructionBatch, load_trace
+from simsmem.trace import NO_WAIT, InstructionBatch, load_trace
 
 LOOP = Path(__file__).resolve().parent.parent / "traces" / "timing" / "thr_LDS32_2.json.gz"
 
@@ -42,7 +43,7 @@ def loop(n: int) -> InstructionBatch:
 
 def mixed(n: int) -> InstructionBatch:
     rng = np.random.default_rng(1)
-    return attrs.evolve(random_batch(n), wait=rng.random(n) < 0.2, delay=rng.integers(0, 8, n))
+    return attrs.evolve(random_batch(n), wait=np.where(rng.random(n) < 0.2, 0, NO_WAIT).astype(np.int32), delay=rng.integers(0, 8, n))
 
 
 def main() -> None:

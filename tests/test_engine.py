@@ -13,7 +13,7 @@ from simsmem.banks import count
 from simsmem.engine import latency_by_form, simulate
 from simsmem.engine.reference import simulate_by_wavefront
 from simsmem.metrics import labels
-from simsmem.trace import Instruction, InstructionBatch
+from simsmem.trace import NO_WAIT, Instruction, InstructionBatch
 from strategies import instructions
 
 ROW = tuple(range(0, 128, 4))  # one word from every bank: 1 wavefront
@@ -56,6 +56,34 @@ def test_event_log_of_a_tiny_trace(sm90):
     assert latency_by_form(timeline, labels(InstructionBatch.from_instructions([
         Instruction("LDS", ROW), Instruction("LDS", ROW), Instruction("LDS", WIDE, width=64), Instruction("LDS", ROW)]))) == {
         "LDS": (73 / 3, 23, 26), "LDS.64": (26.0, 26, 26)}
+
+
+def test_event_log_with_wait_n_and_other_instructions(sm90):
+    """``wait: 1`` lets the latest earlier load stay in flight; ``issue`` takes port slots of the
+    sub-partition that warps 0 and 4 share (sm_90 timing, as above)."""
+    timeline, log = run(sm90, [
+        Instruction("LDS", ROW, warp=0),
+        Instruction("LDS", TWO_WAY, warp=0),
+        Instruction("LDS", ROW, warp=0, wait=1, issue=2, delay=1),
+        Instruction("LDS", ROW, warp=4, issue=3),
+    ])
+    assert log == [
+        ("warp 0 issues #0", 0),
+        ("warp 4 issues 3 others", 1),  # slots 1, 2, 3 (warp 0 took cycle 0)
+        ("#0 wavefront 1/1", 3),
+        ("warp 0 issues #1", 4),  # ready at 1, the port busy with warp 4's others until 4
+        ("warp 4 issues #3", 5),  # ready at 4 (after 3 slots), port taken at 4
+        ("#1 wavefront 1/2", 7), ("#1 wavefront 2/2", 9),  # 4 + to_banks 3
+        ("#3 wavefront 1/1", 11),  # the queue's feed: 9 + 2
+        ("#0 completes", 23),
+        ("warp 0 issues 2 others", 23),  # wait 1: #0 done, #1 (done at 29) may stay in flight
+        ("warp 0 issues #2", 26),  # 23 + 2 slots + delay 1
+        ("#1 completes", 29),
+        ("#2 wavefront 1/1", 29),
+        ("#3 completes", 31),
+        ("#2 completes", 49),
+    ]
+    assert timeline.cycles == 49
 
 
 def test_lone_load_takes_latency_plus_two_cycles_per_extra_wavefront(sm90):
@@ -102,9 +130,11 @@ def test_empty_trace(sm90):
 
 @st.composite
 def traces(draw):
-    """Random sm_90 traces: up to 40 instructions over up to 9 warps, with waits and delays."""
+    """Random sm_90 traces: up to 40 instructions over up to 9 warps, with waits (true, false, 0 to 3),
+    other instructions and delays."""
     ins = draw(st.lists(instructions(), max_size=40))
-    return [attrs.evolve(i, warp=draw(st.integers(0, 8)), wait=draw(st.booleans()), delay=draw(st.integers(0, 6))) for i in ins]
+    return [attrs.evolve(i, warp=draw(st.integers(0, 8)), wait=draw(st.booleans() | st.integers(0, 3)), issue=draw(st.integers(0, 3)),
+                         delay=draw(st.integers(0, 6))) for i in ins]
 
 
 @given(traces())
@@ -125,9 +155,10 @@ def test_engine_passes_exactly_the_counted_wavefronts(sm90, ins):
     for w in set(batch.warp.tolist()):
         rows = np.flatnonzero(batch.warp == w)
         assert (np.diff(timeline.issue[rows]) >= sm90.timing.issue_interval).all()
-        for k, i in enumerate(rows[1:], 1):
-            if batch.wait[i]:
-                assert timeline.issue[i] >= timeline.complete[rows[:k]].max() + batch.delay[i]
+        for k, i in enumerate(rows):
+            settled = k - batch.wait[i]  # wait N: the warp's instructions before its N latest completed
+            if batch.wait[i] != NO_WAIT and settled > 0:
+                assert timeline.issue[i] >= timeline.complete[rows[:settled]].max() + batch.issue[i] + batch.delay[i]
 
 
 @given(traces())

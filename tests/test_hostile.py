@@ -5,8 +5,10 @@ Provenance: every input is built here by breaking a valid trace (an H100 corpus 
 """
 
 import gzip
+import io
 import zipfile
 
+import numpy as np
 import orjson
 import pytest
 
@@ -84,7 +86,13 @@ def test_cut_at_a_line_boundary(tmp_path, capsys):
         ("warp", -3, "warp", "expected a non-negative integer, got -3"),
         ("warp", 2**40, "warp", "got 1099511627776"),
         ("mask", "0xZZ", "mask", "expected an integer or hex string"),
-        ("wait", "yes", "wait", "expected true or false"),
+        ("wait", "yes", "wait", "expected true, false or a non-negative integer"),
+        ("wait", -1, "wait", "expected true, false or a non-negative integer (earlier instructions that may stay in flight), got -1"),
+        ("wait", 2**31, "wait", "got 2147483648"),
+        ("wait", 1.5, "wait", "got 1.5"),
+        ("issue", -1, "issue", "expected a non-negative integer, got -1"),
+        ("issue", True, "issue", "expected a non-negative integer, got True"),
+        ("issue", 2**31, "issue", "got 2147483648"),
         ("op", "LDX", "op", "unknown op 'LDX'"),
         ("num", 4, "line 2 (instruction 0)", "field 'num' is not valid for LDS"),
         ("addrs", [0] * 31, "addrs", "expected 32 entries, got 31"),
@@ -146,6 +154,28 @@ def test_broken_npz(tmp_path, capsys):
             if name != "c0.mask.npy":
                 out.writestr(name, z.read(name))
     refused(capsys, "run", odd, where=("odd.npz",), what="missing member 'c0.mask'")
+
+
+@pytest.mark.parametrize(("column", "value", "what"), [
+    ("wait", -2, "expected -1 (no wait) or a non-negative integer, got -2"),
+    ("issue", -1, "expected a non-negative integer, got -1"),
+])
+def test_bad_timing_column_in_npz(tmp_path, capsys, column, value, what):
+    """.npz columns hold ``wait`` and ``issue`` to the JSON rules (``v1.column_problem``)."""
+    good = tmp_path / "good.npz"
+    write_trace(corpus_trace(list(ROWS.values())), good)
+    bad = tmp_path / "bad.npz"
+    with zipfile.ZipFile(good) as z, zipfile.ZipFile(bad, "w") as out:
+        for name in z.namelist():
+            data = z.read(name)
+            if name == f"c0.{column}.npy":
+                array = np.load(io.BytesIO(data))
+                array[3] = value
+                buffer = io.BytesIO()
+                np.save(buffer, array)
+                data = buffer.getvalue()
+            out.writestr(name, data)
+    refused(capsys, "run", bad, where=("bad.npz", "instruction 3", column), what=what)
 
 
 def test_arch_yaml_missing_and_mistyped(tmp_path, capsys):

@@ -42,6 +42,23 @@ def test_corpus_round_trips(tmp_path, form):
 
 
 @pytest.mark.parametrize("form", FORMS)
+def test_timing_fields_round_trip(tmp_path, form):
+    """``wait`` (false, true, N) and ``issue`` (other instructions) survive every format; only values
+    other than the defaults are written back (``wait: 0`` is ``wait: true``)."""
+    row = CORPUS.instructions[0]
+    ins = [attrs.evolve(row, wait=w, issue=k, delay=d) for w, k, d in ((False, 0, 0), (True, 3, 1), (5, 0, 2), (0, 7, 0), (2**31 - 1, 2**31 - 1, 0))]
+    trace = Trace(InstructionBatch.from_instructions(ins), name="timing")
+    path = tmp_path / f"timing.{form}"
+    write_trace(trace, path)
+    back = load_trace(path).instructions
+    assert same(back, trace.instructions)
+    assert [(i.wait, i.issue) for i in back] == [(False, 0), (True, 3), (5, 0), (True, 7), (2**31 - 1, 2**31 - 1)]
+    objs = instruction_objects(back)
+    assert [{k: o[k] for k in ("wait", "issue", "delay") if k in o} for o in objs] == [
+        {}, {"wait": True, "issue": 3, "delay": 1}, {"wait": 5, "delay": 2}, {"wait": True, "issue": 7}, {"wait": 2**31 - 1, "issue": 2**31 - 1}]
+
+
+@pytest.mark.parametrize("form", FORMS)
 def test_streams_in_chunks(tmp_path, form):
     """A stream yields consecutive chunks whose concatenation is the trace."""
     path = tmp_path / f"c.{form}"
@@ -88,7 +105,7 @@ def test_hand_written_jsonl_with_spaces_and_nulls(tmp_path):
     trace = load_trace(path)
     b = trace.instructions
     assert trace.name == "hand" and trace.ctas == 2 and len(b) == 2
-    assert b.mask[0] == 0xFFFF and b.wait[0] and list(b.addrs[0]) == [4 * lane for lane in range(16)] + [-1] * 16
+    assert b.mask[0] == 0xFFFF and b.wait[0] == 0 and list(b.addrs[0]) == [4 * lane for lane in range(16)] + [-1] * 16
     assert b.num[1] == 1 and list(b.addrs[1]) == [16 * lane for lane in range(8)] + [-1] * 24
 
 
@@ -113,8 +130,8 @@ def test_vectorised_pass_equals_exact(instrs):
 #: Values that break one field each: the vectorised pass must decline them all (the exact check names them).
 BREAKS = [
     ("width", 32.0), ("width", True), ("width", "32"), ("width", 24), ("width", 288), ("warp", -1), ("warp", 2**31),
-    ("warp", False), ("delay", None), ("mask", "0x1g"), ("mask", 2**32), ("mask", -1), ("mask", True), ("wait", 1),
-    ("wait", None), ("trans", False), ("num", 4), ("op", "LDG"), ("op", None), ("extra", 1), ("addrs", [0] * 31),
+    ("warp", False), ("delay", None), ("mask", "0x1g"), ("mask", 2**32), ("mask", -1), ("mask", True), ("wait", -1),
+    ("wait", 2**31), ("wait", 1.0), ("wait", None), ("issue", -1), ("issue", 2**31), ("issue", True), ("issue", "2"), ("trans", False), ("num", 4), ("op", "LDG"), ("op", None), ("extra", 1), ("addrs", [0] * 31),
     ("addrs", [0] * 33), ("addrs", [0.0] * 32), ("addrs", [True] + [0] * 31), ("addrs", ["0"] * 32), ("addrs", [None] * 32),
     ("addrs", [-4] + [0] * 31), ("addrs", [2**31] + [0] * 31), ("addrs", [2**40] + [0] * 31), ("addrs", [[0]] * 32),
     ("addrs", [2**63] + [0] * 31),

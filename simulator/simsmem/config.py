@@ -62,7 +62,7 @@ class OpSpec:
 class Timing:
     """Rates, depths and delays of the LSU pipeline that the timing engine (``simsmem.engine``) runs."""
 
-    issue_interval: int  # cycles a sub-partition's issue port is busy with one shared-memory instruction
+    issue_interval: int  # cycles a sub-partition's issue port is busy with one instruction (shared-memory or other)
     queue_depth: int  # shared-memory instructions a sub-partition's LSU queue holds; issue stalls when full
     feed_interval: int  # cycles between two wavefronts one sub-partition sends to the data path
     wavefronts_per_cycle: int  # wavefronts the data path (the banks) serves per cycle, all sub-partitions together

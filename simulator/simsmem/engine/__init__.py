@@ -4,9 +4,10 @@
 
     warps (warp.py) --issue--> sub-partitions (subpartition.py) --wavefronts--> data path (datapath.py)
 
-A warp issues its instructions in trace order (``wait``, ``delay``); its sub-partition takes at most one
-shared-memory instruction per ``issue_interval`` cycles into an LSU queue of ``queue_depth`` entries (a full
-queue stalls issue) and feeds the data path one wavefront per ``feed_interval`` cycles; the data path, one
+A warp issues its instructions in trace order (``wait``, ``issue``, ``delay``); its sub-partition's port
+takes one instruction per ``issue_interval`` cycles, shared-memory ones into an LSU queue of
+``queue_depth`` entries (a full queue stalls issue), and feeds the data path one wavefront per
+``feed_interval`` cycles; the data path, one
 pass of the 32 bank ports per wavefront, serves ``wavefronts_per_cycle`` wavefronts a cycle, the
 instruction that reached the front of its queue first going first. The counting model
 (``simsmem.banks.count``) says how many wavefronts each instruction makes; the engine only schedules them.

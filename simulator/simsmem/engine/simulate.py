@@ -33,6 +33,7 @@ class Run:
         self.complete = np.full(len(prog), -1, dtype=np.int64)
         self.passed = np.zeros(len(prog), dtype=np.int64)  # wavefronts the data path passed, per instruction
         self.warp_done: dict[int, int] = {}  # warp -> the latest completion of its instructions served so far
+        self.settled = np.full(len(prog), -1, dtype=np.int64)  # cycle by which the instruction and its warp's earlier ones completed
         self.sub_partitions = [SubPartition(self, s) for s in range(max(sub_partitions, int(prog.sub_partition.max(initial=-1)) + 1))]
 
     def record(self, name: str, cycle: int) -> None:

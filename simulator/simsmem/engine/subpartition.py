@@ -1,7 +1,7 @@
 """A sub-partition (SMSP): its issue port, its LSU queue, and its feed of wavefronts to the data path.
 
-Warps of the sub-partition share its issue port (one shared-memory instruction per ``issue_interval``
-cycles). An issued instruction takes an entry of the LSU queue (``queue_depth`` entries: when none is
+Warps of the sub-partition share its issue port (one instruction per ``issue_interval`` cycles: the
+shared-memory ones, and the others a trace's ``issue`` counts, which a warp takes in one run of slots). An issued instruction takes an entry of the LSU queue (``queue_depth`` entries: when none is
 free, issue stalls) and reaches the banks ``to_banks`` cycles later; the queue sends the data path one
 wavefront per ``feed_interval`` cycles, its instructions in order. An instruction completes
 ``latency - to_banks`` cycles after its last wavefront and frees its entry the cycle after that wavefront.
@@ -57,6 +57,15 @@ class SubPartition:
             self._next_front(now)
         return t
 
+    def take_slots(self, warp: int, count: int, now: int) -> int:
+        """Issue ``count`` other instructions of ``warp`` at the first cycles from ``now`` the port is free;
+        the cycle after the last (when the warp may issue again)."""
+        t = max(now, self.port_free)
+        self.port_free = t + count * self.timing.issue_interval
+        if self.run.log is not None:
+            self.run.record(f"warp {warp} issues {count} others", t)
+        return self.port_free
+
     def wait_for(self, i: int, warp: int) -> Cue:
         """A cue that wakes ``warp`` once instruction ``i`` and all the warp's earlier ones completed."""
         cue = Cue(self.run.env)
@@ -74,10 +83,10 @@ class SubPartition:
             run.log.extend((f"#{i} wavefront {k + 1}/{len(cycles)}", c) for k, c in enumerate(cycles))
             run.record(f"#{i} completes", done)
         w = int(run.program.warp[i])
-        run.warp_done[w] = max(run.warp_done.get(w, 0), done)
+        run.warp_done[w] = run.settled[i] = max(run.warp_done.get(w, 0), done)
         if i in self.completion_waiters:
             warp, cue = self.completion_waiters.pop(i)
-            cue.fire(run.warp_done[w], WARP + warp)
+            cue.fire(run.settled[i], WARP + warp)
         if cycles:
             self.feed_free = last + t.feed_interval
         heapq.heappush(self.releases, last + 1)

@@ -1,8 +1,10 @@
 """A warp: issues its instructions in trace order.
 
-Before instruction ``i`` the warp waits, if ``wait[i]``, until all its earlier instructions completed,
-then spends ``delay[i]`` cycles on other instructions, then issues on its sub-partition (whose port and
-queue may make it wait more). It may issue again ``issue_interval`` cycles later.
+Before instruction ``i`` the warp waits, if ``wait[i]`` is N (true: 0), until all its earlier
+instructions but the N latest completed (like ``cp.async.wait_group N``: its instructions complete
+in order); then issues ``issue[i]`` other instructions on its sub-partition's port, then stalls
+``delay[i]`` cycles, then issues ``i`` on its sub-partition (whose port and queue may make it wait
+more). It may issue again ``issue_interval`` cycles after each instruction.
 """
 
 from __future__ import annotations
@@ -15,18 +17,22 @@ def warp(run, w: int, instructions):
     program, env = run.program, run.env
     sp = run.sub_partitions[program.sub_partition[instructions[0]]]
     free = 0  # first cycle the warp may issue again
-    last = None  # the warp's latest issued instruction
-    for i in instructions:
+    for k, i in enumerate(instructions):
         i = int(i)
         ready = free
-        if program.wait[i] and last is not None:
-            if run.complete[last] < 0:  # not yet served: wake when it completes
-                yield sp.wait_for(last, w)
-            ready = max(ready, run.warp_done[w])
+        latest = int(program.wait[i])  # earlier instructions that may stay in flight
+        if 0 <= latest < k:
+            target = int(instructions[k - latest - 1])
+            if run.complete[target] < 0:  # not yet served: wake when it completes
+                yield sp.wait_for(target, w)
+            ready = max(ready, int(run.settled[target]))
+        others = int(program.issue[i])
+        if others:
+            yield Cue(env, max(ready, env.now), WARP + w)  # take the port's slots then, in warp order
+            ready = sp.take_slots(w, others, env.now)
         ready += int(program.delay[i])
         yield Cue(env, max(ready, env.now), WARP + w)
         handed = sp.take_room(w)
         if handed is not None:
             yield handed
         free = sp.issue(i, env.now) + run.timing.issue_interval
-        last = i

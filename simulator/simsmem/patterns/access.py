@@ -27,7 +27,7 @@ from ..corpus import sass_form
 from ..errors import SimsmemError
 from ..layout import Tile
 from ..metrics import op_label
-from ..trace import FULL_MASK, INACTIVE, LANES, MATRIX_OPS, OPS, InstructionBatch, Trace
+from ..trace import FULL_MASK, INACTIVE, LANES, MATRIX_OPS, NO_WAIT, OPS, InstructionBatch, Trace
 
 MATRIX_ROW_BYTES = 16  # one 8x8 b16 matrix row
 MAX_ADDRESS = 2**31 - 1
@@ -141,8 +141,9 @@ def pattern(access: Access, rows: int, cols: int, elem_bytes: int) -> Pattern:
         trans=np.full(n, access.trans, dtype=bool),
         mask=np.broadcast_to(np.asarray(mask, dtype=np.uint32), (n,)).copy(),
         warp=warp.astype(np.int32),
-        wait=np.zeros(n, dtype=bool),
+        wait=np.full(n, NO_WAIT, dtype=np.int32),
         delay=np.zeros(n, dtype=np.int64),
+        issue=np.zeros(n, dtype=np.int32),
         generic=np.full(n, access.generic, dtype=bool),
         atom=np.zeros(n, dtype=np.uint8),
         addrs=np.full((n, LANES), INACTIVE, dtype=np.int32),

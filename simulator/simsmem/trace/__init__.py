@@ -21,12 +21,12 @@ from ..errors import TraceError
 from .accelsim import read_accelsim
 from .jsonl import read_json, read_jsonl, write_json, write_jsonl
 from .npz import read_npz, write_npz
-from .records import FULL_MASK, INACTIVE, LANES, MATRIX_OPS, OPS, Instruction, InstructionBatch, Trace
+from .records import FULL_MASK, INACTIVE, LANES, MATRIX_OPS, NO_WAIT, OPS, Instruction, InstructionBatch, Trace
 from .stream import CHUNK, Chunk, TraceStream, stream_of
 from .v1 import check_against_arch
 
 __all__ = [
-    "CHUNK", "FULL_MASK", "INACTIVE", "LANES", "MATRIX_OPS", "OPS", "Chunk", "Instruction", "InstructionBatch", "Trace",
+    "CHUNK", "FULL_MASK", "INACTIVE", "LANES", "MATRIX_OPS", "NO_WAIT", "OPS", "Chunk", "Instruction", "InstructionBatch", "Trace",
     "TraceStream", "check_against_arch", "load_trace", "open_trace", "read_trace", "write_stream", "write_trace",
 ]
 

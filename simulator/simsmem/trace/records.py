@@ -23,6 +23,18 @@ ATOM_KINDS: tuple[str, ...] = ("add", "min", "max", "inc", "dec", "exch", "cas",
 LANES = 32
 FULL_MASK = 0xFFFFFFFF
 INACTIVE = -1
+#: ``InstructionBatch.wait`` of an instruction without ``wait`` (``wait: true`` is 0: no earlier one in flight).
+NO_WAIT = -1
+
+
+def wait_code(wait: bool | int) -> int:
+    """The ``wait`` column value of a trace's ``wait``: false -> NO_WAIT, true -> 0, N -> N."""
+    return (0 if wait else NO_WAIT) if isinstance(wait, bool) else wait
+
+
+def wait_value(code: int) -> bool | int:
+    """The trace's ``wait`` of a column value (``wait_code`` backwards)."""
+    return {NO_WAIT: False, 0: True}.get(code, code)
 
 
 @attrs.frozen
@@ -36,8 +48,9 @@ class Instruction:
     trans: bool = False
     mask: int = FULL_MASK
     warp: int = 0
-    wait: bool = False  # issue only after the warp's earlier instructions completed (timing)
-    delay: int = 0  # cycles the warp spends on other work before issuing this (timing)
+    wait: bool | int = False  # timing: true, or issue once at most N earlier instructions of the warp are in flight
+    delay: int = 0  # cycles the warp stalls before issuing this (timing)
+    issue: int = 0  # other (non-shared) instructions the warp issues before this, one issue slot each (timing)
     generic: bool = False  # a generic LD/ST that landed in shared memory (not an LDS/STS instruction)
     atom: str = "add"  # the atomic operation (ATOMS); ignored for other ops
 
@@ -59,8 +72,9 @@ class InstructionBatch:
     trans: np.ndarray  # bool
     mask: np.ndarray  # uint32 active-lane mask
     warp: np.ndarray  # int32
-    wait: np.ndarray  # bool
+    wait: np.ndarray  # int32: earlier instructions of the warp that may still be in flight at issue; NO_WAIT: any
     delay: np.ndarray  # int64
+    issue: np.ndarray  # int32
     generic: np.ndarray  # bool
     atom: np.ndarray  # uint8 code into ATOM_KINDS (0, "add", for ops other than ATOMS)
     addrs: np.ndarray  # int32, shape (n, 32); INACTIVE where a lane gives no address
@@ -78,8 +92,9 @@ class InstructionBatch:
             trans=bool(self.trans[i]),
             mask=int(self.mask[i]),
             warp=int(self.warp[i]),
-            wait=bool(self.wait[i]),
+            wait=wait_value(int(self.wait[i])),
             delay=int(self.delay[i]),
+            issue=int(self.issue[i]),
             generic=bool(self.generic[i]),
             atom=ATOM_KINDS[self.atom[i]],
         )
@@ -117,8 +132,9 @@ class InstructionBatch:
             trans=np.array([r.trans for r in rows], dtype=bool),
             mask=np.array([r.mask for r in rows], dtype=np.uint32),
             warp=np.array([r.warp for r in rows], dtype=np.int32),
-            wait=np.array([r.wait for r in rows], dtype=bool),
+            wait=np.array([wait_code(r.wait) for r in rows], dtype=np.int32),
             delay=np.array([r.delay for r in rows], dtype=np.int64),
+            issue=np.array([r.issue for r in rows], dtype=np.int32),
             generic=np.array([r.generic for r in rows], dtype=bool),
             atom=np.array([ATOM_KINDS.index(r.atom) if r.op == "ATOMS" else 0 for r in rows], dtype=np.uint8),
             addrs=addrs,

@@ -6,7 +6,8 @@
      "instructions": [
        {"warp": 0, "op": "LDSM", "num": 4, "trans": false, "addrs": [0, 32, ...]},
        {"op": "LDS", "width": 128, "mask": "0x0000ffff", "addrs": [0, 16, ..., null]},
-       {"op": "STS", "width": 32, "addrs": [...], "wait": true, "delay": 4}]}
+       {"op": "STS", "width": 32, "addrs": [...], "wait": true, "delay": 4},
+       {"op": "LDS", "width": 32, "addrs": [...], "wait": 3, "issue": 5, "delay": 2}]}
 
 The fields each op takes live in one table, ``OP_FIELDS``. Instructions as JSON text, one per line,
 become an ``InstructionBatch`` through ``batch_from_lines``: msgspec decodes each line against a
@@ -32,12 +33,12 @@ import orjson
 from ..config import ArchConfig
 from ..errors import TraceError
 from .files import write_atomically  # noqa: F401 - other modules write their files through it from here
-from .records import ATOM_KINDS, FULL_MASK, INACTIVE, LANES, MATRIX_OPS, OPS, InstructionBatch
+from .records import ATOM_KINDS, FULL_MASK, INACTIVE, LANES, MATRIX_OPS, NO_WAIT, OPS, InstructionBatch, wait_code, wait_value
 from .stream import gc_paused
 
 FORMAT_VERSION = 1
 HEADER_FIELDS = frozenset({"simsmem_trace", "name", "arch", "ctas", "count", "instructions"})
-COMMON_FIELDS = frozenset({"op", "addrs", "warp", "wait", "delay"})
+COMMON_FIELDS = frozenset({"op", "addrs", "warp", "wait", "delay", "issue"})
 WIDTHS = (8, 16, 32, 64, 128)
 NUMS = (1, 2, 4)
 MAX_INT = 2**31 - 1
@@ -66,7 +67,7 @@ IS_MATRIX = np.array([name in MATRIX_OPS for name in OPS])
 #: dtype of each ``InstructionBatch`` column.
 DTYPES = {
     "op": np.uint8, "width": np.uint8, "num": np.uint8, "trans": np.bool_, "mask": np.uint32,
-    "warp": np.int32, "wait": np.bool_, "delay": np.int64, "generic": np.bool_, "atom": np.uint8, "addrs": np.int32,
+    "warp": np.int32, "wait": np.int32, "delay": np.int64, "issue": np.int32, "generic": np.bool_, "atom": np.uint8, "addrs": np.int32,
 }
 
 
@@ -116,7 +117,7 @@ I32 = Annotated[int, msgspec.Meta(ge=0, le=MAX_INT)]
 #: msgspec types (and defaults) of the fields; a field new to ``OP_FIELDS`` needs an entry here.
 FIELD_TYPES: dict[str, tuple[Any, Any]] = {
     "addrs": (Annotated[list[int], msgspec.Meta(min_length=LANES, max_length=LANES)], msgspec.NODEFAULT),
-    "warp": (I32, 0), "wait": (bool, False), "delay": (I32, 0), "trans": (bool, False), "generic": (bool, False),
+    "warp": (I32, 0), "wait": (bool | I32, False), "delay": (I32, 0), "issue": (I32, 0), "trans": (bool, False), "generic": (bool, False),
     "mask": (Annotated[int, msgspec.Meta(ge=0, le=FULL_MASK)] | str, FULL_MASK),
     "atom": (Literal[ATOM_KINDS], "add"),
 }
@@ -147,7 +148,8 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
     try:
         with gc_paused():
             objs = list(map(_DECODE, data.replace(b"null", b"-1 ").split(b"\n")))
-            fields = np.array([(o.code, o.width, o.num, o.warp, o.delay, o.trans, o.wait, o.generic, ATOM_CODE[o.atom]) for o in objs], dtype=np.int64)
+            fields = np.array([(o.code, o.width, o.num, o.warp, o.delay, o.issue, o.trans, wait_code(o.wait), o.generic, ATOM_CODE[o.atom])
+                               for o in objs], dtype=np.int64)
             masks = [o.mask for o in objs]
             if str in set(map(type, masks)):  # hex strings: each distinct one parsed once
                 parsed = {m: _mask(m, "") for m in set(masks) if type(m) is str}
@@ -156,7 +158,7 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
             del objs
     except (msgspec.MsgspecError, TraceError, OverflowError):
         return None
-    op, width, num, warp, delay, trans, wait, generic, atom = fields.T
+    op, width, num, warp, delay, issue, trans, wait, generic, atom = fields.T
     mask = np.array(masks, dtype=np.uint32)
     addrs = addrs.reshape(-1, LANES)
     active = active_lanes(op, num, mask)
@@ -166,7 +168,7 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
     lanes[~active] = INACTIVE
     return InstructionBatch(
         op=op.astype(np.uint8), width=width.astype(np.uint8), num=num.astype(np.uint8), trans=trans.astype(bool), mask=mask,
-        warp=warp.astype(np.int32), wait=wait.astype(bool), delay=delay, generic=generic.astype(bool), atom=atom.astype(np.uint8), addrs=lanes,
+        warp=warp.astype(np.int32), wait=wait.astype(np.int32), delay=delay, issue=issue.astype(np.int32), generic=generic.astype(bool), atom=atom.astype(np.uint8), addrs=lanes,
     )
 
 
@@ -196,7 +198,7 @@ def scalar_fields(ins: dict, at: str) -> dict[str, Any]:
     return {
         "op": OP_CODE[op], "width": 0 if matrix else form, "num": form if matrix else 0, "trans": _flag(ins, "trans", at),
         "mask": FULL_MASK if matrix else _mask(ins.get("mask", FULL_MASK), f"{at}: mask"),
-        "warp": _nonneg(ins, "warp", at), "wait": _flag(ins, "wait", at), "delay": _nonneg(ins, "delay", at),
+        "warp": _nonneg(ins, "warp", at), "wait": _wait(ins, at), "delay": _nonneg(ins, "delay", at), "issue": _nonneg(ins, "issue", at),
         "generic": _flag(ins, "generic", at), "atom": _atom(ins, at),
     }
 
@@ -275,6 +277,8 @@ def form_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
     first(b.atom >= len(ATOM_KINDS), "atom", lambda i: f"unknown atom code {b.atom[i]} (codes 0..{len(ATOM_KINDS) - 1}: {', '.join(ATOM_KINDS)})")
     first(b.warp < 0, "warp", lambda i: f"expected a non-negative integer, got {b.warp[i]}")
     first((b.delay < 0) | (b.delay > MAX_INT), "delay", lambda i: f"expected a non-negative integer, got {b.delay[i]}")
+    first(b.wait < NO_WAIT, "wait", lambda i: f"expected {NO_WAIT} (no wait) or a non-negative integer, got {b.wait[i]}")
+    first(b.issue < 0, "issue", lambda i: f"expected a non-negative integer, got {b.issue[i]}")
     return min(problems) if problems else None
 
 
@@ -369,11 +373,13 @@ def instruction_objects(b: InstructionBatch) -> list[dict[str, Any]]:
                 ins["mask"] = f"0x{cols['mask'][i]:08x}"
         if op == "ATOMS" and cols["atom"][i]:
             ins["atom"] = ATOM_KINDS[cols["atom"][i]]
-        for flag in ("generic", "wait"):
-            if cols[flag][i]:
-                ins[flag] = True
-        if cols["delay"][i]:
-            ins["delay"] = cols["delay"][i]
+        if cols["generic"][i]:
+            ins["generic"] = True
+        if cols["wait"][i] != NO_WAIT:
+            ins["wait"] = wait_value(cols["wait"][i])
+        for count in ("issue", "delay"):
+            if cols[count][i]:
+                ins[count] = cols[count][i]
         row = cols["addrs"][i]
         ins["addrs"] = [None if a == INACTIVE else a for a in row] if INACTIVE in row else row
         out.append(ins)
@@ -399,6 +405,13 @@ def _flag(ins: dict, field: str, at: str) -> bool:
     if not isinstance(v, bool):
         raise TraceError(f"{at}: {field}", f"expected true or false, got {v!r}")
     return v
+
+
+def _wait(ins: dict, at: str) -> int:
+    v = ins.get("wait", False)
+    if not isinstance(v, bool) and not (_is_int(v) and 0 <= v <= MAX_INT):
+        raise TraceError(f"{at}: wait", f"expected true, false or a non-negative integer (earlier instructions that may stay in flight), got {v!r}")
+    return wait_code(v)
 
 
 def _nonneg(ins: dict, field: str, at: str) -> int:
