@@ -6,17 +6,17 @@ Each measured loop is read from its SASS (``h100/sass/timing.sass``, ``cuobjdump
 measured source for sm_90), control codes included, and each of its shared-memory instructions becomes
 a trace instruction with the same addresses (``offset_for`` in timing.cu) and:
 
-- ``delay``: the cycles the warp spends on the loop's other instructions before it, from the stall
-  counts the compiler wrote into the SASS (each instruction holds the warp for its stall count, at
-  least one cycle), less the ``issue_interval`` cycle the engine gives the shared instruction itself,
-  plus ``BRANCH_TAKEN`` cycles after the loop's backward branch;
-- ``wait: true`` where an instruction between it and the previous shared instruction waits on the
-  scoreboard of the *previous* shared instruction (a dependent load: loads complete in order, so
-  that is "all earlier completed"), the delay then counting from that instruction on.
+- ``wait: N`` where an instruction since the previous shared instruction waits on the scoreboard of a
+  load not yet waited for: N is the shared instructions issued after that load (loads complete in
+  order, so that is "all but the N latest completed"); the latest such instruction in the stretch
+  (the youngest load) is kept, and ``issue`` and ``delay`` count from it;
+- ``issue``: the loop's other instructions before it (from the previous shared instruction, or from
+  the waiting one), one issue slot each;
+- ``delay``: the rest of their stall counts (each instruction holds the warp for its stall count, at
+  least one cycle), plus ``BRANCH_TAKEN`` cycles after the loop's backward branch.
 
-Waits on an older load (the accumulation reads load k while k+1.. are in flight) have no trace v1
-spelling and are left out; so is the difference between cycles a warp issues in and cycles it only
-stalls. The README's "Timing model" section says which rows this costs.
+Left out: the instructions before the kept waiting one in its stretch, and the waits of the others
+(on older loads). The README's "Timing model" section says which rows stay outside 5%.
 
 ``lat_<OP>_<ways>.json.gz`` is the dependent chain (one warp, 512 loads); ``thr_<OP>_<ways>.json.gz`` is
 the throughput loop of 32 warps x 512 loads, whose first N warps replay the N-warp rows.
@@ -32,7 +32,7 @@ import attrs
 import numpy as np
 
 from simsmem.config import load_arch
-from simsmem.trace import OPS, InstructionBatch, Trace, write_trace
+from simsmem.trace import NO_WAIT, OPS, InstructionBatch, Trace, write_trace
 
 HERE = Path(__file__).resolve().parent
 SASS = HERE / "h100" / "sass" / "timing.sass"
@@ -89,20 +89,29 @@ def loop_of(instructions: list[Sass]) -> list[Sass]:
     raise ValueError("no loop")
 
 
-def project(body: list[Sass], issue_interval: int) -> list[tuple[int, bool]]:
-    """``(delay, wait)`` of each shared instruction of a loop body, the loop running round and round."""
+def project(body: list[Sass], issue_interval: int) -> list[tuple[int, int, int]]:
+    """``(wait, issue, delay)`` of each shared instruction of a loop body, the loop running round and round.
+
+    ``wait``: the latest instruction since the previous shared one that waits on a load not yet waited
+    for (``NO_WAIT`` if none) gives N, the shared instructions issued after that load; ``issue`` and
+    ``delay`` then count from that instruction on (the ones before it are left out), else from the
+    previous shared instruction.
+    """
     n = len(body)
-    shared = [k for k, ins in enumerate(body) if ins.shared]
+    shared = [k + n * lap for lap in (-1, 0, 1) for k, ins in enumerate(body) if ins.shared]  # the loop unrolled
+    waited = -n  # the youngest load waited for so far
     out = []
-    for j, k in enumerate(shared):
-        prev = shared[j - 1] if j else shared[-1] - n  # the previous shared instruction, last time round
-        cycles, wait = 0, False
-        for p in range(prev, k):
-            ins = body[p % n]
-            if p != prev and ins.waits and _setter(body, p, ins.waits) == prev:
-                cycles, wait = 0, True  # the delay counts from the dependent instruction
-            cycles += ins.stall + (BRANCH_TAKEN if ins.text.startswith("@P") and "BRA" in ins.text else 0)
-        out.append((cycles if wait else cycles - issue_interval, wait))
+    for j in range(len(shared) // 3, len(shared)):  # the first lap settles ``waited``
+        k, prev = shared[j], shared[j - 1]
+        wait, start = NO_WAIT, prev
+        for p in range(prev + 1, k):
+            target = _setter(body, p, body[p % n].waits) if body[p % n].waits else None
+            if target is not None and target > waited and body[target % n].shared:
+                waited, start, wait = target, p, j - shared.index(target) - 1
+        others = k - start - (start == prev)
+        cycles = sum(body[p % n].stall + (BRANCH_TAKEN if _branch(body[p % n]) else 0) for p in range(start, k))
+        if k >= n:
+            out.append((wait, others, cycles - issue_interval * (others + (start == prev))))
     return out
 
 
@@ -113,6 +122,10 @@ def _setter(body: list[Sass], p: int, waits: int) -> int:
         if body[q % n].sets is not None and waits >> body[q % n].sets & 1:
             return q
     return p - n
+
+
+def _branch(ins: Sass) -> bool:
+    return ins.text.startswith("@P") and "BRA" in ins.text
 
 
 def offsets(op: str, ways: int) -> np.ndarray:
@@ -143,8 +156,9 @@ def trace(op: str, ways: int, kind: str, issue_interval: int) -> Trace:
         trans=np.zeros(n, dtype=bool),
         mask=np.full(n, 0xFFFFFFFF, dtype=np.uint32),
         warp=np.repeat(np.arange(warps, dtype=np.int32), LOADS),
-        wait=np.tile(per_loop[:, 1].astype(bool), warps),
-        delay=np.tile(per_loop[:, 0], warps).astype(np.int64),
+        wait=np.tile(per_loop[:, 0], warps).astype(np.int32),
+        delay=np.tile(per_loop[:, 2], warps).astype(np.int64),
+        issue=np.tile(per_loop[:, 1], warps).astype(np.int32),
         generic=np.zeros(n, dtype=bool),
         atom=np.zeros(n, dtype=np.uint8),
         addrs=np.tile(offsets(op, ways).astype(np.int32), (n, 1)),
