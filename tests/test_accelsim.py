@@ -115,7 +115,7 @@ def test_each_tracer_version(tmp_path, version, lineinfo, tail):
     trace = load_trace(traceg(tmp_path / "kernel-2.traceg", {(0, 1): rows}, version=version, lineinfo=lineinfo))
     b = trace.instructions
     assert trace.name == "_Z6kernelPf" and trace.arch == "sm_90"
-    assert len(b) == 1 and b.op[0] == 1 and b.width[0] == 64 and b.warp[0] == 1 and b.delay[0] == 1
+    assert len(b) == 1 and b.op[0] == 1 and b.width[0] == 64 and b.warp[0] == 1 and b.issue[0] == 1
     assert list(b.addrs[0]) == [8 * lane for lane in range(32)]
 
 
@@ -169,7 +169,7 @@ def test_generic_and_other_memory(tmp_path, capsys):
     stream = open_trace(path)
     b = stream.read().instructions
     assert list(b.op) == [0, 1] and list(b.generic) == [True, True] and list(b.width) == [64, 32]
-    assert list(b.delay) == [0, 3]  # ST.E (global), LDG and LDGSTS issued in between
+    assert list(b.issue) == [0, 3]  # ST.E (global), LDG and LDGSTS issued in between
     assert stream.notes == ["left out 1 LDGSTS (not modelled yet)"]
     assert main(["run", str(path), "--format", "csv"]) == 0
     out, err = capsys.readouterr()

@@ -136,7 +136,7 @@ class _Kernel:
         self.warps = header["warps"]
         self.left_out: Counter[str] = Counter()
 
-    def instruction(self, text: str, at: str, warp: int, delay: int) -> dict[str, Any] | None:
+    def instruction(self, text: str, at: str, warp: int, issue: int) -> dict[str, Any] | None:
         """The v1 object of one instruction line, or None if it is not shared-memory traffic simsmem counts."""
         i = self.skip
         head = text.split(maxsplit=i + 5)  # enough for the opcode after up to two destinations
@@ -180,8 +180,8 @@ class _Kernel:
         if "width" in obj and mask != FULL_MASK:
             obj["mask"] = mask
         obj["addrs"] = self._offsets(addrs, at)
-        if delay:
-            obj["delay"] = delay
+        if issue:
+            obj["issue"] = issue
         return obj
 
     def _offsets(self, addrs: list[int | None], at: str) -> list[int | None]:
@@ -208,7 +208,7 @@ def _parts(kernel: _Kernel, lines: Iterator[tuple[int, str]], first_line: int, n
     objs: list[dict[str, Any]] = []
     index = 0
     block_open = first_line > 0
-    warp = expected = seen = delay = cta = None
+    warp = expected = seen = issue = cta = None
 
     def close_warp(number: int) -> None:
         if expected is not None and seen != expected:
@@ -244,19 +244,19 @@ def _parts(kernel: _Kernel, lines: Iterator[tuple[int, str]], first_line: int, n
                     raise TraceError(f"{where}: line {number}", "'warp = ...' before 'thread block = ...'")
                 if warp_in_cta >= kernel.warps:
                     raise TraceError(f"{where}: line {number}: warp", f"warp {warp_in_cta} of a {kernel.warps}-warp thread block")
-                warp, expected, seen, delay = cta * kernel.warps + warp_in_cta, None, 0, 0
+                warp, expected, seen, issue = cta * kernel.warps + warp_in_cta, None, 0, 0
             elif line.startswith("insts"):
                 expected = _number(_value(line, f"{where}: line {number}"), 10, f"{where}: line {number}: insts")
             else:
                 if warp is None:
                     raise TraceError(f"{where}: line {number}", "instruction line before 'warp = ...'")
                 seen += 1
-                obj = kernel.instruction(line, f"{where}: line {number}", warp, delay)
+                obj = kernel.instruction(line, f"{where}: line {number}", warp, issue)
                 if obj is None:
-                    delay += 1
+                    issue += 1
                     continue
                 objs.append(obj)
-                delay = 0
+                issue = 0
                 if len(objs) == BLOCK:
                     yield batch_from_objects(objs, where, index), f.done
                     index += len(objs)
