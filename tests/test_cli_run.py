@@ -89,3 +89,29 @@ def test_console_script_runs(ldsm_trace):
     assert proc.returncode == 0, proc.stderr
     assert "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum" in proc.stdout
 
+
+
+def test_atomic_operations_through_the_reader(tmp_path, capsys):
+    """ATOMS with `atom` read from a file. The CAS line is H100 row `atom_cas_stride0`
+    (calibration/h100/instructions_v2.json: 64 wavefronts, 31 bank conflicts); EXCH.64 on consecutive
+    8-byte words is two half-warp phases; POPC.INC broadcasts one word (RULES_v2.md, atomics)."""
+    doc = {"simsmem_trace": 1, "instructions": [
+        {"op": "ATOMS", "width": 32, "atom": "cas", "addrs": [0] * 32},
+        {"op": "ATOMS", "width": 64, "atom": "exch", "addrs": [8 * i for i in range(32)]},
+        {"op": "ATOMS", "width": 32, "atom": "popc_inc", "addrs": [0] * 32},
+    ]}
+    path = tmp_path / "atoms.json"
+    path.write_text(json.dumps(doc))
+    assert main(["run", str(path), "--format", "json", "--engine", "analytic"]) == 0
+    rows = json.loads(capsys.readouterr().out)["instructions"]
+    assert [(r["sass"], r["wavefronts"], r["bank_conflicts"]) for r in rows] == [
+        ("ATOMS.CAS", 64, 31), ("ATOMS.EXCH.64", 2, 0), ("ATOMS.POPC.INC", 1, 0)]
+    doc["instructions"][0]["atom"] = "nand"
+    path.write_text(json.dumps(doc))
+    assert main(["run", str(path)]) == 2
+    assert "instruction 0: atom: expected one of add" in capsys.readouterr().err
+    doc["instructions"][0]["atom"] = "add"
+    doc["instructions"][0]["width"] = 64
+    path.write_text(json.dumps(doc))
+    assert main(["run", str(path)]) == 2
+    assert "ATOMS add on sm_90 has no 64-bit form" in capsys.readouterr().err
