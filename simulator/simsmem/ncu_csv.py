@@ -24,11 +24,6 @@ from .errors import SimsmemError
 from .metrics import unit
 
 HEADER_START = '"ID",'
-#: Columns ncu writes before the metrics on the details page (sm_90, ncu 2025.3.1).
-DETAILS_COLUMNS = (
-    "ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Block Size", "Grid Size",
-    "Device", "CC", "Section Name", "Metric Name", "Metric Unit", "Metric Value",
-)
 
 
 @attrs.frozen
@@ -154,15 +149,21 @@ def details_csv(result: Result) -> str:
     trace = result.trace
     warps = int(trace.instructions.warp.max()) + 1 if len(trace.instructions) else 1
     cc = re.fullmatch(r"sm_(\d+)(\d)", result.arch.name)
-    launch = {
+    launch = {  # the details page's columns before the metric, in ncu's order (sm_90, ncu 2025.3.1)
         "ID": "0", "Process ID": "", "Process Name": "simsmem", "Host Name": "", "Kernel Name": trace.name,
         "Context": "", "Stream": "", "Block Size": f"({warps * result.arch.warp_size}, 1, 1)",
         "Grid Size": f"({trace.ctas}, 1, 1)", "Device": "", "CC": f"{cc[1]}.{cc[2]}" if cc else "",
         "Section Name": "simsmem",
     }
+    return metric_csv(result.metrics, launch)
+
+
+def metric_csv(metrics: dict[str, int], launch: dict[str, str] | None = None) -> str:
+    """One CSV row per metric under ncu's column names: with ``launch`` (the details page's leading
+    columns) values are written as ncu does (``3,072``), without it as plain integers."""
     out = io.StringIO()
     w = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
-    w.writerow(DETAILS_COLUMNS)
-    for name, value in result.metrics.items():
-        w.writerow([*launch.values(), name, unit(name), f"{value:,}"])
+    w.writerow([*(launch or {}), "Metric Name", "Metric Unit", "Metric Value"])
+    for name, value in metrics.items():
+        w.writerow([*(launch or {}).values(), name, unit(name), f"{value:,}" if launch else value])
     return out.getvalue()

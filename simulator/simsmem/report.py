@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Any
 
 import numpy as np
@@ -12,7 +10,8 @@ from rich.table import Table
 
 from .analysis import Result, Summary
 from .engine import latency_by_form
-from .metrics import labels, unit
+from .metrics import labels
+from .ncu_csv import metric_csv
 from .trace import OPS
 
 
@@ -66,13 +65,7 @@ def to_json(result: Result) -> dict[str, Any]:
 
 def to_csv(result: Result | Summary, cycles: int | None = None) -> str:
     """One row per metric, with ncu's column names (and the simulated ``cycles``, if timed)."""
-    out = io.StringIO()
-    w = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
-    w.writerow(["Metric Name", "Metric Unit", "Metric Value"])
-    metrics = {**result.metrics, **({CYCLES: cycles} if cycles is not None else {})}
-    for name, value in metrics.items():
-        w.writerow([name, unit(name), value])
-    return out.getvalue()
+    return metric_csv({**result.metrics, **({CYCLES: cycles} if cycles is not None else {})})
 
 
 def print_timing(result: Result, console: Console) -> None:
