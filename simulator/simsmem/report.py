@@ -84,8 +84,8 @@ def print_table(summary: Summary, console: Console) -> None:
     """Per-op summary in ncu's words, then the instructions with the most bank conflicts."""
     ctas = summary.ctas
     table = Table(title=f"{summary.name or 'trace'} on {summary.arch.name}" + (f" ({ctas} CTAs)" if ctas > 1 else ""))
-    for col in ("Op", "Instructions", "Wavefronts", "Ideal Wavefronts", "Bank Conflicts", "% of Ideal"):
-        table.add_column(col, justify="left" if col == "Op" else "right", no_wrap=col == "Op")
+    for col in ("Op", "Instructions", "Wavefronts", "Ideal", "Bank Conflicts", "% of Ideal"):
+        table.add_column(col, justify="left" if col == "Op" else "right", no_wrap=col in ("Op", "Instructions"))
     total = np.zeros(4, dtype=np.int64)
     for name, values in summary.forms.items():
         v = np.array(values, dtype=np.int64) * ctas
