@@ -7,7 +7,7 @@ import numpy as np
 from .banks import Counts
 from .config import ArchConfig
 from .trace import MATRIX_OPS, OPS, InstructionBatch, Trace
-from .trace.records import ATOM_KINDS
+from .trace.records import Form
 
 WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{}.sum"
 BANK_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{}.sum"
@@ -71,8 +71,9 @@ def op_label(op: str, width: int, num: int, trans: bool, atom: str = "add") -> s
 
 def labels(batch: InstructionBatch) -> np.ndarray:
     """``op_label`` of every instruction (computed once per distinct form)."""
-    form = batch.atom.astype(np.int64) << 24 | batch.op.astype(np.int64) << 16 | batch.width.astype(np.int64) << 8 | batch.num.astype(np.int64) << 1 | batch.trans
+    form = batch.forms()
     out = np.empty(len(batch), dtype=object)
     for key in np.unique(form):
-        out[form == key] = op_label(OPS[key >> 16 & 0xFF], int(key >> 8 & 0xFF), int(key >> 1 & 0x7F), bool(key & 1), ATOM_KINDS[key >> 24])
+        f = Form.of(key)
+        out[form == key] = op_label(f.op, f.width, f.num, f.trans, f.atom)
     return out

@@ -18,7 +18,7 @@ import numba
 import numpy as np
 
 from ..config import ArchConfig
-from ..trace.records import ATOM_KINDS, OPS, InstructionBatch
+from ..trace.records import Form, InstructionBatch
 from .phases import PACK_PARTNERS, Shape, shape_of
 
 
@@ -36,12 +36,12 @@ def count(batch: InstructionBatch, arch: ArchConfig) -> Counts:
     """Wavefronts, ideal wavefronts, bank conflicts and bytes of every instruction in ``batch``."""
     n = len(batch)
     out = np.zeros((3, n), dtype=np.int64)  # wavefronts, ideal wavefronts, bytes
-    form = batch.atom.astype(np.int64) << 24 | batch.op.astype(np.int64) << 16 | batch.width.astype(np.int64) << 8 | batch.num
+    form = batch.forms()
     forms = np.unique(form)
     for key in forms:
         rows = np.flatnonzero(form == key) if len(forms) > 1 else np.arange(n)
-        spec = arch.op(OPS[key >> 16 & 0xFF])
-        shape = shape_of(spec, arch, int(key >> 8 & 0xFF), int(key & 0xFF), ATOM_KINDS[key >> 24])
+        f = Form.of(key)
+        shape = shape_of(arch.op(f.op), arch, f.width, f.num, f.atom)
         count_rows(batch.addrs, rows, shape, arch, out)
         if shape.rounds > 1:  # every pass takes `rounds` wavefronts; the conflicts stay one round's
             passes = out[0, rows]

@@ -7,7 +7,8 @@ import numpy as np
 
 from ..banks import Counts
 from ..config import ArchConfig
-from ..trace import OPS, InstructionBatch
+from ..trace import InstructionBatch
+from ..trace.records import Form
 
 
 @attrs.frozen(eq=False)
@@ -52,9 +53,9 @@ def program(batch: InstructionBatch, counts: Counts, arch: ArchConfig, sub_parti
 def _latency(batch: InstructionBatch, arch: ArchConfig) -> np.ndarray:
     """Each instruction's latency, looked up once per form (op and width or matrix count)."""
     out = np.zeros(len(batch), dtype=np.int64)
-    form = batch.op.astype(np.int64) << 16 | batch.width.astype(np.int64) << 8 | batch.num
+    form = batch.forms()
     for key in np.unique(form):
-        spec = arch.op(OPS[key >> 16])
-        size = int(key >> 8 & 0xFF) if spec.phase == "bytes" else int(key & 0xFF)
-        out[form == key] = spec.latency[size]
+        f = Form.of(key)
+        spec = arch.op(f.op)
+        out[form == key] = spec.latency[f.width if spec.phase == "bytes" else f.num]
     return out

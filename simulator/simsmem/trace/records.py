@@ -62,6 +62,22 @@ class Instruction:
         return [lane for lane in range(LANES) if self.mask >> lane & 1]
 
 
+@attrs.frozen
+class Form:
+    """What an instruction is, apart from its lanes: ``InstructionBatch.forms`` keys decoded."""
+
+    op: str
+    width: int
+    num: int
+    trans: bool
+    atom: str
+
+    @staticmethod
+    def of(key: int) -> Form:
+        key = int(key)
+        return Form(OPS[key >> 17 & 0xFF], key >> 9 & 0xFF, key >> 1 & 0xFF, bool(key & 1), ATOM_KINDS[key >> 25])
+
+
 @attrs.frozen(eq=False)
 class InstructionBatch:
     """Instructions as columns; every array has one entry (row) per instruction."""
@@ -81,6 +97,12 @@ class InstructionBatch:
 
     def __len__(self) -> int:
         return len(self.op)
+
+    def forms(self) -> np.ndarray:
+        """Each instruction's form (op, width, matrix count, trans, atomic operation) as one integer;
+        ``Form.of`` decodes it. Whatever works per form groups a batch by these keys."""
+        return (self.atom.astype(np.int64) << 25 | self.op.astype(np.int64) << 17 | self.width.astype(np.int64) << 9
+                | self.num.astype(np.int64) << 1 | self.trans)
 
     def __getitem__(self, i: int) -> Instruction:
         op = OPS[self.op[i]]
