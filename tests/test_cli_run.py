@@ -115,3 +115,15 @@ def test_atomic_operations_through_the_reader(tmp_path, capsys):
     path.write_text(json.dumps(doc))
     assert main(["run", str(path)]) == 2
     assert "ATOMS add on sm_90 has no 64-bit form" in capsys.readouterr().err
+
+
+def test_worst_must_be_positive_and_trace_arch_errors_name_the_trace(ldsm_trace, tmp_path, capsys):
+    assert main(["run", str(ldsm_trace), "--worst", "0"]) == 2
+    assert "--worst: expected a positive count, got 0" in capsys.readouterr().err
+    doc = json.loads(ldsm_trace.read_text())
+    doc["arch"] = "sm_99"
+    path = tmp_path / "archfield.json"
+    path.write_text(json.dumps(doc))
+    assert main(["run", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "archfield.json: arch: unknown arch 'sm_99'" in err and "--arch" not in err.split(":")[1]

@@ -93,3 +93,17 @@ def test_unknown_arch_and_bad_yaml(tmp_path):
     p.write_text("banks: [1, 2\n")
     with pytest.raises(ConfigError, match="invalid YAML"):
         load_arch(str(p))
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        ({"bank_width": 3}, "bank_width: must be a power of two"),
+        ({"banks": 30}, "banks: must be a multiple of 4"),
+        ({"ops": {"LDS": {"merge_phases": 4}}}, "merge_phases: must be 1 or 2"),
+    ],
+)
+def test_values_the_model_cannot_mean_are_errors(tmp_path, edit, message):
+    """Reported by a user review: `base: sm_90` with `bank_width: 3` used to load and count nonsense."""
+    with pytest.raises(ConfigError, match=message):
+        load_arch(_write(tmp_path, {"base": "sm_90", "name": "odd", **edit}))

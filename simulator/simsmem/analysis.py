@@ -14,6 +14,7 @@ import numpy as np
 
 from .banks import Counts, count
 from .config import ArchConfig, load_arch
+from .errors import ConfigError, SimsmemError
 from .engine import Timeline, simulate
 from .metrics import kernel_metrics, labels
 from .trace import InstructionBatch, Trace, TraceStream, check_against_arch
@@ -30,9 +31,14 @@ class Result:
     timeline: Timeline | None = None  # issue and completion cycles of one CTA (``with_timeline``)
 
 
-def resolve_arch(trace: Trace | TraceStream, arch: str | None) -> ArchConfig:
-    """``--arch`` wins over the trace's own ``arch``; with neither, sm_90."""
-    return load_arch(arch or trace.arch or "sm_90")
+def resolve_arch(trace: Trace | TraceStream, arch: str | None, where: str = "trace") -> ArchConfig:
+    """``--arch`` wins over the trace's own ``arch`` (errors about that one name ``where``); with neither, sm_90."""
+    if arch or not trace.arch:
+        return load_arch(arch or "sm_90")
+    try:
+        return load_arch(trace.arch)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: arch", exc.what) from None
 
 
 def analyse(trace: Trace, arch: ArchConfig, where: str = "trace") -> Result:
@@ -75,6 +81,8 @@ class Summary:
 
 def summarise(stream: TraceStream, arch: ArchConfig, worst: int = 10, advance: Callable[[int], None] = lambda steps: None) -> Summary:
     """Check and count ``stream`` chunk by chunk; ``advance`` gets the bytes of the file read as it goes."""
+    if worst < 1:
+        raise SimsmemError("--worst", f"expected a positive count, got {worst}")
     empty = InstructionBatch.empty()
     metrics = kernel_metrics(Trace(empty), count(empty, arch), arch)  # every counter, at zero
     forms: dict[str, np.ndarray] = {}

@@ -223,14 +223,19 @@ def _check(arch: ArchConfig, where: str) -> None:
     for name in positive:
         if getattr(arch, name) == 0:
             raise ConfigError(f"{where}: {name}", "must be positive")
+    if arch.bank_width & (arch.bank_width - 1) or arch.bank_width > 16:
+        raise ConfigError(f"{where}: bank_width", f"must be a power of two up to 16 bytes (accesses are aligned powers of two), got {arch.bank_width}")
+    widest = max(1, 16 // arch.bank_width)  # bank words a 128-bit access (or a matrix row) covers
+    if arch.banks % widest:
+        raise ConfigError(f"{where}: banks", f"must be a multiple of {widest}, the words a 16-byte access covers, got {arch.banks}")
     if arch.warp_size != 32:
         raise ConfigError(f"{where}: warp_size", "traces carry 32 lanes; only warp_size 32 is supported")
     if arch.shared_memory_per_cta > arch.shared_memory_per_sm:
         raise ConfigError(f"{where}: shared_memory_per_cta", "larger than shared_memory_per_sm")
     for name, op in arch.ops.items():
         at = f"{where}: ops.{name}"
-        if op.merge_phases not in (1, 2, 4):
-            raise ConfigError(f"{at}.merge_phases", "must be 1, 2 or 4")
+        if op.merge_phases not in (1, 2):
+            raise ConfigError(f"{at}.merge_phases", "must be 1 or 2 (sibling phases pair up)")
         if op.phase == "bytes" and not op.widths:
             raise ConfigError(f"{at}.widths", "a 'bytes' op needs at least one width")
         if op.phase == "matrix" and not op.nums:

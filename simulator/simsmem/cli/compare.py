@@ -1,6 +1,6 @@
 """``simsmem compare TRACE NCU_REPORT.csv``: simsmem's counters next to a real ncu report's.
 
-Reads ``ncu --csv`` output (the details page, or ``--page raw``), picks the kernel (``--kernel NAME|ID``;
+Reads ``ncu --csv`` output (the details page, or the raw page that ``ncu --page raw --csv`` writes), picks the kernel (``--kernel NAME|ID``;
 by default the one named like the trace, or the report's only kernel), and prints measured against
 simulated for every counter simsmem models. Exit status 1 if any differs (for CI), 0 if all match.
 Counters simsmem does not model (``op_misc``, totals that include it, bank reads and writes) are
@@ -41,7 +41,7 @@ class Line:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("compare", help="compare simulated counters with a real ncu --csv report (exit 1 on a mismatch)", description=__doc__)
     p.add_argument("trace", help="trace file (trace v1 .json)")
-    p.add_argument("report", help="ncu --csv output: details page (default) or --page raw")
+    p.add_argument("report", help="ncu --csv output: its details page (ncu's default) or its raw page (what ncu --page raw writes); told apart by their columns")
     p.add_argument("--kernel", metavar="NAME|ID", help="kernel of the report: ID, function name or full name (default: the trace's name, or the only kernel)")
     p.add_argument("--arch", help="sm_90 (default), another built-in arch, or a path to an arch .yaml; wins over the trace's own arch")
     add_quiet_flag(p)
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     kernels = read_report(args.report)
     with progress("simulating the trace", quiet=args.quiet):
         trace = load_trace(args.trace)
-        result = analyse(trace, resolve_arch(trace, args.arch), args.trace)
+        result = analyse(trace, resolve_arch(trace, args.arch, args.trace), args.trace)
     key = args.kernel
     if key is None and any(trace.name in (k.id, k.name, k.short_name) for k in kernels):
         key = trace.name

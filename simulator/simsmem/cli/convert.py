@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def convert(args: argparse.Namespace) -> int:
     stream = open_trace(args.input)
-    arch = resolve_arch(stream, args.arch)
+    arch = resolve_arch(stream, args.arch, args.input)
     with progress(f"converting {stream.name or args.input}", total=stream.size or None, quiet=args.quiet) as advance:
         checked = attrs.evolve(stream, chunks=_checked(stream, arch, advance))
         write_stream(checked, args.output)

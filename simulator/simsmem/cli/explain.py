@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         raise SimsmemError("--tile", "the tile view is a picture: give --png or --svg too")
     with progress("reading the trace", quiet=args.quiet):
         trace = load_trace(args.trace)
-        result = analyse(trace, resolve_arch(trace, args.arch), args.trace)
+        result = analyse(trace, resolve_arch(trace, args.arch, args.trace), args.trace)
     t = tile(args.rows, args.cols, args.elem_bytes, pad_elements(args), chosen_swizzle(args), args.base) if args.tile else None
     chosen = choose(result, args.index, args.worst)
     console = Console(highlight=False)

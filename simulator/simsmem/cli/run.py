@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     stream = open_trace(args.trace)
-    arch = resolve_arch(stream, args.arch)
+    arch = resolve_arch(stream, args.arch, args.trace)
     timed = args.engine == "full"
     result = None
     if timed or args.format in ("json", "ncu-csv"):
