@@ -18,7 +18,7 @@ def test_builtins_load_and_only_sm90_is_validated():
 def test_sm90_sizes_and_ops():
     a = load_arch("sm_90")
     assert (a.shared_memory_per_sm, a.shared_memory_per_cta) == (228 * 1024, 227 * 1024)
-    assert sorted(a.ops) == ["ATOMS", "LDS", "LDSM", "STS", "STSM"]
+    assert sorted(a.ops) == ["ATOMS", "LDGSTS", "LDS", "LDSM", "STS", "STSM"]
     assert (a.ops["LDSM"].counter, a.ops["STSM"].counter) == ("ld", "st")
 
 
@@ -77,7 +77,7 @@ def test_bad_field_is_named(tmp_path, edit, message):
 
 def test_base_merges_and_cycles_are_errors(tmp_path):
     a = load_arch(_write(tmp_path, {"base": "sm_90", "name": "sm_90_16banks", "banks": 16}))
-    assert (a.name, a.banks, sorted(a.ops)) == ("sm_90_16banks", 16, ["ATOMS", "LDS", "LDSM", "STS", "STSM"])
+    assert (a.name, a.banks, sorted(a.ops)) == ("sm_90_16banks", 16, ["ATOMS", "LDGSTS", "LDS", "LDSM", "STS", "STSM"])
     first = tmp_path / "a.yaml"
     second = tmp_path / "b.yaml"
     first.write_text(f"base: {second}\n")

@@ -2,8 +2,9 @@
 
 For every row whose SASS opcode simsmem models (``simsmem.corpus.sass_form`` and an op the arch has),
 the model's wavefronts and bank conflicts are compared with ncu's counters of the class that op
-counts under (``ops.<OP>.counter``: op_ld for LDS and LDSM, ...). Rows of ops the model lacks
-(LDGSTS) and atomics other than ``ATOMS.ADD`` are listed as not compared.
+counts under (``ops.<OP>.wavefronts``/``bank_conflicts``: op_ld for LDS and LDSM, ...). LDGSTS rows
+are claimed only in the measured rule's domain (``rule_ldgsts``); rows of forms the model lacks are
+listed as not compared.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from simsmem.config import ArchConfig
 from simsmem.corpus import corpus_trace
 from simsmem.errors import TraceError
 from simsmem.corpus import sass_form
-from simsmem.metrics import BANK_CONFLICTS, WAVEFRONTS
+
+from . import rule_ldgsts
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,8 @@ def modelled(row: dict, arch: ArchConfig) -> bool:
     if form["op"] == "ATOMS":
         kind = spec.atoms.get(form["atom"])
         return kind is not None and form["width"] in kind.widths
+    if form["op"] == "LDGSTS":
+        return rule_ldgsts.counts(row) is not None
     return True
 
 
@@ -53,8 +57,8 @@ def compare(rows: list[dict], arch: ArchConfig) -> tuple[list[dict], list[Disagr
     counts = count(batch, arch)
     out = []
     for i, r in enumerate(rows):
-        counter = arch.op(sass_form(r["sass"])["op"]).counter
-        measured = (r["ncu"][WAVEFRONTS.format(counter)], r["ncu"][BANK_CONFLICTS.format(counter)])
+        spec = arch.op(sass_form(r["sass"])["op"])
+        measured = (r["ncu"][spec.wavefronts], r["ncu"][spec.bank_conflicts])
         model = (int(counts.wavefronts[i]), int(counts.bank_conflicts[i]))
         if measured != model:
             out.append(Disagreement(r["name"], r["sass"], measured, model))

@@ -56,6 +56,11 @@ class OpSpec:
     latency: dict[int, int]
     #: ``ATOMS`` only: its atomic operations (an operation not listed is an error)
     atoms: dict[str, AtomSpec] = attrs.field(factory=dict)
+    #: bytes of the global line an op with global sources (LDGSTS) reads its lanes' sources from; 0: none
+    source_line: int = 0
+    #: ncu metrics of its wavefronts and bank conflicts (default: the ``l1tex__`` ones of ``counter``)
+    wavefronts: str = attrs.field(default=attrs.Factory(lambda s: f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{s.counter}.sum", takes_self=True))
+    bank_conflicts: str = attrs.field(default=attrs.Factory(lambda s: f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{s.counter}.sum", takes_self=True))
 
 
 @attrs.frozen
@@ -253,6 +258,8 @@ def _check(arch: ArchConfig, where: str) -> None:
                 raise ConfigError(f"{at}.atoms.{kind}.widths", f"must be some of the op's widths {list(op.widths)}")
             if atom.rounds < 1:
                 raise ConfigError(f"{at}.atoms.{kind}.rounds", "must be at least 1")
+        if op.source_line and (op.source_line & (op.source_line - 1) or op.source_line < max(op.widths or (8,)) // 8):
+            raise ConfigError(f"{at}.source_line", f"must be a power of two holding the widest access, got {op.source_line}")
         if name == "ATOMS" and not op.atoms:
             raise ConfigError(f"{at}.atoms", "ATOMS needs its atomic operations")
         forms = op.widths or op.nums

@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 from .trace import Instruction, InstructionBatch, Trace
+from .trace.records import SOURCE_OPS
 from .trace.sass import sass_form
 
 
@@ -23,7 +24,8 @@ def row_instruction(row: dict[str, Any]) -> Instruction:
     if form["op"] in ("LDSM", "STSM"):
         mask = 0xFFFFFFFF
     addrs = tuple(a if (mask >> lane) & 1 else None for lane, a in enumerate(row["addrs"]))
-    return Instruction(addrs=addrs, mask=mask, **form)
+    src = tuple(a if (mask >> lane) & 1 else None for lane, a in enumerate(row["src"])) if form["op"] in SOURCE_OPS else None
+    return Instruction(addrs=addrs, mask=mask, src=src, **form)
 
 
 def load_corpus(path: str | Path) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ DATA_BYTES_OP = {
     "ATOMS": "smsp__sass_data_bytes_mem_shared_op_atom.sum",
     "LDSM": "smsp__sass_data_bytes_mem_shared_op_ldsm.sum",
     "STSM": "smsp__sass_data_bytes_mem_shared_op_stsm.sum",
+    "LDGSTS": "smsp__sass_data_bytes_mem_shared_op_ldgsts.sum",
 }
 #: Counters ncu reports for shared memory that simsmem does not model, and why.
 NOT_MODELLED = {
@@ -27,6 +28,7 @@ NOT_MODELLED = {
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_misc.sum": "barriers, shuffles and exit, not in traces",
     "l1tex__data_bank_reads.sum": "bank reads are not modelled",
     "l1tex__data_bank_writes.sum": "bank writes are not modelled",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum": "differs from the SASS-level LDGSTS counter simsmem models",
 }
 
 
@@ -49,12 +51,12 @@ def kernel_metrics(trace: Trace, counts: Counts, arch: ArchConfig) -> dict[str, 
     for name, spec in arch.ops.items():
         rows = per_op.get(name, np.empty(0, dtype=np.int64))
         out[spec.instructions] = out.get(spec.instructions, 0) + int((~b.generic[rows]).sum())
-        for metric, values in ((WAVEFRONTS, counts.wavefronts), (BANK_CONFLICTS, counts.bank_conflicts)):
-            key = metric.format(spec.counter)
+        for key, values in ((spec.wavefronts, counts.wavefronts), (spec.bank_conflicts, counts.bank_conflicts)):
             out[key] = out.get(key, 0) + int(values[rows].sum())
         if name in DATA_BYTES_OP:
             out[DATA_BYTES_OP[name]] = int(counts.bytes[rows].sum())
-    out[TOTAL_BANK_CONFLICTS] = int(counts.bank_conflicts.sum())
+        if spec.bank_conflicts == BANK_CONFLICTS.format(spec.counter):  # the total sums the l1tex__ per-op counters
+            out[TOTAL_BANK_CONFLICTS] = out.get(TOTAL_BANK_CONFLICTS, 0) + int(counts.bank_conflicts[rows].sum())
     out[DATA_BYTES] = int(counts.bytes.sum())
     return {k: v * trace.ctas for k, v in sorted(out.items())}
 
@@ -63,6 +65,8 @@ def op_label(op: str, width: int, num: int, trans: bool, atom: str = "add") -> s
     """The SASS spelling of an instruction form: ``LDS.128``, ``LDSM.16.MT88.4``, ``ATOMS.CAS.64``."""
     if op in MATRIX_OPS:
         return f"{op}.16.{'MT88' if trans else 'M88'}" + (f".{num}" if num > 1 else "")
+    if op == "LDGSTS":
+        return "LDGSTS.E" + {32: "", 64: ".64", 128: ".128"}[width]
     if op == "ATOMS":
         return "ATOMS." + atom.upper().replace("_", ".") + (".64" if width == 64 else "")
     suffix = {8: ".U8", 16: ".U16", 32: "", 64: ".64", 128: ".128"}[width]

@@ -30,37 +30,39 @@ class Counts:
     bank_conflicts: np.ndarray  # int64: wavefronts - ideal
     ideal: np.ndarray  # int64: ideal wavefronts
     bytes: np.ndarray  # int64: distinct bytes touched
+    unmeasured: np.ndarray  # bool: an LDGSTS phase where sources and destinations both conflict (the hardware may take more)
 
 
 def count(batch: InstructionBatch, arch: ArchConfig) -> Counts:
     """Wavefronts, ideal wavefronts, bank conflicts and bytes of every instruction in ``batch``."""
     n = len(batch)
-    out = np.zeros((3, n), dtype=np.int64)  # wavefronts, ideal wavefronts, bytes
+    out = np.zeros((4, n), dtype=np.int64)  # wavefronts, ideal wavefronts, bytes, unmeasured
     form = batch.forms()
     forms = np.unique(form)
     for key in forms:
         rows = np.flatnonzero(form == key) if len(forms) > 1 else np.arange(n)
         f = Form.of(key)
         shape = shape_of(arch.op(f.op), arch, f.width, f.num, f.atom)
-        count_rows(batch.addrs, rows, shape, arch, out)
+        count_rows(batch.addrs, batch.src, rows, shape, arch, out)
         if shape.rounds > 1:  # every pass takes `rounds` wavefronts; the conflicts stay one round's
             passes = out[0, rows]
             out[0, rows] = passes * shape.rounds
             out[1, rows] += passes * (shape.rounds - 1)
-    return Counts(out[0], out[0] - out[1], out[1], out[2])
+    return Counts(out[0], out[0] - out[1], out[1], out[2], out[3].astype(bool))
 
 
-def count_rows(addrs: np.ndarray, rows: np.ndarray, shape: Shape, arch: ArchConfig, out: np.ndarray) -> None:
+def count_rows(addrs: np.ndarray, src: np.ndarray, rows: np.ndarray, shape: Shape, arch: ArchConfig, out: np.ndarray) -> None:
     """Count the instructions ``rows`` of ``addrs`` (all of one ``shape``) into ``out[:, rows]``.
 
-    ``addrs`` is (n, 32) byte offsets, ``-1`` where a lane asks for nothing; ``out`` is (3, n):
-    wavefronts, ideal wavefronts, bytes.
+    ``addrs`` is (n, 32) byte offsets, ``-1`` where a lane asks for nothing; ``src`` the same shape,
+    LDGSTS global sources (read only where ``shape.source_positions``); ``out`` is (4, n):
+    wavefronts, ideal wavefronts, bytes, and 1 where both sides of an LDGSTS phase conflict.
     """
     k = shape.words_per_lane
     assert shape.group in (1, 2), "sibling phases merge in pairs"
     _count_rows(
-        addrs, rows, shape.lanes, _divisor(k * arch.bank_width), _divisor(arch.banks // k), _divisor(shape.access_bytes),
-        shape.lanes_per_phase, shape.group, shape.broadcast, out,
+        addrs, src, rows, shape.lanes, _divisor(k * arch.bank_width), _divisor(arch.banks // k), _divisor(shape.access_bytes),
+        shape.lanes_per_phase, shape.group, shape.broadcast, shape.source_positions, out,
     )
 
 
@@ -80,7 +82,7 @@ def _rem(a, d):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _count_rows(addrs, rows, width, unit, unit_banks, access, per_phase, group, broadcast, out):  # pragma: no cover - compiled
+def _count_rows(addrs, src, rows, width, unit, unit_banks, access, per_phase, group, broadcast, positions, out):  # pragma: no cover - compiled
     phases = width // per_phase
     buckets = max(unit_banks[0], width)
     table = np.empty((buckets, width), dtype=np.int64)  # per unit bank: the distinct units it holds
@@ -88,12 +90,18 @@ def _count_rows(addrs, rows, width, unit, unit_banks, access, per_phase, group, 
     asks = np.zeros(buckets, dtype=np.int64)  # requests each unit bank gets
     units = np.empty(width, dtype=np.int64)
     where = np.empty(width, dtype=np.int64)  # a lane's unit bank; -1: the lane asks for nothing
+    sunits = np.empty(width, dtype=np.int64)  # LDGSTS: a lane's source unit, and its position in the line
+    swhere = np.empty(width, dtype=np.int64)
     for i in rows:
         for j in range(width):
             a = np.int64(addrs[i, j])
             units[j] = _quot(a, unit)
             where[j] = _rem(units[j], unit_banks) if a >= 0 else -1
+            if positions > 0:
+                sunits[j] = _quot(src[i, j], access)
+                swhere[j] = sunits[j] % positions if a >= 0 else -1
         wavefronts = 0
+        both = 0
         ideal = 0
         if group > 1 and _packed(units, where):
             for g0 in range(0, phases, group):  # each pair of sibling phases served together
@@ -103,10 +111,15 @@ def _count_rows(addrs, rows, width, unit, unit_banks, access, per_phase, group, 
         else:
             for p in range(phases):
                 d, w = _phase(units, where, p * per_phase, (p + 1) * per_phase, broadcast, table, held, asks)
+                if positions > 0:  # the busier side: lanes on one source position, or on one destination bank
+                    s = _phase(sunits, swhere, p * per_phase, (p + 1) * per_phase, False, table, held, asks)[1]
+                    both |= min(w, s) > 1
+                    w = max(w, s)
                 wavefronts += w
                 ideal += d > 0
         out[0, i] = wavefronts
         out[1, i] = ideal
+        out[3, i] = both
         # bytes: distinct accesses, counted the same way with each access as a unit in `width` buckets
         for j in range(width):
             a = np.int64(addrs[i, j])

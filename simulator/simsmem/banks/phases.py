@@ -30,6 +30,7 @@ class Shape:
     group: int  # phases per merge group (1: phases never share a wavefront)
     broadcast: bool  # lanes wanting one word share it (False: every lane is served alone)
     rounds: int = 1  # wavefronts per pass (compare-and-swap: 2); bank conflicts are one round's
+    source_positions: int = 0  # LDGSTS: access-sized positions in a global source line (lanes on one serialize); 0: no sources
 
     @property
     def phases(self) -> int:
@@ -55,4 +56,5 @@ def shape_of(spec: OpSpec, arch: ArchConfig, width: int, num: int, atom: str = "
         group=min(spec.merge_phases, phases),
         broadcast=kind.broadcast if kind else spec.broadcast,
         rounds=kind.rounds if kind else 1,
+        source_positions=spec.source_line // access if spec.source_line else 0,
     )

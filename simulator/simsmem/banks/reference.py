@@ -12,7 +12,10 @@ The rule (it reproduces the H100 measurements in ``calibration/h100``; see ``RUL
    of lanes, ``t`` with ``t ^ 1`` or ``t`` with ``t ^ 2``, for the whole warp: every two partner lanes
    that are both active read the same address. A packed pair takes as many passes as its busiest bank
    holds distinct words over the pair. Otherwise every phase is served alone (step 2).
-4. ncu's *bank conflicts* are wavefronts minus ideal wavefronts.
+4. Copies from global memory (LDGSTS, ``.ca``) serve each phase in as many passes as the busier side
+   needs: the most lanes whose sources share a position in their 128-byte line, or whose destinations
+   share a bank (neither side broadcasts). Measured exact where one side is conflict-free in every phase.
+5. ncu's *bank conflicts* are wavefronts minus ideal wavefronts.
 """
 
 from __future__ import annotations
@@ -82,7 +85,10 @@ def schedule(ins: Instruction, arch: ArchConfig) -> Schedule:
         groups = [[r for reqs in by_phase[p : p + shape.group] for r in reqs] for p in range(0, shape.phases, shape.group)]
     else:
         groups = by_phase
-    passes = [w for g, reqs in enumerate(groups) for w in _passes(g, reqs, shape.broadcast)]
+    if shape.source_positions:
+        passes = [w for g, reqs in enumerate(groups) for w in _copy_passes(g, reqs, ins, shape)]
+    else:
+        passes = [w for g, reqs in enumerate(groups) for w in _passes(g, reqs, shape.broadcast)]
     wavefronts = [attrs.evolve(w, round=r) for w in passes for r in range(shape.rounds)]
     ideal = sum(1 for reqs in groups if reqs) + (shape.rounds - 1) * len(passes)  # conflicts: one round's
     addrs = {ins.addrs[lane] for lane in lanes}
@@ -93,6 +99,33 @@ def _packed(ins: Instruction) -> bool:
     """Whether one partner pairing (``t ^ x``) fits the whole warp: active partners read one address."""
     active = set(ins.active_lanes)
     return any(all(ins.addrs[t] == ins.addrs[t ^ x] for t in active if t ^ x in active) for x in PACK_PARTNERS)
+
+
+def _copy_passes(group: int, reqs: list[Request], ins: Instruction, shape: Shape) -> list[Wavefront]:
+    """LDGSTS: each lane links its source position to its destination bank (of access-sized units); a
+    pass serves at most one lane of each, and the lanes fit in as many passes as the busiest position or
+    bank has lanes (König's edge colouring of a bipartite multigraph, by swapping alternating paths)."""
+    ends = {r.lane: (("src", ins.src[r.lane] // shape.access_bytes % shape.source_positions), ("dst", r.bank // shape.words_per_lane))
+            for r in reqs}
+    taken: dict[tuple, int] = {}  # (node, pass) -> the lane it serves there
+    passes: dict[int, int] = {}
+    for lane, (u, v) in ends.items():
+        a = next(c for c in range(len(ends)) if (u, c) not in taken)
+        b = next(c for c in range(len(ends)) if (v, c) not in taken)
+        path, node, c = [], v, a  # the path from v alternating passes a, b: swap them along it
+        while (node, c) in taken:
+            path.append(taken[(node, c)])
+            node = next(n for n in ends[path[-1]] if n != node)
+            c = b if c == a else a
+        for other in path:
+            for n in ends[other]:
+                del taken[(n, passes[other])]
+        for other in path:
+            passes[other] = b if passes[other] == a else a
+            taken.update({(n, passes[other]): other for n in ends[other]})
+        passes[lane] = a
+        taken.update({(u, a): lane, (v, a): lane})
+    return [Wavefront(group, tuple(r for r in reqs if passes[r.lane] == j)) for j in range(max(passes.values(), default=-1) + 1)]
 
 
 def _keys_by_bank(reqs: list[Request], broadcast: bool) -> dict[int, list]:

@@ -3,7 +3,8 @@
 The file is an ordinary ``numpy.savez``-style zip. Member ``header`` holds the v1 header as UTF-8
 JSON bytes (with ``count``, the number of instructions). The instructions follow in chunks: chunk
 ``i`` is one member per ``InstructionBatch`` column, ``c{i}.op``, ``c{i}.width`` ... ``c{i}.addrs``
-(``int32``, shape ``(n, 32)``, ``-1`` where a lane gives no address), each with the column's dtype.
+(``int32``, shape ``(n, 32)``, ``-1`` where a lane gives no address), ``c{i}.src`` (``int64``, LDGSTS
+global sources, the same shape), each with the column's dtype.
 Reading loads one chunk at a time and holds its columns to the rules of v1 (``v1.column_problem``).
 """
 
@@ -21,7 +22,7 @@ from ..errors import TraceError
 from .files import atomic_output
 from .records import LANES, InstructionBatch
 from .stream import Chunk, TraceStream
-from .v1 import DTYPES, column_problem, header_object, parse_header
+from .v1 import DTYPES, LANE_COLUMNS, column_problem, header_object, parse_header
 
 #: Errors numpy and zipfile raise for a file that is not a whole, well-formed npz.
 BROKEN = (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error, orjson.JSONDecodeError)
@@ -85,7 +86,7 @@ def _chunks(z: np.lib.npyio.NpzFile, chunks: int, count: int | None, size: int, 
             columns = {name: _member(z, f"c{i}.{name}", where) for name in DTYPES}
             n = len(columns["op"])
             for name, array in columns.items():
-                shape = (n, LANES) if name == "addrs" else (n,)
+                shape = (n, LANES) if name in LANE_COLUMNS else (n,)
                 if array.dtype != DTYPES[name] or array.shape != shape:
                     raise TraceError(f"{where}: c{i}.{name}", f"expected {np.dtype(DTYPES[name]).name} of shape {shape}, got {array.dtype.name} of shape {array.shape}")
             batch = InstructionBatch(**columns)

@@ -3,7 +3,7 @@
 A batch holds a trace's instructions column by column (numpy arrays), so the bank model can count
 a million instructions without building a Python object for each. ``batch[i]`` gives one
 ``Instruction`` back. Addresses of inactive lanes (and of LDSM/STSM lanes that give no row address)
-are stored as ``-1``.
+are stored as ``-1``, as are the global sources (``src``) of every lane but an LDGSTS's active ones.
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ import attrs
 import numpy as np
 
 #: Operation names a trace may use, in the order of their codes in ``InstructionBatch.op``.
-OPS: tuple[str, ...] = ("LDS", "STS", "ATOMS", "LDSM", "STSM")
+OPS: tuple[str, ...] = ("LDS", "STS", "ATOMS", "LDSM", "STSM", "LDGSTS")
 #: Ops whose lanes give the row addresses of 8x8 b16 matrices (``num`` matrices, 8 lanes each).
 MATRIX_OPS = frozenset({"LDSM", "STSM"})
+#: Ops whose lanes also give a global source address (``src``): cp.async's LDGSTS.
+SOURCE_OPS = frozenset({"LDGSTS"})
 #: Shared atomic operations (``ATOMS`` ``atom`` field), in the order of their codes in ``InstructionBatch.atom``.
 #: ``popc_inc`` is the SASS ``ATOMS.POPC.INC`` that ``red.shared.add.u32 [a], 1`` compiles to.
 ATOM_KINDS: tuple[str, ...] = ("add", "min", "max", "inc", "dec", "exch", "cas", "and", "or", "xor", "popc_inc")
@@ -53,6 +55,7 @@ class Instruction:
     issue: int = 0  # other (non-shared) instructions the warp issues before this, one issue slot each (timing)
     generic: bool = False  # a generic LD/ST that landed in shared memory (not an LDS/STS instruction)
     atom: str = "add"  # the atomic operation (ATOMS); ignored for other ops
+    src: tuple[int | None, ...] | None = None  # LDGSTS: 32 global source byte addresses; None for other ops
 
     @property
     def active_lanes(self) -> list[int]:
@@ -94,6 +97,8 @@ class InstructionBatch:
     generic: np.ndarray  # bool
     atom: np.ndarray  # uint8 code into ATOM_KINDS (0, "add", for ops other than ATOMS)
     addrs: np.ndarray  # int32, shape (n, 32); INACTIVE where a lane gives no address
+    #: int64, shape (n, 32): LDGSTS global source byte addresses; INACTIVE elsewhere (the default: no LDGSTS)
+    src: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.full((len(b.op), LANES), INACTIVE, dtype=np.int64), takes_self=True))
 
     def __len__(self) -> int:
         return len(self.op)
@@ -119,6 +124,7 @@ class InstructionBatch:
             issue=int(self.issue[i]),
             generic=bool(self.generic[i]),
             atom=ATOM_KINDS[self.atom[i]],
+            src=tuple(None if a == INACTIVE else int(a) for a in self.src[i]) if OPS[self.op[i]] in SOURCE_OPS else None,
         )
 
     def __iter__(self):
@@ -144,9 +150,12 @@ class InstructionBatch:
         """Columns from records (for tests, generators and small traces)."""
         rows = list(instructions)
         addrs = np.full((len(rows), LANES), INACTIVE, dtype=np.int32)
+        src = np.full((len(rows), LANES), INACTIVE, dtype=np.int64)
         for i, ins in enumerate(rows):
             for lane in ins.active_lanes:
                 addrs[i, lane] = ins.addrs[lane]
+                if ins.op in SOURCE_OPS:
+                    src[i, lane] = ins.src[lane]
         return InstructionBatch(
             op=np.array([OPS.index(r.op) for r in rows], dtype=np.uint8),
             width=np.array([0 if r.op in MATRIX_OPS else r.width for r in rows], dtype=np.uint8),
@@ -160,6 +169,7 @@ class InstructionBatch:
             generic=np.array([r.generic for r in rows], dtype=bool),
             atom=np.array([ATOM_KINDS.index(r.atom) if r.op == "ATOMS" else 0 for r in rows], dtype=np.uint8),
             addrs=addrs,
+            src=src,
         )
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import TraceError
 from .records import ATOM_KINDS
 
-_SASS = re.compile(r"^(?P<op>LDS|STS|ATOMS|LDSM|STSM)(?P<rest>(\.[A-Z0-9]+)*)$")
+_SASS = re.compile(r"^(?P<op>LDS|STS|ATOMS|LDSM|STSM|LDGSTS)(?P<rest>(\.[A-Z0-9]+)*)$")
 _WIDTHS = {"U8": 8, "S8": 8, "U16": 16, "S16": 16, "64": 64, "128": 128}
 
 
@@ -33,5 +33,7 @@ def sass_form(sass: str) -> dict[str, Any]:
         if kind not in ATOM_KINDS:
             raise TraceError(sass, f"ATOMS.{parts[0]} is not an atomic operation simsmem models")
         return {"op": op, "width": 64 if "64" in parts else 32, "atom": kind}
+    if op == "LDGSTS" and "BYPASS" in parts:
+        raise TraceError(sass, "LDGSTS.BYPASS (cp.async .cg) is not modelled")
     widths = [_WIDTHS[p] for p in parts if p in _WIDTHS]
     return {"op": op, "width": widths[0] if widths else 32}

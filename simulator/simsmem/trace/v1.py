@@ -7,6 +7,7 @@
        {"warp": 0, "op": "LDSM", "num": 4, "trans": false, "addrs": [0, 32, ...]},
        {"op": "LDS", "width": 128, "mask": "0x0000ffff", "addrs": [0, 16, ..., null]},
        {"op": "STS", "width": 32, "addrs": [...], "wait": true, "delay": 4},
+       {"op": "LDGSTS", "width": 128, "addrs": [...], "src": [4096, 4112, ...]},
        {"op": "LDS", "width": 32, "addrs": [...], "wait": 3, "issue": 5, "delay": 2}]}
 
 The fields each op takes live in one table, ``OP_FIELDS``. Instructions as JSON text, one per line,
@@ -33,7 +34,7 @@ import orjson
 from ..config import ArchConfig
 from ..errors import TraceError
 from .files import write_atomically  # noqa: F401 - other modules write their files through it from here
-from .records import ATOM_KINDS, FULL_MASK, INACTIVE, LANES, MATRIX_OPS, NO_WAIT, OPS, InstructionBatch, wait_code, wait_value
+from .records import ATOM_KINDS, FULL_MASK, INACTIVE, LANES, MATRIX_OPS, NO_WAIT, OPS, SOURCE_OPS, InstructionBatch, wait_code, wait_value
 from .stream import gc_paused
 
 FORMAT_VERSION = 1
@@ -42,6 +43,7 @@ COMMON_FIELDS = frozenset({"op", "addrs", "warp", "wait", "delay", "issue"})
 WIDTHS = (8, 16, 32, 64, 128)
 NUMS = (1, 2, 4)
 MAX_INT = 2**31 - 1
+MAX_SRC = 2**63 - 1  # global source addresses (int64)
 
 
 @attrs.frozen
@@ -51,6 +53,7 @@ class OpFields:
     form: str  # the required field that gives the instruction's form: "width" or "num"
     values: tuple[int, ...]  # the values ``form`` may take
     optional: frozenset[str]  # further fields it may carry
+    required: frozenset[str] = frozenset()  # further fields it must carry
 
 
 #: Per op, its fields. A new op or field is a row or an entry here (and, for ops, in ``records.OPS``).
@@ -60,6 +63,7 @@ OP_FIELDS = {
     "ATOMS": OpFields("width", WIDTHS, frozenset({"mask", "atom"})),
     "LDSM": OpFields("num", NUMS, frozenset({"trans"})),
     "STSM": OpFields("num", NUMS, frozenset({"trans"})),
+    "LDGSTS": OpFields("width", (32, 64, 128), frozenset({"mask"}), frozenset({"src"})),  # cp.async .ca only
 }
 OP_CODE = {name: code for code, name in enumerate(OPS)}
 #: IS_MATRIX[op code]: the op gives 8x8 matrix row addresses (a table lookup beats np.isin per chunk).
@@ -68,7 +72,10 @@ IS_MATRIX = np.array([name in MATRIX_OPS for name in OPS])
 DTYPES = {
     "op": np.uint8, "width": np.uint8, "num": np.uint8, "trans": np.bool_, "mask": np.uint32,
     "warp": np.int32, "wait": np.int32, "delay": np.int64, "issue": np.int32, "generic": np.bool_, "atom": np.uint8, "addrs": np.int32,
+    "src": np.int64,
 }
+#: Columns of one entry per lane, shape (n, 32).
+LANE_COLUMNS = ("addrs", "src")
 
 
 def parse_header(doc: Any, where: str, with_instructions: bool) -> dict[str, Any]:
@@ -120,17 +127,18 @@ FIELD_TYPES: dict[str, tuple[Any, Any]] = {
     "warp": (I32, 0), "wait": (bool | I32, False), "delay": (I32, 0), "issue": (I32, 0), "trans": (bool, False), "generic": (bool, False),
     "mask": (Annotated[int, msgspec.Meta(ge=0, le=FULL_MASK)] | str, FULL_MASK),
     "atom": (Literal[ATOM_KINDS], "add"),
+    "src": (Annotated[list[int], msgspec.Meta(min_length=LANES, max_length=LANES)], msgspec.NODEFAULT),
 }
 ATOM_CODE = {name: code for code, name in enumerate(ATOM_KINDS)}
 #: Column values of the fields an op does not have.
-ABSENT = {"width": 0, "num": 0, "mask": FULL_MASK, "trans": False, "generic": False, "atom": "add"}
+ABSENT = {"width": 0, "num": 0, "mask": FULL_MASK, "trans": False, "generic": False, "atom": "add", "src": None}
 
 
 def _op_struct(op: str, spec: OpFields) -> type:
     """The msgspec schema of one op's instruction object (``op`` is its tag; ``code`` its OPS index)."""
     fields = [(spec.form, Literal[spec.values])]
-    fields += [(f, *FIELD_TYPES[f]) for f in sorted(COMMON_FIELDS - {"op"} | spec.optional)]
-    absent = {k: v for k, v in ABSENT.items() if k != spec.form and k not in spec.optional}
+    fields += [(f, *FIELD_TYPES[f]) for f in sorted(COMMON_FIELDS - {"op"} | spec.optional | spec.required)]
+    absent = {k: v for k, v in ABSENT.items() if k != spec.form and k not in spec.optional | spec.required}
     return msgspec.defstruct(op, fields, tag=op, tag_field="op", kw_only=True, forbid_unknown_fields=True, namespace={"code": OP_CODE[op], **absent})
 
 
@@ -155,6 +163,10 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
                 parsed = {m: _mask(m, "") for m in set(masks) if type(m) is str}
                 masks = [parsed[m] if type(m) is str else m for m in masks]
             addrs = np.fromiter(chain.from_iterable([o.addrs for o in objs]), dtype=np.int64, count=LANES * len(objs))
+            sourced = [i for i, o in enumerate(objs) if o.src is not None]
+            src = np.full((len(objs), LANES), INACTIVE, dtype=np.int64)
+            if sourced:
+                src[sourced] = np.array([objs[i].src for i in sourced], dtype=np.int64)
             del objs
     except (msgspec.MsgspecError, TraceError, OverflowError):
         return None
@@ -162,13 +174,14 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
     mask = np.array(masks, dtype=np.uint32)
     addrs = addrs.reshape(-1, LANES)
     active = active_lanes(op, num, mask)
-    if np.any(active & ((addrs < 0) | (addrs > MAX_INT))):
+    if np.any(active & ((addrs < 0) | (addrs > MAX_INT))) or np.any(active[sourced] & (src[sourced] < 0)):
         return None
     lanes = addrs.astype(np.int32)
     lanes[~active] = INACTIVE
+    src[~active] = INACTIVE
     return InstructionBatch(
         op=op.astype(np.uint8), width=width.astype(np.uint8), num=num.astype(np.uint8), trans=trans.astype(bool), mask=mask,
-        warp=warp.astype(np.int32), wait=wait.astype(np.int32), delay=delay, issue=issue.astype(np.int32), generic=generic.astype(bool), atom=atom.astype(np.uint8), addrs=lanes,
+        warp=warp.astype(np.int32), wait=wait.astype(np.int32), delay=delay, issue=issue.astype(np.int32), generic=generic.astype(bool), atom=atom.astype(np.uint8), addrs=lanes, src=src,
     )
 
 
@@ -188,7 +201,7 @@ def scalar_fields(ins: dict, at: str) -> dict[str, Any]:
     if not isinstance(op, str) or op not in OP_FIELDS:
         raise TraceError(f"{at}: op", f"unknown op {op!r} (known: {', '.join(OPS)})")
     spec = OP_FIELDS[op]
-    unknown = set(ins) - COMMON_FIELDS - spec.optional - {spec.form}
+    unknown = set(ins) - COMMON_FIELDS - spec.optional - spec.required - {spec.form}
     if unknown:
         raise TraceError(at, f"field {sorted(unknown)[0]!r} is not valid for {op}")
     form = _required(ins, spec.form, at)
@@ -219,35 +232,17 @@ class BatchBuilder:
         if not isinstance(ins, dict):
             raise TraceError(at, "expected a JSON object")
         values = scalar_fields(ins, at)
-        addrs = _required(ins, "addrs", at)
-        if not isinstance(addrs, list):
-            raise TraceError(f"{at}: addrs", f"expected a list of {LANES} byte offsets")
-        if len(addrs) != LANES:
-            raise TraceError(f"{at}: addrs", f"expected {LANES} entries, got {len(addrs)}")
         num, mask = values["num"], values["mask"]
         active = range(8 * num) if num else [lane for lane in range(LANES) if mask >> lane & 1]
-        row = [INACTIVE] * LANES
-        for lane in active:
-            a = addrs[lane]
-            if a is None:
-                raise TraceError(f"{at}: addrs[{lane}]", "null address in an active lane")
-            if not _is_int(a):
-                raise TraceError(f"{at}: addrs[{lane}]", f"expected an integer byte offset, got {a!r}")
-            if not 0 <= a <= MAX_INT:
-                raise TraceError(f"{at}: addrs[{lane}]", f"address {a} is out of range")
-            row[lane] = a
-        for lane in set(range(LANES)) - set(active):
-            a = addrs[lane]
-            if a is not None and not _is_int(a):
-                raise TraceError(f"{at}: addrs[{lane}]", f"expected an integer or null, got {a!r}")
-        values["addrs"] = row
+        values["addrs"] = _lanes(ins, "addrs", active, MAX_INT, at)
+        values["src"] = _lanes(ins, "src", active, MAX_SRC, at) if ins["op"] in SOURCE_OPS else [INACTIVE] * LANES
         for name, value in values.items():
             self.columns[name].append(value)
 
     def build(self) -> InstructionBatch:
         c = self.columns
-        return InstructionBatch(**{name: np.array(c[name], dtype=dtype) for name, dtype in DTYPES.items() if name != "addrs"},
-                                addrs=np.array(c["addrs"], dtype=np.int32).reshape(-1, LANES))
+        return InstructionBatch(**{name: np.array(c[name], dtype=dtype).reshape(-1, LANES) if name in LANE_COLUMNS else np.array(c[name], dtype=dtype)
+                                   for name, dtype in DTYPES.items()})
 
 
 def form_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
@@ -274,6 +269,8 @@ def form_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
             if field not in spec.optional:
                 column = getattr(b, field)
                 first(rows & (column != default), field, lambda i: f"{name} takes no {field}")
+        if "src" not in spec.required:
+            first(rows & (b.src != INACTIVE).any(axis=1), "src", lambda i: f"{name} takes no src")
     first(b.atom >= len(ATOM_KINDS), "atom", lambda i: f"unknown atom code {b.atom[i]} (codes 0..{len(ATOM_KINDS) - 1}: {', '.join(ATOM_KINDS)})")
     first(b.warp < 0, "warp", lambda i: f"expected a non-negative integer, got {b.warp[i]}")
     first((b.delay < 0) | (b.delay > MAX_INT), "delay", lambda i: f"expected a non-negative integer, got {b.delay[i]}")
@@ -299,6 +296,13 @@ def column_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
         if active[i, lane]:
             return i, "addrs", f"negative address in active lane {lane}"
         return i, "addrs", f"inactive lane {lane} must hold {INACTIVE}"
+    sourced = np.isin(b.op, [OP_CODE[name] for name in SOURCE_OPS])[:, None] & active
+    bad = np.where(sourced, b.src < 0, b.src != INACTIVE)
+    rows = np.flatnonzero(bad.any(axis=1))
+    if len(rows):
+        i = int(rows[0])
+        lane = int(np.argmax(bad[i]))
+        return i, "src", f"negative source address in active lane {lane}" if sourced[i, lane] else f"inactive lane {lane} must hold {INACTIVE}"
     return None
 
 
@@ -334,6 +338,11 @@ def check_against_arch(batch: InstructionBatch, arch: ArchConfig, where: str, fi
     used = batch.addrs != INACTIVE
     beyond = used & (batch.addrs > arch.shared_memory_per_cta - size)
     misaligned = used & (batch.addrs & (size - 1) != 0)
+    unaligned_src = (batch.src != INACTIVE) & (batch.src & (size - 1) != 0)
+    if unaligned_src.any():
+        i, lane = np.argwhere(unaligned_src)[0]
+        raise TraceError(f"{where}: instruction {first_index + i}: src[{lane}]",
+                         f"source {int(batch.src[i, lane])} is not aligned to the {int(size[i, 0])}-byte copy (the hardware faults)")
     for bad, what in ((beyond, "out of range"), (misaligned, "misaligned")):
         if bad.any():
             i, lane = np.argwhere(bad)[0]
@@ -380,10 +389,35 @@ def instruction_objects(b: InstructionBatch) -> list[dict[str, Any]]:
         for count in ("issue", "delay"):
             if cols[count][i]:
                 ins[count] = cols[count][i]
-        row = cols["addrs"][i]
-        ins["addrs"] = [None if a == INACTIVE else a for a in row] if INACTIVE in row else row
+        for field in LANE_COLUMNS if op in SOURCE_OPS else ("addrs",):
+            row = cols[field][i]
+            ins[field] = [None if a == INACTIVE else a for a in row] if INACTIVE in row else row
         out.append(ins)
     return out
+
+
+def _lanes(ins: dict, field: str, active, limit: int, at: str) -> list[int]:
+    """The checked per-lane integers ``field`` (32 entries; ``null`` only in inactive lanes), INACTIVE where inactive."""
+    values = _required(ins, field, at)
+    if not isinstance(values, list):
+        raise TraceError(f"{at}: {field}", f"expected a list of {LANES} byte addresses")
+    if len(values) != LANES:
+        raise TraceError(f"{at}: {field}", f"expected {LANES} entries, got {len(values)}")
+    row = [INACTIVE] * LANES
+    for lane in active:
+        a = values[lane]
+        if a is None:
+            raise TraceError(f"{at}: {field}[{lane}]", "null address in an active lane")
+        if not _is_int(a):
+            raise TraceError(f"{at}: {field}[{lane}]", f"expected an integer byte {'offset' if field == 'addrs' else 'address'}, got {a!r}")
+        if not 0 <= a <= limit:
+            raise TraceError(f"{at}: {field}[{lane}]", f"address {a} is out of range")
+        row[lane] = a
+    for lane in set(range(LANES)) - set(active):
+        a = values[lane]
+        if a is not None and not _is_int(a):
+            raise TraceError(f"{at}: {field}[{lane}]", f"expected an integer or null, got {a!r}")
+    return row
 
 
 def _alternatives(values: tuple[int, ...]) -> str:
