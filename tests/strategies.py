@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 from simsmem.trace import FULL_MASK, LANES, Instruction
 
 FORMS = [("LDS", w, 0) for w in (8, 16, 32, 64, 128)] + [("STS", w, 0) for w in (8, 16, 32, 64, 128)]
-FORMS += [("ATOMS", 32, 0)] + [(op, 0, n) for op in ("LDSM", "STSM") for n in (1, 2, 4)]
+FORMS += [("ATOMS", 32, 0)] + [(op, 0, n) for op in ("LDSM", "STSM") for n in (1, 2, 4)] + [("LDGSTS", w, 0) for w in (32, 64, 128)]
 
 
 @st.composite
@@ -20,4 +20,8 @@ def instructions(draw, forms=FORMS, span=4096):
     if num:
         return Instruction(op=op, num=num, trans=draw(st.booleans()), addrs=tuple(addrs))
     mask = draw(st.one_of(st.just(FULL_MASK), st.integers(0, FULL_MASK)))
-    return Instruction(op=op, width=width, mask=mask, addrs=tuple(a if mask >> i & 1 else None for i, a in enumerate(addrs)))
+    src = None
+    if op == "LDGSTS":  # global sources over a few 128-byte lines, so that positions collide too
+        sources = draw(st.lists(st.integers(0, 4 * 128 // size - 1), min_size=1, max_size=32))
+        src = tuple(draw(st.sampled_from(sources)) * size + 4096 if mask >> i & 1 else None for i in range(LANES))
+    return Instruction(op=op, width=width, mask=mask, addrs=tuple(a if mask >> i & 1 else None for i, a in enumerate(addrs)), src=src)
