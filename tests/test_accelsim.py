@@ -170,10 +170,10 @@ def test_generic_and_other_memory(tmp_path, capsys):
     b = stream.read().instructions
     assert list(b.op) == [0, 1] and list(b.generic) == [True, True] and list(b.width) == [64, 32]
     assert list(b.issue) == [0, 3]  # ST.E (global), LDG and LDGSTS issued in between
-    assert stream.notes == ["left out 1 LDGSTS (not modelled yet)"]
+    assert stream.notes == ["left out 1 LDGSTS (the trace keeps only its global addresses)"]
     assert main(["run", str(path), "--format", "csv"]) == 0
     out, err = capsys.readouterr()
-    assert err == "simsmem: note: left out 1 LDGSTS (not modelled yet)\n"
+    assert err == "simsmem: note: left out 1 LDGSTS (the trace keeps only its global addresses)\n"
     assert '"smsp__inst_executed_op_shared_ld.sum","inst","0"' in out  # generic loads are not LDS instructions
 
 

@@ -78,5 +78,5 @@ def summary(rows: list[dict], all_rows: list[dict], bad: list[Disagreement]) -> 
     compared = {r["name"] for r in rows}
     skipped = Counter(r["sass"] for r in all_rows if r["name"] not in compared)
     if skipped:
-        lines.append("\nnot compared (the model has no rule for them yet): " + ", ".join(f"{s} {n}" for s, n in sorted(skipped.items())))
+        lines.append("\nnot compared (forms the model lacks, or LDGSTS outside the measured rule's domain): " + ", ".join(f"{s} {n}" for s, n in sorted(skipped.items())))
     return "\n".join(lines) + "\n"

@@ -51,10 +51,10 @@ from .v1 import batch_from_objects
 WINDOW = 16 << 20
 #: Tracer versions whose line layout this reads (the header gives e.g. "4", "5" or "1.2").
 VERSIONS = range(1, 7)
-#: Opcodes (before the first '.') that are shared-memory traffic simsmem does not model yet: they
+#: Opcodes (before the first '.') of shared-memory traffic the trace does not describe fully: they
 #: are left out, and the stream's notes say how many. (The tracer writes each LDGSTS twice, once per
 #: address; post-processing keeps the line with the global address.)
-NOT_MODELLED = {"LDGSTS": "LDGSTS (not modelled yet)"}
+NOT_MODELLED = {"LDGSTS": "LDGSTS (the trace keeps only its global addresses)"}
 #: Instructions per batch handed to the v1 checks.
 BLOCK = 4096
 _DIMS = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)")
