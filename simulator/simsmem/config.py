@@ -22,6 +22,9 @@ import yaml
 
 from .errors import ConfigError
 
+#: ncu's names of an op class's wavefront and bank-conflict counters (``{}``: the class, e.g. ``ld``).
+WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{}.sum"
+BANK_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{}.sum"
 #: ncu's operation classes for shared-memory wavefront and bank-conflict counters.
 Counter = Literal["ld", "st", "atom", "ldgsts"]
 #: How a warp's lanes are split into phases.
@@ -59,8 +62,8 @@ class OpSpec:
     #: bytes of the global line an op with global sources (LDGSTS) reads its lanes' sources from; 0: none
     source_line: int = 0
     #: ncu metrics of its wavefronts and bank conflicts (default: the ``l1tex__`` ones of ``counter``)
-    wavefronts: str = attrs.field(default=attrs.Factory(lambda s: f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{s.counter}.sum", takes_self=True))
-    bank_conflicts: str = attrs.field(default=attrs.Factory(lambda s: f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{s.counter}.sum", takes_self=True))
+    wavefronts: str = attrs.field(default=attrs.Factory(lambda s: WAVEFRONTS.format(s.counter), takes_self=True))
+    bank_conflicts: str = attrs.field(default=attrs.Factory(lambda s: BANK_CONFLICTS.format(s.counter), takes_self=True))
 
 
 @attrs.frozen

@@ -5,12 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from .banks import Counts
-from .config import ArchConfig
+from .config import BANK_CONFLICTS, WAVEFRONTS, ArchConfig
 from .trace import MATRIX_OPS, OPS, InstructionBatch, Trace
 from .trace.records import Form
 
-WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{}.sum"
-BANK_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{}.sum"
 TOTAL_BANK_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"
 DATA_BYTES = "smsp__sass_data_bytes_mem_shared.sum"
 #: ncu's per-op byte counters (SASS op, not the wavefront counter class).
