@@ -4,7 +4,8 @@ The file is an ordinary ``numpy.savez``-style zip. Member ``header`` holds the v
 JSON bytes (with ``count``, the number of instructions). The instructions follow in chunks: chunk
 ``i`` is one member per ``InstructionBatch`` column, ``c{i}.op``, ``c{i}.width`` ... ``c{i}.addrs``
 (``int32``, shape ``(n, 32)``, ``-1`` where a lane gives no address), ``c{i}.src`` (``int64``, LDGSTS
-global sources, the same shape), each with the column's dtype.
+global sources, the same shape; left out of a chunk without LDGSTS, read back as all ``-1``), each with
+the column's dtype.
 Reading loads one chunk at a time and holds its columns to the rules of v1 (``v1.column_problem``).
 """
 
@@ -20,10 +21,12 @@ import orjson
 
 from ..errors import TraceError
 from .files import atomic_output
-from .records import LANES, InstructionBatch
+from .records import INACTIVE, LANES, InstructionBatch
 from .stream import Chunk, TraceStream
 from .v1 import DTYPES, LANE_COLUMNS, column_problem, header_object, parse_header
 
+#: Lane columns a chunk may leave out when no lane of it has a value (read back as all INACTIVE).
+OPTIONAL = frozenset({"src"})
 #: Errors numpy and zipfile raise for a file that is not a whole, well-formed npz.
 BROKEN = (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error, orjson.JSONDecodeError)
 
@@ -34,7 +37,9 @@ def write_npz(stream: TraceStream, path: str | Path) -> None:
     with atomic_output(path) as raw, zipfile.ZipFile(raw, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as z:
         for i, c in enumerate(stream.chunks):
             for name in DTYPES:
-                _put(z, f"c{i}.{name}", getattr(c.instructions, name))
+                column = getattr(c.instructions, name)
+                if name not in OPTIONAL or (column != INACTIVE).any():
+                    _put(z, f"c{i}.{name}", column)
             count += len(c.instructions)
         header = header_object(stream.name, stream.arch, stream.ctas, count)
         _put(z, "header", np.frombuffer(orjson.dumps(header), dtype=np.uint8))
@@ -67,10 +72,11 @@ def read_npz(path: str | Path) -> TraceStream:
         chunks = 0
         while f"c{chunks}.op" in names:
             chunks += 1
-        expected = {"header"} | {f"c{i}.{n}" for i in range(chunks) for n in DTYPES}
-        if names != expected:
-            extra = sorted(names - expected) or sorted(expected - names)
-            raise TraceError(where, f"{'unexpected' if names - expected else 'missing'} member {extra[0]!r}")
+        allowed = {"header"} | {f"c{i}.{n}" for i in range(chunks) for n in DTYPES}
+        required = {m for m in allowed if m.split(".")[-1] not in OPTIONAL}
+        if not required <= names <= allowed:
+            extra = sorted(names - allowed) or sorted(required - names)
+            raise TraceError(where, f"{'unexpected' if names - allowed else 'missing'} member {extra[0]!r}")
     except BaseException:
         z.close()
         raise
@@ -83,8 +89,9 @@ def _chunks(z: np.lib.npyio.NpzFile, chunks: int, count: int | None, size: int, 
     first = 0
     try:
         for i in range(chunks):
-            columns = {name: _member(z, f"c{i}.{name}", where) for name in DTYPES}
+            columns = {name: _member(z, f"c{i}.{name}", where) for name in DTYPES if f"c{i}.{name}" in z.files}
             n = len(columns["op"])
+            columns.update({name: np.full((n, LANES), INACTIVE, dtype=DTYPES[name]) for name in OPTIONAL if name not in columns})
             for name, array in columns.items():
                 shape = (n, LANES) if name in LANE_COLUMNS else (n,)
                 if array.dtype != DTYPES[name] or array.shape != shape:
