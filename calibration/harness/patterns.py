@@ -904,3 +904,79 @@ def holdout3(seed: int = HOLDOUT3_SEED, n: int = 200) -> list[Pattern]:
     """A third hold-out, drawn (and committed) before the R4 set was measured: LDS.64 and LDS.128 only."""
     rng = random.Random(seed)
     return [_holdout3_pattern(rng, width, f"H3_lds{width}_{i}") for width in (64, 128) for i in range(n)]
+
+
+# ---- LDGSTS structure: few-lane launches that show how the hardware schedules cp.async (designed after holdout3) ----
+
+def _partitions(n: int) -> list[tuple[int, ...]]:
+    """Every set partition of n lanes, as each lane's block number (blocks numbered in order of first lane)."""
+    out = [()]
+    for _ in range(n):
+        out = [p + (b,) for p in out for b in range(max(p, default=-1) + 2)]
+    return out
+
+
+def ldgsts_ca_structure() -> list[Pattern]:
+    """cp.async.ca 4 B on 3 and 4 active lanes: every pair of (source, destination) partitions of the lanes.
+
+    Lanes in one source block read the same position of their 128-byte lines (the same word, or the same
+    position of different lines); lanes in one destination block write the same bank (the same word, or
+    different words of that bank). Pairwise, sharing either side conflicts; these show how the
+    hardware schedules lanes that conflict on both sides (max of the two sides, the sum, or between)."""
+    out = []
+
+    def one(name: str, lanes: tuple[int, ...], sp: tuple[int, ...], dp: tuple[int, ...], src_same_word: bool, dst_same_word: bool) -> None:
+        addrs: list[int | None] = [None] * LANES
+        src = [0] * LANES
+        for k, lane in enumerate(lanes):
+            src[lane] = 4 * sp[k] + (0 if src_same_word else ROW * (1 + k))
+            addrs[lane] = 4 * (8 + dp[k]) + (0 if dst_same_word else ROW * (1 + k))
+        a, mask = fill(addrs)
+        src = [src[lane] if mask >> lane & 1 else src[lanes[0]] for lane in range(LANES)]
+        out.append(Pattern(name, "ldgsts_ca4", a, mask, src=src, family="ldgsts_structure",
+                           note=f"lanes {lanes}; source blocks {sp}; destination blocks {dp}"))
+
+    three = _partitions(3)
+    for sp in three:
+        for dp in three:
+            tag = "".join(map(str, sp)) + "_" + "".join(map(str, dp))
+            for sw, dw in ((True, True), (False, False), (True, False), (False, True)):
+                one(f"S3_ca4_{tag}_{'w' if sw else 'l'}{'w' if dw else 'b'}", (0, 1, 2), sp, dp, sw, dw)
+            one(f"S3_ca4_{tag}_spread", (5, 18, 30), sp, dp, False, False)
+    for sp in _partitions(4):
+        for dp in _partitions(4):
+            one(f"S4_ca4_{''.join(map(str, sp))}_{''.join(map(str, dp))}", (0, 1, 2, 3), sp, dp, False, False)
+    return out
+
+
+def ldgsts_cg_structure() -> list[Pattern]:
+    """cp.async.cg 16 B on two lanes: which (source chunk, destination chunk) pairs share a wavefront.
+
+    A chunk is 16 bytes; a source line and a destination row hold 8. Lane 0 takes a fixed chunk pair,
+    lane 1 every (source chunk, destination chunk) of the same line and row; then lane 1's source in the
+    next line, and its destination in the next row."""
+    out = []
+    for s0, d0 in ((0, 0), (1, 0), (0, 1), (2, 5)):
+        for c in range(8):
+            for d in range(8):
+                src = [16 * s0, 16 * c] + [16 * s0] * 30
+                addrs = [16 * d0, 16 * d] + [16 * d0] * 30
+                out.append(Pattern(f"S2_cg16_{s0}{d0}_{c}{d}", "ldgsts_cg16", addrs, 0b11, src=src, family="ldgsts_structure"))
+    for c in range(8):
+        for d in (0, 1, 2, 4):
+            out.append(Pattern(f"S2_cg16_00_line1_{c}{d}", "ldgsts_cg16", [0, 16 * d] + [0] * 30, 0b11, src=[0, ROW + 16 * c] + [0] * 30,
+                               family="ldgsts_structure"))
+            out.append(Pattern(f"S2_cg16_00_row1_{c}{d}", "ldgsts_cg16", [0, ROW + 16 * d] + [0] * 30, 0b11, src=[0, 16 * c] + [0] * 30,
+                               family="ldgsts_structure"))
+    return out
+
+
+HOLDOUT4_SEED = 20261124
+
+
+def ldgsts2() -> list[Pattern]:
+    """The LDGSTS structure set, then a fourth hold-out (random cp.async only, seed 20261124), both
+    committed before they were measured."""
+    rng = random.Random(HOLDOUT4_SEED)
+    hold = [random_pattern(rng, k, f"H4_{k}_{i}", "holdout4") for k in LDGSTS_KERNELS for i in range(30)]
+    return ldgsts_ca_structure() + ldgsts_cg_structure() + hold
