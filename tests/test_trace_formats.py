@@ -18,6 +18,7 @@ from conftest import H100
 from simsmem.corpus import corpus_trace, load_corpus
 from simsmem.errors import TraceError
 from simsmem.trace import InstructionBatch, Trace, load_trace, open_trace, write_trace
+from simsmem.trace.lanes import parse_lists
 from simsmem.trace.v1 import BatchBuilder, batch_from_lines, instruction_objects
 from strategies import instructions
 
@@ -179,3 +180,44 @@ def test_npz_leaves_out_source_columns_without_ldgsts(tmp_path):
         back = load_trace(path).instructions
         for f in attrs.fields(InstructionBatch):
             assert np.array_equal(getattr(back, f.name), getattr(trace.instructions, f.name)), f.name
+
+
+def reference_lists(data: bytes, count: int, limit: int):
+    """What ``parse_lists`` must give, by orjson: ``count`` JSON lists of 32 lanes (int 0..limit or null)."""
+    try:
+        lists = orjson.loads(b"[" + data.replace(b"][", b"],[").replace(b"] [", b"],[") + b"]")
+    except orjson.JSONDecodeError:
+        return None
+    if len(lists) != count or any(not isinstance(x, list) or len(x) != 32 for x in lists):
+        return None
+    lanes = [v for x in lists for v in x]
+    if any(v is not None and (type(v) is not int or not 0 <= v <= limit) for v in lanes):
+        return None
+    return np.array([-1 if v is None else v for v in lanes], dtype=np.int64).reshape(count, 32)
+
+
+#: One lane's text: mostly valid (a number, some past 2**31 - 1, or null), sometimes something no lane may hold.
+LANE_TEXT = st.one_of(st.integers(0, 2**40).map(str), st.just("null"), st.integers(0, 99).map(str),
+                      st.sampled_from(["-1", "01", "1.0", "1e3", "true", '"4"', "-0", "nul", "[0]", ""]))
+
+
+@given(st.lists(st.lists(st.tuples(st.sampled_from(["", " ", "\t", "\n "]), LANE_TEXT), min_size=31, max_size=33), min_size=1, max_size=3),
+       st.sampled_from([2**31 - 1, 2**63 - 1]))
+def test_lane_lists_agree_with_json(rows, limit):
+    """The compiled lane-list reader gives what JSON says, and declines exactly what is not 32 lanes of int 0..limit or null."""
+    data = b"".join(b"[" + ",".join(space + value for space, value in row).encode() + b"]" for row in rows)
+    got, want = parse_lists(data, len(rows), limit), reference_lists(data, len(rows), limit)
+    assert (got is None) == (want is None)
+    if want is not None:
+        assert np.array_equal(got, want)
+
+
+def test_lane_lists_read_32_clean_lanes():
+    """A plain list, with spaces and nulls, reads; the same with a leading zero, a float or a lane too many does not."""
+    lanes = [str(4 * i) if i % 3 else "null" for i in range(32)]
+    good = ("[ " + " , ".join(lanes) + " ]").encode()
+    assert parse_lists(good + good, 2, 2**31 - 1).tolist() == [[4 * i if i % 3 else -1 for i in range(32)]] * 2
+    for bad in ("01", "1.5", "1e3", "-1", "2147483648"):
+        assert parse_lists(good.replace(b" 4 ,", f" {bad} ,".encode(), 1), 1, 2**31 - 1) is None
+    assert parse_lists(good[:-1] + b",0]", 1, 2**31 - 1) is None
+    assert parse_lists(good, 2, 2**31 - 1) is None

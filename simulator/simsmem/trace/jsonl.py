@@ -75,10 +75,10 @@ def _parts(f: Input, pending: bytes, where: str, count: int | None) -> Iterator[
                 data = data.removesuffix(b"\n")  # the file's final newline ends its last line
                 if not data:
                     break
-            lines = data.count(b"\n") + 1
-            yield _parse_block(data, where, index, line), f.done
-            index += lines
-            line += lines
+            batch = _parse_block(data, where, index, line)
+            yield batch, f.done
+            index += len(batch)
+            line += len(batch)
             if not block:
                 break
     finally:

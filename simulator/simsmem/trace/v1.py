@@ -22,7 +22,6 @@ read to its end.
 
 from __future__ import annotations
 
-from itertools import chain
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
@@ -35,6 +34,7 @@ from ..config import ArchConfig
 from ..errors import TraceError
 from .files import write_atomically  # noqa: F401 - other modules write their files through it from here
 from .records import ATOM_KINDS, FULL_MASK, INACTIVE, LANES, MATRIX_OPS, NO_WAIT, OPS, SOURCE_OPS, InstructionBatch, wait_code, wait_value
+from .lanes import first_bad_lane, parse_lists
 from .stream import gc_paused
 
 FORMAT_VERSION = 1
@@ -123,11 +123,11 @@ def batch_from_objects(objs: list, where: str, first: int) -> InstructionBatch:
 I32 = Annotated[int, msgspec.Meta(ge=0, le=MAX_INT)]
 #: msgspec types (and defaults) of the fields; a field new to ``OP_FIELDS`` needs an entry here.
 FIELD_TYPES: dict[str, tuple[Any, Any]] = {
-    "addrs": (Annotated[list[int], msgspec.Meta(min_length=LANES, max_length=LANES)], msgspec.NODEFAULT),
+    "addrs": (msgspec.Raw, msgspec.NODEFAULT),  # the lane lists stay text here: ``lanes.parse_lists`` reads them in bulk
     "warp": (I32, 0), "wait": (bool | I32, False), "delay": (I32, 0), "issue": (I32, 0), "trans": (bool, False), "generic": (bool, False),
     "mask": (Annotated[int, msgspec.Meta(ge=0, le=FULL_MASK)] | str, FULL_MASK),
     "atom": (Literal[ATOM_KINDS], "add"),
-    "src": (Annotated[list[int], msgspec.Meta(min_length=LANES, max_length=LANES)], msgspec.NODEFAULT),
+    "src": (msgspec.Raw, msgspec.NODEFAULT),
 }
 ATOM_CODE = {name: code for code, name in enumerate(ATOM_KINDS)}
 #: Column values of the fields an op does not have.
@@ -149,33 +149,37 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
     """The columns of JSON Lines ``data`` (one instruction object per line) if every line is valid;
     None leaves the lines to the exact check, which names the first bad one.
 
-    ``null`` (an inactive lane) is read as ``-1 ``, the inactive-lane marker, so addresses decode
-    as plain integers; that cannot change what is accepted: with its space, ``-1 `` never joins a
-    neighbouring token into another valid value, and a -1 anywhere but an inactive lane is rejected.
+    msgspec checks each line against its op's schema but leaves the lane lists as text; ``lanes.parse_lists``
+    reads them all in one compiled pass (32 Python ints a line cost more than all the rest).
     """
     try:
         with gc_paused():
-            objs = list(map(_DECODE, data.replace(b"null", b"-1 ").split(b"\n")))
-            fields = np.array([(o.code, o.width, o.num, o.warp, o.delay, o.issue, o.trans, wait_code(o.wait), o.generic, ATOM_CODE[o.atom])
+            objs = list(map(_DECODE, data.split(b"\n")))
+            # wait_code inlined: a call per line costs a tenth of the whole read
+            fields = np.array([(o.code, o.width, o.num, o.warp, o.delay, o.issue, o.trans, ((0 if o.wait else NO_WAIT) if o.wait.__class__ is bool else o.wait), o.generic, ATOM_CODE[o.atom])
                                for o in objs], dtype=np.int64)
             masks = [o.mask for o in objs]
             if str in set(map(type, masks)):  # hex strings: each distinct one parsed once
                 parsed = {m: _mask(m, "") for m in set(masks) if type(m) is str}
                 masks = [parsed[m] if type(m) is str else m for m in masks]
-            addrs = np.fromiter(chain.from_iterable([o.addrs for o in objs]), dtype=np.int64, count=LANES * len(objs))
+            addrs = parse_lists(b"".join([o.addrs for o in objs]), len(objs), MAX_INT)
             sourced = [i for i, o in enumerate(objs) if o.src is not None]
             src = np.full((len(objs), LANES), INACTIVE, dtype=np.int64)
             if sourced:
-                src[sourced] = np.array([objs[i].src for i in sourced], dtype=np.int64)
+                given = parse_lists(b"".join([objs[i].src for i in sourced]), len(sourced), MAX_SRC)
+                if given is None:
+                    return None
+                src[sourced] = given
             del objs
     except (msgspec.MsgspecError, TraceError, OverflowError):
         return None
+    if addrs is None:
+        return None
     op, width, num, warp, delay, issue, trans, wait, generic, atom = fields.T
     mask = np.array(masks, dtype=np.uint32)
-    addrs = addrs.reshape(-1, LANES)
     active = active_lanes(op, num, mask)
-    if np.any(active & ((addrs < 0) | (addrs > MAX_INT))) or np.any(active[sourced] & (src[sourced] < 0)):
-        return None
+    if np.any(active & (addrs < 0)) or np.any(active[sourced] & (src[sourced] < 0)):
+        return None  # an active lane without an address
     lanes = addrs.astype(np.int32)
     lanes[~active] = INACTIVE
     src[~active] = INACTIVE
@@ -334,24 +338,22 @@ def check_against_arch(batch: InstructionBatch, arch: ArchConfig, where: str, fi
             kind = ATOM_KINDS[batch.atom[i]]
             what = f"no {batch.width[i]}-bit form (the compiler makes a CAS loop of it)" if kind in atoms.atoms else "no such atomic operation"
             raise TraceError(f"{where}: instruction {first_index + i}: atom", f"ATOMS {kind} on {arch.name} has {what}")
-    size = np.where(batch.width > 0, batch.width // 8, 16).astype(np.int32)[:, None]  # bytes: a power of two
-    used = batch.addrs != INACTIVE
-    beyond = used & (batch.addrs > arch.shared_memory_per_cta - size)
-    misaligned = used & (batch.addrs & (size - 1) != 0)
-    unaligned_src = (batch.src != INACTIVE) & (batch.src & (size - 1) != 0)
-    if unaligned_src.any():
-        i, lane = np.argwhere(unaligned_src)[0]
-        raise TraceError(f"{where}: instruction {first_index + i}: src[{lane}]",
-                         f"source {int(batch.src[i, lane])} is not aligned to the {int(size[i, 0])}-byte copy (the hardware faults)")
-    for bad, what in ((beyond, "out of range"), (misaligned, "misaligned")):
-        if bad.any():
-            i, lane = np.argwhere(bad)[0]
-            a = int(batch.addrs[i, lane])
-            if what == "out of range":
-                msg = f"address {a} + {int(size[i, 0])} bytes is past {arch.name}'s {arch.shared_memory_per_cta} bytes of shared memory per CTA"
-            else:
-                msg = f"address {a} is not aligned to the {int(size[i, 0])}-byte access (the hardware faults)"
-            raise TraceError(f"{where}: instruction {first_index + i}: addrs[{lane}]", msg)
+    size = np.where(batch.width > 0, batch.width // 8, 16)  # bytes: a power of two
+    bad = first_bad_lane(batch.src, size, MAX_SRC)
+    if bad:
+        i, lane = bad
+        a, n = int(batch.src[i, lane]), int(size[i])
+        msg = f"source {a} is not aligned to the {n}-byte copy (the hardware faults)" if a % n else f"source {a} + {n} bytes is past 2**63 - 1"
+        raise TraceError(f"{where}: instruction {first_index + i}: src[{lane}]", msg)
+    bad = first_bad_lane(batch.addrs, size, arch.shared_memory_per_cta)
+    if bad:
+        i, lane = bad
+        a, n = int(batch.addrs[i, lane]), int(size[i])
+        if a + n > arch.shared_memory_per_cta:
+            msg = f"address {a} + {n} bytes is past {arch.name}'s {arch.shared_memory_per_cta} bytes of shared memory per CTA"
+        else:
+            msg = f"address {a} is not aligned to the {n}-byte access (the hardware faults)"
+        raise TraceError(f"{where}: instruction {first_index + i}: addrs[{lane}]", msg)
 
 
 def header_object(name: str, arch: str | None, ctas: int, count: int | None = None) -> dict[str, Any]:
