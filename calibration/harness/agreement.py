@@ -3,7 +3,7 @@
 For every row whose SASS opcode simsmem models (``simsmem.corpus.sass_form`` and an op the arch has),
 the model's wavefronts and bank conflicts are compared with ncu's counters of the class that op
 counts under (``ops.<OP>.wavefronts``/``bank_conflicts``: op_ld for LDS and LDSM, ...). LDGSTS rows
-are claimed only in the measured rule's domain (``rule_ldgsts``); rows of forms the model lacks are
+are claimed as ``rule_ldgsts`` claims them (every .ca row); rows of forms the model lacks are
 listed as not compared.
 """
 
@@ -78,5 +78,5 @@ def summary(rows: list[dict], all_rows: list[dict], bad: list[Disagreement]) -> 
     compared = {r["name"] for r in rows}
     skipped = Counter(r["sass"] for r in all_rows if r["name"] not in compared)
     if skipped:
-        lines.append("\nnot compared (forms the model lacks, or LDGSTS outside the measured rule's domain): " + ", ".join(f"{s} {n}" for s, n in sorted(skipped.items())))
+        lines.append("\nnot compared (forms the model lacks, LDGSTS .cg among them): " + ", ".join(f"{s} {n}" for s, n in sorted(skipped.items())))
     return "\n".join(lines) + "\n"

@@ -79,12 +79,6 @@ class Summary:
     notes: tuple[str, ...] = ()  # what the reader left out
 
 
-def unmeasured_note(n: int) -> tuple[str, ...]:
-    """A note if ``n`` LDGSTS have a phase outside the rule's measured domain (both sides conflict)."""
-    return (f"{n} LDGSTS with a phase whose sources and destinations both conflict: outside the measured rule's domain, "
-            "the hardware may take more wavefronts",) if n else ()
-
-
 def summarise(stream: TraceStream, arch: ArchConfig, worst: int = 10, advance: Callable[[int], None] = lambda steps: None) -> Summary:
     """Check and count ``stream`` chunk by chunk; ``advance`` gets the bytes of the file read as it goes."""
     if worst < 1:
@@ -93,7 +87,7 @@ def summarise(stream: TraceStream, arch: ArchConfig, worst: int = 10, advance: C
     metrics = kernel_metrics(Trace(empty), count(empty, arch), arch)  # every counter, at zero
     forms: dict[str, np.ndarray] = {}
     top: list[Worst] = []
-    total = done = unmeasured = 0
+    total = done = 0
     for chunk in stream.chunks:
         b = chunk.instructions
         check_against_arch(b, arch, stream.where, chunk.first)
@@ -112,8 +106,7 @@ def summarise(stream: TraceStream, arch: ArchConfig, worst: int = 10, advance: C
                 for i, name in zip(rows, labels(b.take(rows)))]
         top = sorted(top, key=lambda w: (-w.bank_conflicts, w.index))[:worst]
         total += len(b)
-        unmeasured += int(counts.unmeasured.sum())
         advance(chunk.done - done)
         done = chunk.done
     return Summary(stream.name, arch, stream.ctas, total, metrics, {k: tuple(int(x) for x in v) for k, v in sorted(forms.items())}, tuple(top),
-                   (*stream.notes, *unmeasured_note(unmeasured)))
+                   stream.notes)

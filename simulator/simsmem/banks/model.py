@@ -30,13 +30,12 @@ class Counts:
     bank_conflicts: np.ndarray  # int64: wavefronts - ideal
     ideal: np.ndarray  # int64: ideal wavefronts
     bytes: np.ndarray  # int64: distinct bytes touched
-    unmeasured: np.ndarray  # bool: an LDGSTS phase where sources and destinations both conflict (the hardware may take more)
 
 
 def count(batch: InstructionBatch, arch: ArchConfig) -> Counts:
     """Wavefronts, ideal wavefronts, bank conflicts and bytes of every instruction in ``batch``."""
     n = len(batch)
-    out = np.zeros((4, n), dtype=np.int64)  # wavefronts, ideal wavefronts, bytes, unmeasured
+    out = np.zeros((3, n), dtype=np.int64)  # wavefronts, ideal wavefronts, bytes
     form = batch.forms()
     forms = np.unique(form)
     for key in forms:
@@ -48,15 +47,15 @@ def count(batch: InstructionBatch, arch: ArchConfig) -> Counts:
             passes = out[0, rows]
             out[0, rows] = passes * shape.rounds
             out[1, rows] += passes * (shape.rounds - 1)
-    return Counts(out[0], out[0] - out[1], out[1], out[2], out[3].astype(bool))
+    return Counts(out[0], out[0] - out[1], out[1], out[2])
 
 
 def count_rows(addrs: np.ndarray, src: np.ndarray, rows: np.ndarray, shape: Shape, arch: ArchConfig, out: np.ndarray) -> None:
     """Count the instructions ``rows`` of ``addrs`` (all of one ``shape``) into ``out[:, rows]``.
 
     ``addrs`` is (n, 32) byte offsets, ``-1`` where a lane asks for nothing; ``src`` the same shape,
-    LDGSTS global sources (read only where ``shape.source_positions``); ``out`` is (4, n):
-    wavefronts, ideal wavefronts, bytes, and 1 where both sides of an LDGSTS phase conflict.
+    LDGSTS global sources (read only where ``shape.source_positions``); ``out`` is (3, n):
+    wavefronts, ideal wavefronts, bytes.
     """
     k = shape.words_per_lane
     assert shape.group in (1, 2), "sibling phases merge in pairs"
@@ -101,7 +100,6 @@ def _count_rows(addrs, src, rows, width, unit, unit_banks, access, per_phase, gr
                 sunits[j] = _quot(src[i, j], access)
                 swhere[j] = sunits[j] % positions if a >= 0 else -1
         wavefronts = 0
-        both = 0
         ideal = 0
         if group > 1 and _packed(units, where):
             for g0 in range(0, phases, group):  # each pair of sibling phases served together
@@ -111,15 +109,12 @@ def _count_rows(addrs, src, rows, width, unit, unit_banks, access, per_phase, gr
         else:
             for p in range(phases):
                 d, w = _phase(units, where, p * per_phase, (p + 1) * per_phase, broadcast, table, held, asks)
-                if positions > 0:  # the busier side: lanes on one source position, or on one destination bank
-                    s = _phase(sunits, swhere, p * per_phase, (p + 1) * per_phase, False, table, held, asks)[1]
-                    both |= min(w, s) > 1
-                    w = max(w, s)
+                if positions > 0:  # LDGSTS: the most lanes one lane conflicts with, at its source or its destination
+                    w = _copy_passes(where, swhere, p * per_phase, (p + 1) * per_phase)
                 wavefronts += w
                 ideal += d > 0
         out[0, i] = wavefronts
         out[1, i] = ideal
-        out[3, i] = both
         # bytes: distinct accesses, counted the same way with each access as a unit in `width` buckets
         for j in range(width):
             a = np.int64(addrs[i, j])
@@ -155,6 +150,22 @@ def _phase(units, where, start, stop, broadcast, table, held, asks):  # pragma: 
             held[where[j]] = 0
             asks[where[j]] = 0
     return distinct, passes
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _copy_passes(where, swhere, start, stop):  # pragma: no cover - compiled
+    """Lanes ``start:stop`` of an LDGSTS: the largest set of lanes sharing one lane's destination bank
+    or source position, that lane included (reference.py, rule 4)."""
+    most = 0
+    for j in range(start, stop):
+        if where[j] < 0:
+            continue
+        n = 0
+        for m in range(start, stop):
+            if where[m] >= 0 and (where[m] == where[j] or swhere[m] == swhere[j]):
+                n += 1
+        most = max(most, n)
+    return most
 
 
 @numba.njit(cache=True, nogil=True)

@@ -12,9 +12,11 @@ The rule (it reproduces the H100 measurements in ``calibration/h100``; see ``RUL
    of lanes, ``t`` with ``t ^ 1`` or ``t`` with ``t ^ 2``, for the whole warp: every two partner lanes
    that are both active read the same address. A packed pair takes as many passes as its busiest bank
    holds distinct words over the pair. Otherwise every phase is served alone (step 2).
-4. Copies from global memory (LDGSTS, ``.ca``) serve each phase in as many passes as the busier side
-   needs: the most lanes whose sources share a position in their 128-byte line, or whose destinations
-   share a bank (neither side broadcasts). Measured exact where one side is conflict-free in every phase.
+4. Copies from global memory (LDGSTS, ``.ca``) serve each phase in as many passes as the most lanes
+   that any one lane *conflicts with* (itself included): the lanes whose sources share its position
+   in their 128-byte line, together with the lanes whose destinations share its bank (neither side
+   broadcasts). A lane whose source conflicts with one lane and whose destination conflicts with
+   another costs three passes, though two would carry them.
 5. ncu's *bank conflicts* are wavefronts minus ideal wavefronts.
 """
 
@@ -102,30 +104,26 @@ def _packed(ins: Instruction) -> bool:
 
 
 def _copy_passes(group: int, reqs: list[Request], ins: Instruction, shape: Shape) -> list[Wavefront]:
-    """LDGSTS: each lane links its source position to its destination bank (of access-sized units); a
-    pass serves at most one lane of each, and the lanes fit in as many passes as the busiest position or
-    bank has lanes (König's edge colouring of a bipartite multigraph, by swapping alternating paths)."""
-    ends = {r.lane: (("src", ins.src[r.lane] // shape.access_bytes % shape.source_positions), ("dst", r.bank // shape.words_per_lane))
-            for r in reqs}
-    taken: dict[tuple, int] = {}  # (node, pass) -> the lane it serves there
+    """LDGSTS: a lane conflicts with the lanes whose source takes its position in the line or whose
+    destination takes its bank; the phase takes as many passes as the largest such set (the lane
+    included). The measured counts fix only that number, not which lane goes where: here each lane
+    goes to the first pass free of its conflicts, and where that needs fewer passes than the hardware
+    takes, the last lanes of shared passes move to passes of their own."""
+    ends = {r.lane: (ins.src[r.lane] // shape.access_bytes % shape.source_positions, r.bank // shape.words_per_lane) for r in reqs}
+    conflicts = {lane: {m for m, e in ends.items() if e[0] == s or e[1] == d} for lane, (s, d) in ends.items()}
     passes: dict[int, int] = {}
-    for lane, (u, v) in ends.items():
-        a = next(c for c in range(len(ends)) if (u, c) not in taken)
-        b = next(c for c in range(len(ends)) if (v, c) not in taken)
-        path, node, c = [], v, a  # the path from v alternating passes a, b: swap them along it
-        while (node, c) in taken:
-            path.append(taken[(node, c)])
-            node = next(n for n in ends[path[-1]] if n != node)
-            c = b if c == a else a
-        for other in path:
-            for n in ends[other]:
-                del taken[(n, passes[other])]
-        for other in path:
-            passes[other] = b if passes[other] == a else a
-            taken.update({(n, passes[other]): other for n in ends[other]})
-        passes[lane] = a
-        taken.update({(u, a): lane, (v, a): lane})
-    return [Wavefront(group, tuple(r for r in reqs if passes[r.lane] == j)) for j in range(max(passes.values(), default=-1) + 1)]
+    for lane in sorted(ends):
+        taken = {passes[m] for m in conflicts[lane] if m in passes}
+        passes[lane] = next(j for j in range(len(ends)) if j not in taken)
+    needed = max((len(c) for c in conflicts.values()), default=0)
+    used = len(set(passes.values()))
+    for lane in sorted(ends, reverse=True):  # a lane alone in a pass conflicts with nothing
+        if used == needed:
+            break
+        if sum(p == passes[lane] for p in passes.values()) > 1:
+            passes[lane] = used
+            used += 1
+    return [Wavefront(group, tuple(r for r in reqs if passes[r.lane] == j)) for j in range(needed)]
 
 
 def _keys_by_bank(reqs: list[Request], broadcast: bool) -> dict[int, list]:

@@ -15,7 +15,7 @@ import attrs
 import orjson
 from rich.console import Console
 
-from ..analysis import analyse, resolve_arch, summarise, unmeasured_note, with_timeline
+from ..analysis import analyse, resolve_arch, summarise, with_timeline
 from ..ncu_csv import details_csv
 from ..progress import add_quiet_flag, progress
 from ..report import print_table, print_timing, to_csv, to_json
@@ -63,6 +63,6 @@ def run(args: argparse.Namespace) -> int:
             if timed:
                 print_timing(result, console)
             return 0
-    for note in (*stream.notes, *unmeasured_note(int(result.counts.unmeasured.sum()))) if result is not None else summary.notes:
+    for note in stream.notes if result is not None else summary.notes:
         print(f"simsmem: note: {note}", file=sys.stderr)
     return 0
