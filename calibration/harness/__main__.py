@@ -15,7 +15,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m harness", description=__doc__)
     sub = ap.add_subparsers(dest="command", required=True)
 
-    sub.add_parser("patterns", help="write the pattern sets (patterns/design.json, holdout.json, faults.json, followup2.json, holdout2.json, r4.json, holdout3.json, ldgsts2.json; followup.json is kept as measured)")
+    sub.add_parser("patterns", help="write the pattern sets (patterns/design.json, holdout.json, faults.json, followup2.json, holdout2.json, r4.json, holdout3.json, ldgsts2.json, ldgsts3.json; followup.json is kept as measured)")
 
     g = sub.add_parser("gpu", help="on a GPU: build, SASS check, ncu over the pattern sets, faults, seeds, timing")
     g.add_argument("--out", type=Path, required=True, help="folder for what the run writes (at most 8 files)")
@@ -57,11 +57,11 @@ def main(argv: list[str] | None = None) -> int:
 
     a = ap.parse_args(argv)
     if a.command == "patterns":
-        from .patterns import design, faults, followup2, holdout, holdout2, holdout3, ldgsts2, r4, write_set
+        from .patterns import design, faults, followup2, holdout, holdout2, holdout3, ldgsts2, ldgsts3, r4, write_set
 
         SETS.mkdir(exist_ok=True)
         for name, ps in (("design", design()), ("holdout", holdout()), ("faults", faults()), ("followup2", followup2()),
-                         ("holdout2", holdout2()), ("r4", r4()), ("holdout3", holdout3()), ("ldgsts2", ldgsts2())):
+                         ("holdout2", holdout2()), ("r4", r4()), ("holdout3", holdout3()), ("ldgsts2", ldgsts2()), ("ldgsts3", ldgsts3())):
             write_set(ps, SETS / f"{name}.json")
             print(f"{SETS / name}.json: {len(ps)} launches")
         return 0

@@ -980,3 +980,46 @@ def ldgsts2() -> list[Pattern]:
     rng = random.Random(HOLDOUT4_SEED)
     hold = [random_pattern(rng, k, f"H4_{k}_{i}", "holdout4") for k in LDGSTS_KERNELS for i in range(30)]
     return ldgsts_ca_structure() + ldgsts_cg_structure() + hold
+
+
+# ---- cp.async.cg layouts: chunk subsets and maps within one line and row (designed after ldgsts2) ----
+
+def _cg(name: str, pairs: list[tuple[int, int]], family: str, note: str = "") -> Pattern:
+    """A .cg launch whose lane k copies source chunk pairs[k][0] to destination chunk pairs[k][1]
+    (16-byte chunks; chunk 8 and up: the next line or row), the other lanes inactive."""
+    src = [16 * s for s, _ in pairs] + [16 * pairs[0][0]] * (LANES - len(pairs))
+    dst = [16 * d for _, d in pairs] + [16 * pairs[0][1]] * (LANES - len(pairs))
+    return Pattern(name, "ldgsts_cg16", dst, mask_of(range(len(pairs))), src=src, family=family, note=note)
+
+
+HOLDOUT5_SEED = 20261125
+
+
+def ldgsts3() -> list[Pattern]:
+    """cp.async.cg within one source line and one destination row: every subset of the 8 chunks copied
+    with destination = source XOR x (x = 0, 1, 2, 4), which shows how partly covered 32-byte sectors
+    split a copy; random partial maps (one read per source chunk, then with chunks read twice); which
+    lane's copy survives when lanes write one chunk; then hold-out 5 (40 random .cg launches, seed
+    20261125), all committed before they were measured."""
+    out = []
+    for x in (0, 1, 2, 4):
+        for subset in range(1, 256):
+            chunks = [c for c in range(8) if subset >> c & 1]
+            out.append(_cg(f"C_x{x}_{subset:08b}", [(c, c ^ x) for c in chunks], "ldgsts_cg"))
+    rng = random.Random(HOLDOUT5_SEED - 1)
+    for k in range(150):
+        n = rng.randrange(2, 7)
+        out.append(_cg(f"C_map_{k}", list(zip(rng.sample(range(8), n), rng.sample(range(8), n))), "ldgsts_cg"))
+    for k in range(120):
+        n = rng.randrange(3, 7)
+        src = [rng.randrange(8) for _ in range(n)]
+        src[rng.randrange(1, n)] = src[0]  # at least one chunk read twice
+        out.append(_cg(f"C_twice_{k}", list(zip(src, rng.sample(range(8), n))), "ldgsts_cg"))
+    # lanes 0 and 1 write chunk 0 from chunks a and b; lane 2 reads chunk a or b (whichever copy the hardware keeps, it conflicts with that)
+    for a, b in ((1, 2), (2, 1), (1, 5), (5, 1), (3, 6), (6, 3)):
+        for third in (a, b):
+            for d in (2, 4, 6, 1, 3):
+                out.append(_cg(f"C_same_dst_{a}{b}_{third}{d}", [(a, 0), (b, 0), (third, d)], "ldgsts_cg"))
+    rng = random.Random(HOLDOUT5_SEED)
+    out += [random_pattern(rng, "ldgsts_cg16", f"H5_ldgsts_cg16_{i}", "holdout5") for i in range(40)]
+    return out
