@@ -20,8 +20,9 @@ def instructions(draw, forms=FORMS, span=4096):
     if num:
         return Instruction(op=op, num=num, trans=draw(st.booleans()), addrs=tuple(addrs))
     mask = draw(st.one_of(st.just(FULL_MASK), st.integers(0, FULL_MASK)))
-    src = None
+    src, bypass = None, False
     if op == "LDGSTS":  # global sources over a few 128-byte lines, so that positions collide too
         sources = draw(st.lists(st.integers(0, 4 * 128 // size - 1), min_size=1, max_size=32))
         src = tuple(draw(st.sampled_from(sources)) * size + 4096 if mask >> i & 1 else None for i in range(LANES))
-    return Instruction(op=op, width=width, mask=mask, addrs=tuple(a if mask >> i & 1 else None for i, a in enumerate(addrs)), src=src)
+        bypass = width == 128 and draw(st.booleans())  # cp.async .cg: 16 bytes only
+    return Instruction(op=op, width=width, mask=mask, addrs=tuple(a if mask >> i & 1 else None for i, a in enumerate(addrs)), src=src, bypass=bypass)

@@ -3,8 +3,9 @@
 Provenance: calibration/h100/runs/*/env.txt — H100 80GB HBM3, driver 580.159.04, Nsight Compute 2025.3.1,
 CUDA 13.0; one probe of calibration/probe.cu per launch. Every row of an op form the model has is replayed,
 LDS.64 and LDS.128 included (their sibling-phase rule R4 of calibration/h100/RULES_v2.md was frozen before
-holdout3.json was measured), and every LDGSTS .ca row (RULES_v2.md, "LDGSTS"; harness/rule_ldgsts.py), ldgsts2.json's
-hold-out 4 included (committed before it was measured).
+holdout3.json was measured), and every LDGSTS row, .ca and .cg (RULES_v2.md, "LDGSTS"; harness/rule_ldgsts.py),
+ldgsts2.json's hold-out 4 and ldgsts3.json's hold-out 5 included (each committed before it was measured; the .cg
+rule was fixed before hold-out 5 was scored).
 """
 
 import json
@@ -24,7 +25,7 @@ from harness.corpus import build, read_text  # noqa: E402
 from harness.sass import check  # noqa: E402
 from simsmem.ncu_csv import parse_report  # noqa: E402
 
-CORPORA = ("instructions_v2", "followup", "followup2", "holdout", "holdout2", "r4", "holdout3", "ldgsts2")
+CORPORA = ("instructions_v2", "followup", "followup2", "holdout", "holdout2", "r4", "holdout3", "ldgsts2", "ldgsts3")
 INSTRUCTIONS = (
     "smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_shared_st.sum", "smsp__inst_executed_op_shared_atom.sum",
     "smsp__inst_executed_op_ldsm.sum", "smsp__inst_executed_op_shared_stsm.sum", "smsp__inst_executed_op_ldgsts.sum",
@@ -33,7 +34,7 @@ INSTRUCTIONS = (
 #: (RULES_v2.md, "LDGSTS"), each an executed shared load.
 PADDING = {"LDGSTS": {"smsp__inst_executed_op_shared_ld.sum": 3}}
 RUNS = {"2026-11-22-design": ("design",), "2026-11-22-followup": ("followup", "holdout"), "2026-11-22-holdout2": ("followup2", "holdout2"),
-        "2026-11-22-ldgsts2": ("ldgsts2",)}
+        "2026-11-22-ldgsts2": ("ldgsts2",), "2026-11-22-ldgsts3": ("ldgsts3",)}
 
 
 def _rows(sm90):
@@ -51,7 +52,7 @@ def replayed(sm90):
 
 def test_every_modelled_row_matches_ncu(replayed, sm90):
     rows, metrics = replayed
-    assert len(rows) == 2402  # every measured row of a form the model has (atomics included; LDGSTS .ca: 642)
+    assert len(rows) == 4232  # every measured row of a form the model has (atomics included; LDGSTS .ca 642, .cg 1830)
     wrong = []
     for r in rows:
         m, n = metrics[r["name"]], r["ncu"]
@@ -92,7 +93,7 @@ def test_corpus_rebuilds_from_the_raw_ncu_report():
 
 @pytest.mark.parametrize("name, make", [("design", patterns.design), ("holdout", patterns.holdout), ("faults", patterns.faults),
                                         ("followup", patterns.followup), ("followup2", patterns.followup2),
-                                        ("holdout2", patterns.holdout2), ("ldgsts2", patterns.ldgsts2)])
+                                        ("holdout2", patterns.holdout2), ("ldgsts2", patterns.ldgsts2), ("ldgsts3", patterns.ldgsts3)])
 def test_pattern_sets_are_what_the_generator_makes(name, make):
     """The committed sets (measured as they are) are reproduced by their seeded generators."""
     from dataclasses import asdict

@@ -221,3 +221,21 @@ def test_threads_option(tmp_path):
     out = tmp_path / "t.json"
     assert main(["gen", "tile", "--rows", "32", "--cols", "33", "--elem-bytes", "4", "--access", "LDS@col", "--threads", "32", "-o", str(out)]) == 0
     assert read_trace(out).instructions.addrs.tolist() == [[lane * 132 for lane in range(32)]]
+
+
+@pytest.mark.parametrize("access, row", [("LDGSTS.E.128", "ldgsts_ca16_dst_lin_src_lin"), ("LDGSTS.E.BYPASS.128", "ldgsts_cg16_dst_lin_src_lin")])
+def test_cli_gen_copies_from_a_row_major_global_tile(tmp_path, sm90, access, row):
+    """cp.async of a 16x64 half tile: each thread copies its 16 bytes from the same place of an unpadded global
+    copy, so the first warp is instructions_v2.json's `*_dst_lin_src_lin` row (H100, ncu 2025.3.1: 4 wavefronts)."""
+    from simsmem.banks import count
+    from simsmem.corpus import corpus_trace, load_corpus
+
+    measured = {r["name"]: r for r in load_corpus(H100 / "instructions_v2.json")}[row]
+    out = tmp_path / "t.json"
+    assert main(["gen", "tile", "--rows", "16", "--cols", "64", "--access", access, "-o", str(out)]) == 0
+    b = read_trace(out).instructions
+    assert b.src[0].tolist() == b.addrs[0].tolist() == measured["addrs"] == measured["src"]
+    assert list(b.bypass) == [access.endswith("BYPASS.128")] * 4
+    assert count(b, sm90).wavefronts.tolist() == [4] * 4
+    assert count(corpus_trace([measured]).instructions, sm90).wavefronts.tolist() == [measured["ncu"]["smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum"]]
+    assert str(parse_access(access)) == access

@@ -1,8 +1,8 @@
-"""LDGSTS (cp.async .ca) in trace v1, the model, the metrics and `simsmem run`.
+"""LDGSTS (cp.async .ca and .cg) in trace v1, the model, the metrics and `simsmem run`.
 
-Provenance: H100 rows of calibration/h100/{instructions_v2,followup,holdout,holdout2,ldgsts2}.json (runs
-2026-11-22-design, -followup, -holdout2, -ldgsts2; ncu 2025.3.1), counters smsp__sass_l1tex_*_op_ldgsts; the rule:
-RULES_v2.md, "LDGSTS", and calibration/harness/rule_ldgsts.py.
+Provenance: H100 rows of calibration/h100/{instructions_v2,followup,holdout,holdout2,ldgsts2,ldgsts3}.json (runs
+2026-11-22-design, -followup, -holdout2, -ldgsts2, -ldgsts3; ncu 2025.3.1), counters smsp__sass_l1tex_*_op_ldgsts; the
+rules: RULES_v2.md, "LDGSTS", and calibration/harness/rule_ldgsts.py.
 """
 
 import sys
@@ -22,20 +22,23 @@ from test_hostile import jsonl, refused
 sys.path.insert(0, str(ROOT / "calibration"))
 from harness import rule_ldgsts  # noqa: E402
 
-CA = [r for n in rule_ldgsts.CORPORA for r in load_corpus(H100 / f"{n}.json") if r["sass"] in rule_ldgsts.WIDTH]
-ROWS = {r["name"]: r for r in CA}
+LDGSTS = [r for n in rule_ldgsts.CORPORA for r in load_corpus(H100 / f"{n}.json") if r["sass"].startswith("LDGSTS")]
+CA = [r for r in LDGSTS if r["sass"] in rule_ldgsts.WIDTH]
+CG = [r for r in LDGSTS if r["sass"] == rule_ldgsts.BYPASS]
+ROWS = {r["name"]: r for r in LDGSTS}
 LIN = [16 * lane for lane in range(32)]
 GOOD = {"op": "LDGSTS", "width": 128, "addrs": LIN, "src": [4096 + a for a in LIN]}
 
 
-def test_model_is_the_rule(sm90):
-    """All 642 .ca rows: the numba model, the readable reference and the stdlib rule give the measured counts."""
+@pytest.mark.parametrize("rows, n", [(CA, 642), (CG, 1830)], ids=["ca", "cg"])
+def test_model_is_the_rule(sm90, rows, n):
+    """All 642 .ca and 1830 .cg rows: the numba model, the readable reference and the stdlib rule give the measured counts."""
     from simsmem.banks.reference import schedule
 
-    trace = corpus_trace(CA)
+    trace = corpus_trace(rows)
     counts = count(trace.instructions, sm90)
-    assert len(CA) == 642
-    for i, r in enumerate(CA):
+    assert len(rows) == n
+    for i, r in enumerate(rows):
         measured = (r["ncu"][rule_ldgsts.WAVEFRONTS], r["ncu"][rule_ldgsts.CONFLICTS])
         s = schedule(trace.instructions[i], sm90)
         assert (counts.wavefronts[i], counts.bank_conflicts[i]) == (len(s.wavefronts), s.bank_conflicts) == rule_ldgsts.counts(r) == measured, r["name"]
@@ -59,7 +62,9 @@ def test_exists_from_sm_80(tmp_path, capsys):
 
 @pytest.mark.parametrize("suffix", ["jsonl", "json"])
 @pytest.mark.parametrize("edit, where, what", [
-    (lambda i: i.update(bypass=True), ("instruction 0",), "field 'bypass' is not valid for LDGSTS"),
+    (lambda i: i.update(bypass=True, width=32), ("instruction 0", "bypass"), "LDGSTS .cg (BYPASS) on sm_90 has only 128 bits, not 32"),
+    (lambda i: i.update(bypass="yes"), ("instruction 0", "bypass"), "expected true or false"),
+    (lambda i: i.update(op="LDS", bypass=True, src=None), ("instruction 0",), "field 'bypass' is not valid for LDS"),
     (lambda i: i.pop("src"), ("instruction 0",), "missing field 'src' for LDGSTS"),
     (lambda i: i.update(width=16), ("width",), "expected 32, 64 or 128"),
     (lambda i: i["src"].__setitem__(3, None), ("src[3]",), "null address in an active lane"),
@@ -104,3 +109,35 @@ def test_sm90_config_counts_ldgsts_by_its_sass_counters():
     spec = load_arch("sm_90").ops["LDGSTS"]
     assert (spec.wavefronts, spec.bank_conflicts) == (rule_ldgsts.WAVEFRONTS, rule_ldgsts.CONFLICTS)
     assert spec.source_line == 128 and not spec.broadcast and spec.merge_phases == 1
+
+
+def test_sm90_config_has_the_cg_form():
+    spec = load_arch("sm_90").ops["LDGSTS"]
+    assert spec.bypass_widths == (128,) and spec.source_sector == 32
+
+
+@pytest.mark.parametrize("engine", ["full", "analytic"])
+def test_run_counts_a_cg_copy(tmp_path, capsys, engine):
+    """ldgsts3.json C_twice_17 (H100, ncu 2025.3.1): a .cg copy reading chunk 3 twice in one half order;
+    measured 4 wavefronts, 0 bank conflicts, 64 bytes; listed as LDGSTS.E.BYPASS.128."""
+    path = tmp_path / "t.jsonl"
+    write_trace(corpus_trace([ROWS["C_twice_17"]]), path)
+    assert '"bypass":true' in path.read_text().replace(" ", "")
+    assert main(["run", str(path), "--engine", engine, "--format", "json"]) == 0
+    doc = orjson.loads(capsys.readouterr().out)
+    metrics = doc["metrics"]
+    assert (metrics[rule_ldgsts.WAVEFRONTS], metrics[rule_ldgsts.CONFLICTS]) == (4, 0)
+    assert metrics["smsp__sass_data_bytes_mem_shared_op_ldgsts.sum"] == 64
+    assert "LDGSTS.E.BYPASS.128" in orjson.dumps(doc).decode()
+
+
+def test_cg_survives_npz(tmp_path, sm90):
+    """A .cg copy keeps its form through .npz and back."""
+    from simsmem.trace import read_trace
+
+    trace = corpus_trace([ROWS["C_twice_17"], ROWS["ldgsts_ca4_dst_lin_src_lin_plus32"]])
+    path = tmp_path / "t.npz"
+    write_trace(trace, path)
+    back = read_trace(path).instructions
+    assert list(back.bypass) == [True, False]
+    assert list(count(back, sm90).wavefronts) == [4, 1]

@@ -2,9 +2,8 @@
 
 For every row whose SASS opcode simsmem models (``simsmem.corpus.sass_form`` and an op the arch has),
 the model's wavefronts and bank conflicts are compared with ncu's counters of the class that op
-counts under (``ops.<OP>.wavefronts``/``bank_conflicts``: op_ld for LDS and LDSM, ...). LDGSTS rows
-are claimed as ``rule_ldgsts`` claims them (every .ca row); rows of forms the model lacks are
-listed as not compared.
+counts under (``ops.<OP>.wavefronts``/``bank_conflicts``: op_ld for LDS and LDSM, ...); rows of
+forms the model lacks are listed as not compared.
 """
 
 from __future__ import annotations
@@ -17,8 +16,6 @@ from simsmem.config import ArchConfig
 from simsmem.corpus import corpus_trace
 from simsmem.errors import TraceError
 from simsmem.corpus import sass_form
-
-from . import rule_ldgsts
 
 
 @dataclass(frozen=True)
@@ -43,8 +40,6 @@ def modelled(row: dict, arch: ArchConfig) -> bool:
     if form["op"] == "ATOMS":
         kind = spec.atoms.get(form["atom"])
         return kind is not None and form["width"] in kind.widths
-    if form["op"] == "LDGSTS":
-        return rule_ldgsts.counts(row) is not None
     return True
 
 
@@ -78,5 +73,5 @@ def summary(rows: list[dict], all_rows: list[dict], bad: list[Disagreement]) -> 
     compared = {r["name"] for r in rows}
     skipped = Counter(r["sass"] for r in all_rows if r["name"] not in compared)
     if skipped:
-        lines.append("\nnot compared (forms the model lacks, LDGSTS .cg among them): " + ", ".join(f"{s} {n}" for s, n in sorted(skipped.items())))
+        lines.append("\nnot compared (forms the model lacks): " + ", ".join(f"{s} {n}" for s, n in sorted(skipped.items())))
     return "\n".join(lines) + "\n"

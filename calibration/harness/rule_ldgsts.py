@@ -4,7 +4,7 @@ Standard library only. ``counts(row)`` -> (wavefronts, bank conflicts) under ncu
 ``smsp__sass_l1tex_*_op_ldgsts`` counters, or None where no rule claims the row. From
 ``calibration/``::
 
-    python3 -m harness.rule_ldgsts [CORPUS.json ...]   # every LDGSTS row: claimed, exact, misses
+    python3 -m harness.rule_ldgsts [CORPUS.json ...]   # every LDGSTS row: exact, misses
 
 ``.ca``: phases as for LDS/STS (4 B: the warp, 8 B: half-warps, 16 B: quarter-warps), never merged.
 In a phase a lane *conflicts* with every lane whose source takes the same position of its 128-byte
@@ -12,11 +12,14 @@ global line, and with every lane whose destination takes the same bank (neither 
 The phase takes as many wavefronts as the most lanes one lane conflicts with, itself included; bank
 conflicts = wavefronts - active phases.
 
-``.cg`` (BYPASS, 16 B; ``cg_counts``, not claimed by ``counts``: two measured rows disagree): lanes
-writing one 16-byte destination count once (the lowest lane's source); the rest fall into groups by
-source line, destination row (128 bytes each) and bits 4-5 of source XOR destination; a group takes
-the larger of the most lanes reading one source chunk and the number of distinct half-masks among its
-32-byte sectors (destination or source side, whichever has more); no bank conflicts are counted.
+``.cg`` (BYPASS, 16 B; warp-wide, no phases; ``cg_wavefronts``): of the lanes writing one 16-byte
+destination chunk only the lowest counts. A copy's *round* is how many later copies read its source
+chunk into its destination row (128 bytes) with the same half order (bit 4 of source XOR
+destination). Within a round, the copies from one source sector (32 bytes) to one destination sector
+at one value of bits 4-5 of source XOR destination make a *sector move*, whose *mask* says which
+16-byte halves of the source sector it reads. A wavefront carries the sector moves of one round,
+source line, destination row, XOR and mask: wavefronts = the number of such distinct tuples. ncu
+counts no bank conflicts for ``.cg``.
 """
 
 from __future__ import annotations
@@ -40,7 +43,9 @@ def _mask(row: dict) -> int:
 
 
 def counts(row: dict) -> tuple[int, int] | None:
-    """(wavefronts, bank conflicts) of an LDGSTS ``.ca`` row, or None for any other row."""
+    """(wavefronts, bank conflicts) of an LDGSTS row, or None for any other row."""
+    if row["sass"] == BYPASS:
+        return cg_wavefronts(row), 0
     size = WIDTH.get(row["sass"])
     if size is None:
         return None
@@ -59,62 +64,44 @@ def counts(row: dict) -> tuple[int, int] | None:
 
 
 CHUNK, SECTOR = 16, 32
+BYPASS = "LDGSTS.E.BYPASS.128"
 
 
-def cg_counts(row: dict) -> tuple[int, bool] | None:
-    """(wavefronts, inside) of a ``.cg`` row by the candidate rule; ``inside`` is False where a group both
-    reads a source chunk twice and mixes half-masks (the two measured misses are such rows)."""
-    if row["sass"] != "LDGSTS.E.BYPASS.128":
-        return None
+def cg_wavefronts(row: dict) -> int:
+    """Wavefronts of a ``.cg`` row (see the module docstring)."""
     mask = _mask(row)
     kept: dict[int, int] = {}
     for lane in reversed(range(BANKS)):  # one write per destination chunk: the lowest lane's
         if mask >> lane & 1:
             kept[row["addrs"][lane] // CHUNK] = lane
-    groups: dict[tuple[int, int, int], list[int]] = {}
-    for lane in sorted(kept.values()):
-        s, d = row["src"][lane], row["addrs"][lane]
-        groups.setdefault((s // LINE, d // LINE, (s ^ d) & (SECTOR + CHUNK)), []).append(lane)
-    wavefronts, inside = 0, True
-    for lanes in groups.values():
-        reads = max(Counter(row["src"][lane] // CHUNK for lane in lanes).values())
-        halves = 1
-        for side in ("addrs", "src"):
-            masks: dict[int, int] = {}
-            for lane in lanes:
-                a = row[side][lane]
-                masks[a // SECTOR] = masks.get(a // SECTOR, 0) | 1 << (a // CHUNK & 1)
-            halves = max(halves, len(set(masks.values())))
-        inside &= reads == 1 or halves == 1
-        wavefronts += max(reads, halves)
-    return wavefronts, inside
+    copies = [(row["src"][lane], row["addrs"][lane]) for lane in sorted(kept.values())]
+    later = Counter((s // CHUNK, d // LINE, (s ^ d) // CHUNK % 2) for s, d in copies)
+    moves: dict[tuple, int] = {}
+    for s, d in copies:
+        same = (s // CHUNK, d // LINE, (s ^ d) // CHUNK % 2)
+        later[same] -= 1
+        move = (later[same], s // LINE, d // LINE, (s ^ d) % (2 * SECTOR) // CHUNK, s // SECTOR, d // SECTOR)
+        moves[move] = moves.get(move, 0) | 1 << (s // CHUNK % 2)
+    return len({(*move[:4], halves) for move, halves in moves.items()})
 
 
 def main(paths: list[str]) -> None:
-    """Per corpus and SASS form: LDGSTS rows, rows claimed, claimed rows exact (``.cg``: the candidate
-    rule, inside its domain and outside it); then the misses."""
+    """Per corpus and SASS form: LDGSTS rows and rows exact; then the misses."""
     misses = []
-    print(f"{'corpus':<20} {'sass':<46} {'rows':>5} {'claimed':>8} {'exact':>6}")
+    print(f"{'corpus':<20} {'sass':<22} {'rows':>5} {'exact':>6}")
     for path in paths:
         rows = [r for r in json.loads(Path(path).read_text())["patterns"] if r["sass"].startswith("LDGSTS")]
         for sass in sorted({r["sass"] for r in rows}):
             form = [r for r in rows if r["sass"] == sass]
-            if sass in WIDTH:
-                scored = [(r, counts(r), (r["ncu"][WAVEFRONTS], r["ncu"][CONFLICTS])) for r in form]
-                label = sass
-            else:  # .cg: the candidate rule's wavefronts, rows inside its domain
-                scored = [(r, c[0], r["ncu"][WAVEFRONTS]) for r in form if (c := cg_counts(r))[1]]
-                outside = [(r, cg_counts(r)[0], r["ncu"][WAVEFRONTS]) for r in form if not cg_counts(r)[1]]
-                label = f"{sass} (inside; outside {sum(m == c for _, m, c in outside)}/{len(outside)})"
-            bad = [(r["name"], measured, model) for r, model, measured in scored if model != measured]
+            bad = [(r["name"], m, c) for r in form if (c := counts(r)) != (m := (r["ncu"][WAVEFRONTS], r["ncu"][CONFLICTS]))]
             misses += bad
-            print(f"{Path(path).stem:<20} {label:<46} {len(form):>5} {len(scored):>8} {len(scored) - len(bad):>6}")
+            print(f"{Path(path).stem:<20} {sass:<22} {len(form):>5} {len(form) - len(bad):>6}")
     for name, measured, model in misses:
         print(f"  miss {name}: measured {measured}, rule {model}")
 
 
 #: Every corpus with LDGSTS rows.
-CORPORA = ("instructions_v2", "followup", "holdout", "holdout2", "ldgsts2")
+CORPORA = ("instructions_v2", "followup", "holdout", "holdout2", "ldgsts2", "ldgsts3")
 
 if __name__ == "__main__":
     here = Path(__file__).resolve().parents[1] / "h100"

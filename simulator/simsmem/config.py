@@ -61,6 +61,11 @@ class OpSpec:
     atoms: dict[str, AtomSpec] = attrs.field(factory=dict)
     #: bytes of the global line an op with global sources (LDGSTS) reads its lanes' sources from; 0: none
     source_line: int = 0
+    #: widths in bits that also have a ``.cg`` form (LDGSTS.E.BYPASS: cp.async.cg, L1 bypassed); () none
+    bypass_widths: tuple[int, ...] = ()
+    #: bytes of a global sector: a ``.cg`` copy is served in sector moves between source and destination
+    #: sectors (``banks/reference.py``, rule 5); 0 for an op without ``bypass_widths``
+    source_sector: int = 0
     #: ncu metrics of its wavefronts and bank conflicts (default: the ``l1tex__`` ones of ``counter``)
     wavefronts: str = attrs.field(default=attrs.Factory(lambda s: WAVEFRONTS.format(s.counter), takes_self=True))
     bank_conflicts: str = attrs.field(default=attrs.Factory(lambda s: BANK_CONFLICTS.format(s.counter), takes_self=True))
@@ -263,6 +268,10 @@ def _check(arch: ArchConfig, where: str) -> None:
                 raise ConfigError(f"{at}.atoms.{kind}.rounds", "must be at least 1")
         if op.source_line and (op.source_line & (op.source_line - 1) or op.source_line < max(op.widths or (8,)) // 8):
             raise ConfigError(f"{at}.source_line", f"must be a power of two holding the widest access, got {op.source_line}")
+        if not set(op.bypass_widths) <= set(op.widths) or bool(op.bypass_widths) != bool(op.source_sector):
+            raise ConfigError(f"{at}.bypass_widths", "must be some of the op's widths, and given with source_sector")
+        if op.source_sector and (op.source_sector & (op.source_sector - 1) or not max(op.bypass_widths) // 8 < op.source_sector < op.source_line):
+            raise ConfigError(f"{at}.source_sector", f"must be a power of two between the widest .cg copy and source_line, got {op.source_sector}")
         if name == "ATOMS" and not op.atoms:
             raise ConfigError(f"{at}.atoms", "ATOMS needs its atomic operations")
         forms = op.widths or op.nums

@@ -80,7 +80,7 @@ class Explanation:
     @property
     def label(self) -> str:
         i = self.instruction
-        return op_label(i.op, i.width, i.num, i.trans, i.atom)
+        return op_label(i.op, i.width, i.num, i.trans, i.atom, i.bypass)
 
 
 def choose(result: Result, index: int | None, worst: int) -> list[tuple[int, int]]:
@@ -110,7 +110,7 @@ def _pattern_keys(batch) -> np.ndarray:
     base = np.where(active, batch.addrs, np.iinfo(np.int32).max).min(axis=1, initial=np.iinfo(np.int32).max)
     base = np.where(active.any(axis=1), base // 4 * 4, 0)
     relative = np.where(active, batch.addrs - base[:, None], -1)
-    return np.column_stack([batch.op, batch.width, batch.num, batch.trans, batch.mask, relative])
+    return np.column_stack([batch.op, batch.width, batch.num, batch.trans, batch.bypass, batch.mask, relative])
 
 
 def explain(result: Result, index: int, twins: int = 0) -> Explanation:

@@ -59,12 +59,12 @@ def kernel_metrics(trace: Trace, counts: Counts, arch: ArchConfig) -> dict[str, 
     return {k: v * trace.ctas for k, v in sorted(out.items())}
 
 
-def op_label(op: str, width: int, num: int, trans: bool, atom: str = "add") -> str:
-    """The SASS spelling of an instruction form: ``LDS.128``, ``LDSM.16.MT88.4``, ``ATOMS.CAS.64``."""
+def op_label(op: str, width: int, num: int, trans: bool, atom: str = "add", bypass: bool = False) -> str:
+    """The SASS spelling of an instruction form: ``LDS.128``, ``LDSM.16.MT88.4``, ``ATOMS.CAS.64``, ``LDGSTS.E.BYPASS.128``."""
     if op in MATRIX_OPS:
         return f"{op}.16.{'MT88' if trans else 'M88'}" + (f".{num}" if num > 1 else "")
     if op == "LDGSTS":
-        return "LDGSTS.E" + {32: "", 64: ".64", 128: ".128"}[width]
+        return "LDGSTS.E" + (".BYPASS" if bypass else "") + {32: "", 64: ".64", 128: ".128"}[width]
     if op == "ATOMS":
         return "ATOMS." + atom.upper().replace("_", ".") + (".64" if width == 64 else "")
     suffix = {8: ".U8", 16: ".U16", 32: "", 64: ".64", 128: ".128"}[width]
@@ -77,5 +77,5 @@ def labels(batch: InstructionBatch) -> np.ndarray:
     out = np.empty(len(batch), dtype=object)
     for key in np.unique(form):
         f = Form.of(key)
-        out[form == key] = op_label(f.op, f.width, f.num, f.trans, f.atom)
+        out[form == key] = op_label(f.op, f.width, f.num, f.trans, f.atom, f.bypass)
     return out

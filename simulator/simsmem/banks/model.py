@@ -41,7 +41,7 @@ def count(batch: InstructionBatch, arch: ArchConfig) -> Counts:
     for key in forms:
         rows = np.flatnonzero(form == key) if len(forms) > 1 else np.arange(n)
         f = Form.of(key)
-        shape = shape_of(arch.op(f.op), arch, f.width, f.num, f.atom)
+        shape = shape_of(arch.op(f.op), arch, f.width, f.num, f.atom, f.bypass)
         count_rows(batch.addrs, batch.src, rows, shape, arch, out)
         if shape.rounds > 1:  # every pass takes `rounds` wavefronts; the conflicts stay one round's
             passes = out[0, rows]
@@ -57,6 +57,10 @@ def count_rows(addrs: np.ndarray, src: np.ndarray, rows: np.ndarray, shape: Shap
     LDGSTS global sources (read only where ``shape.source_positions``); ``out`` is (3, n):
     wavefronts, ideal wavefronts, bytes.
     """
+    if shape.source_sector:
+        line = shape.access_bytes * shape.source_positions
+        _count_sector_moves(addrs, src, rows, shape.access_bytes, shape.source_sector, line, arch.phase_bytes, out)
+        return
     k = shape.words_per_lane
     assert shape.group in (1, 2), "sibling phases merge in pairs"
     _count_rows(
@@ -150,6 +154,62 @@ def _phase(units, where, start, stop, broadcast, table, held, asks):  # pragma: 
             held[where[j]] = 0
             asks[where[j]] = 0
     return distinct, passes
+
+
+@numba.njit(cache=True, nogil=True)
+def _count_sector_moves(addrs, src, rows, chunk, sector, line, row, out):  # pragma: no cover - compiled
+    """LDGSTS .cg (reference.py, rule 5): wavefronts = distinct (round, source line, destination row,
+    XOR value, halves) over the copies that are served; all ideal; bytes = chunks written."""
+    n = addrs.shape[1]
+    copies = np.empty(n, dtype=np.int64)  # lanes served: the lowest lane of each destination chunk
+    key = np.empty((n, 5), dtype=np.int64)  # a copy's wavefront: round, line, row, XOR value, halves
+    for i in rows:
+        c = 0
+        for j in range(n):
+            if addrs[i, j] < 0:
+                continue
+            first = True
+            for m in range(c):
+                if addrs[i, copies[m]] // chunk == addrs[i, j] // chunk:
+                    first = False
+                    break
+            if first:
+                copies[c] = j
+                c += 1
+        for a in range(c):
+            s, d = src[i, copies[a]], np.int64(addrs[i, copies[a]])
+            later = 0
+            for b in range(a + 1, c):
+                s2, d2 = src[i, copies[b]], np.int64(addrs[i, copies[b]])
+                if s2 // chunk == s // chunk and d2 // row == d // row and (s2 ^ d2) % sector // chunk == (s ^ d) % sector // chunk:
+                    later += 1
+            key[a, 0] = later
+            key[a, 1] = s // line
+            key[a, 2] = d // row
+            key[a, 3] = (s ^ d) % (2 * sector) // chunk
+            key[a, 4] = 0
+        for a in range(c):  # halves: the source chunks of the copy's sector move
+            s, d = src[i, copies[a]], np.int64(addrs[i, copies[a]])
+            for b in range(c):
+                s2, d2 = src[i, copies[b]], np.int64(addrs[i, copies[b]])
+                if key[b, 0] == key[a, 0] and key[b, 3] == key[a, 3] and s2 // sector == s // sector and d2 // sector == d // sector:
+                    key[a, 4] |= np.int64(1) << (s2 % sector // chunk)
+        wavefronts = 0
+        for a in range(c):
+            new = True
+            for b in range(a):
+                same = True
+                for f in range(5):
+                    if key[b, f] != key[a, f]:
+                        same = False
+                        break
+                if same:
+                    new = False
+                    break
+            wavefronts += new
+        out[0, i] = wavefronts
+        out[1, i] = wavefronts
+        out[2, i] = c * chunk
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

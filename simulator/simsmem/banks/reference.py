@@ -17,7 +17,17 @@ The rule (it reproduces the H100 measurements in ``calibration/h100``; see ``RUL
    in their 128-byte line, together with the lanes whose destinations share its bank (neither side
    broadcasts). A lane whose source conflicts with one lane and whose destination conflicts with
    another costs three passes, though two would carry them.
-5. ncu's *bank conflicts* are wavefronts minus ideal wavefronts.
+5. Copies that bypass L1 (LDGSTS ``.cg``, 16 bytes a lane) are served warp-wide, not by phases. Of the
+   lanes writing one 16-byte destination *chunk* only the lowest is served. A copy's *round* is how
+   many later copies read its source chunk into its destination row (``banks * bank_width`` bytes)
+   in the same half order (``(src ^ dst) % sector // chunk``: bit 4 on H100). Within a round, the
+   copies from one source sector to one destination sector with one value of
+   ``(src ^ dst) % (2 * sector) // chunk`` (bits 4-5) form a *sector move*; its *halves* are the chunks
+   of the source sector it reads. One wavefront carries the sector moves of one round, source line,
+   destination row, XOR value and halves. ncu counts no bank conflicts for ``.cg``: every wavefront
+   is ideal. (Sector moves of different halves do not share a wavefront even where the chunks would
+   fit: chunks {0, 1, 2, 5} copied in place take 3.)
+6. ncu's *bank conflicts* are wavefronts minus ideal wavefronts.
 """
 
 from __future__ import annotations
@@ -74,7 +84,7 @@ class Schedule:
 def schedule(ins: Instruction, arch: ArchConfig) -> Schedule:
     """Serve one instruction the way the hardware does."""
     spec = arch.op(ins.op)
-    shape = shape_of(spec, arch, ins.width, ins.num, ins.atom)
+    shape = shape_of(spec, arch, ins.width, ins.num, ins.atom, ins.bypass)
     lanes = ins.active_lanes
     by_phase: list[list[Request]] = [[] for _ in range(shape.phases)]
     for lane in lanes:
@@ -83,16 +93,21 @@ def schedule(ins: Instruction, arch: ArchConfig) -> Schedule:
         for word in range(first, first + shape.words_per_lane):
             by_phase[phase].append(Request(lane, phase, word, word % arch.banks))
 
-    if shape.group > 1 and _packed(ins):
-        groups = [[r for reqs in by_phase[p : p + shape.group] for r in reqs] for p in range(0, shape.phases, shape.group)]
+    if shape.source_sector:  # .cg: one unit per wavefront, so none is a conflict
+        passes = _sector_moves(by_phase[0], ins, shape, arch)
+        units = len(passes)
     else:
-        groups = by_phase
-    if shape.source_positions:
-        passes = [w for g, reqs in enumerate(groups) for w in _copy_passes(g, reqs, ins, shape)]
-    else:
-        passes = [w for g, reqs in enumerate(groups) for w in _passes(g, reqs, shape.broadcast)]
+        if shape.group > 1 and _packed(ins):
+            groups = [[r for reqs in by_phase[p : p + shape.group] for r in reqs] for p in range(0, shape.phases, shape.group)]
+        else:
+            groups = by_phase
+        if shape.source_positions:
+            passes = [w for g, reqs in enumerate(groups) for w in _copy_passes(g, reqs, ins, shape)]
+        else:
+            passes = [w for g, reqs in enumerate(groups) for w in _passes(g, reqs, shape.broadcast)]
+        units = sum(1 for reqs in groups if reqs)
     wavefronts = [attrs.evolve(w, round=r) for w in passes for r in range(shape.rounds)]
-    ideal = sum(1 for reqs in groups if reqs) + (shape.rounds - 1) * len(passes)  # conflicts: one round's
+    ideal = units + (shape.rounds - 1) * len(passes)  # conflicts: one round's
     addrs = {ins.addrs[lane] for lane in lanes}
     return Schedule(shape, tuple(wavefronts), ideal, len(addrs) * shape.access_bytes)
 
@@ -124,6 +139,35 @@ def _copy_passes(group: int, reqs: list[Request], ins: Instruction, shape: Shape
             passes[lane] = used
             used += 1
     return [Wavefront(group, tuple(r for r in reqs if passes[r.lane] == j)) for j in range(needed)]
+
+
+def _sector_moves(reqs: list[Request], ins: Instruction, shape: Shape, arch: ArchConfig) -> list[Wavefront]:
+    """LDGSTS .cg (rule 5): one wavefront per (round, source line, destination row, XOR value, halves)
+    of the warp's sector moves, in order of their lowest lane. A lane whose destination chunk a lower
+    lane writes rides in that lane's wavefront."""
+    chunk, sector = shape.access_bytes, shape.source_sector
+    line, row = chunk * shape.source_positions, arch.phase_bytes
+    served: dict[int, int] = {}  # destination chunk -> the lowest lane writing it
+    for lane in ins.active_lanes:
+        served.setdefault(ins.addrs[lane] // chunk, lane)
+    copies = sorted(served.values())
+
+    def order(lane: int) -> tuple[int, int, int]:  # copies that wait for each other's rounds
+        s, d = ins.src[lane], ins.addrs[lane]
+        return s // chunk, d // row, (s ^ d) % sector // chunk
+
+    def move(lane: int) -> tuple[int, ...]:
+        s, d = ins.src[lane], ins.addrs[lane]
+        later = sum(order(m) == order(lane) for m in copies if m > lane)
+        return later, s // line, d // row, (s ^ d) % (2 * sector) // chunk, s // sector, d // sector
+
+    halves: dict[tuple[int, ...], frozenset[int]] = {}
+    for lane in copies:
+        halves[move(lane)] = halves.get(move(lane), frozenset()) | {ins.src[lane] % sector // chunk}
+    key = {lane: (*move(lane)[:4], halves[move(lane)]) for lane in copies}
+    keys = list(dict.fromkeys(key[lane] for lane in copies))
+    of_lane = {lane: key[served[ins.addrs[lane] // chunk]] for lane in ins.active_lanes}
+    return [Wavefront(g, tuple(r for r in reqs if of_lane[r.lane] == k)) for g, k in enumerate(keys)]
 
 
 def _keys_by_bank(reqs: list[Request], broadcast: bool) -> dict[int, list]:

@@ -5,7 +5,9 @@ writes one ldmatrix.x4 of an unswizzled 16x16 half tile. An access is a SASS opc
 run`` prints it (``STS.128``, ``LDS``, ``LDSM.16.MT88.4``, ``STSM.16.M88.2``) with an optional walk:
 ``@row`` (default: thread t takes the t-th access of a row-by-row walk, CUDA's ``tile[ty][tx]``),
 ``@col`` (column by column, ``tile[tx][ty]``), ``@acc`` (mma accumulator stores per 16x16 block);
-matrix ops load the tile's 8x8 fragments (lane l: row l % 16, 16-byte column block l // 16).
+matrix ops load the tile's 8x8 fragments (lane l: row l % 16, 16-byte column block l // 16);
+cp.async copies (``LDGSTS.E.128``, ``.cg``: ``LDGSTS.E.BYPASS.128``) read each thread's element from a
+row-major, unpadded copy of the tile at global address 0.
 """
 
 from __future__ import annotations

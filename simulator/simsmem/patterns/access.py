@@ -28,6 +28,7 @@ from ..errors import SimsmemError
 from ..layout import Tile
 from ..metrics import op_label
 from ..trace import FULL_MASK, INACTIVE, LANES, MATRIX_OPS, NO_WAIT, OPS, InstructionBatch, Trace
+from ..trace.records import SOURCE_OPS
 
 MATRIX_ROW_BYTES = 16  # one 8x8 b16 matrix row
 MAX_ADDRESS = 2**31 - 1
@@ -42,6 +43,7 @@ class Access:
     num: int = 0  # matrices (LDSM/STSM)
     trans: bool = False
     walk: str = attrs.field()  # default: ``frag`` for matrix ops, ``row`` otherwise
+    bypass: bool = False  # LDGSTS: cp.async .cg (LDGSTS.E.BYPASS.128)
     generic: bool = False  # a generic LD/ST into shared memory (same data path, not an LDS/STS)
     threads: int = 0  # row/col walks: only the first ``threads`` threads (0: cover the tile once)
     block_x: int = 0  # row/col walks: threads along a row (row walk) or down a column (col walk); 0: all of it
@@ -63,7 +65,7 @@ class Access:
         return MATRIX_ROW_BYTES if self.op in MATRIX_OPS else self.width // 8
 
     def __str__(self) -> str:
-        label = op_label(self.op, self.width, self.num, self.trans)
+        label = op_label(self.op, self.width, self.num, self.trans, bypass=self.bypass)
         return label if self.walk in ("row", "frag") else f"{label}@{self.walk}"
 
 
@@ -147,18 +149,24 @@ def pattern(access: Access, rows: int, cols: int, elem_bytes: int) -> Pattern:
         generic=np.full(n, access.generic, dtype=bool),
         atom=np.zeros(n, dtype=np.uint8),
         addrs=np.full((n, LANES), INACTIVE, dtype=np.int32),
+        bypass=np.full(n, access.bypass, dtype=bool),
     )
     return Pattern(access, batch, row, col)
 
 
 def place(p: Pattern, t: Tile) -> InstructionBatch:
-    """The pattern's instructions with each lane's byte address in tile ``t``."""
+    """The pattern's instructions with each lane's byte address in tile ``t``. A copy from global
+    memory (LDGSTS) reads its element from a row-major, unpadded copy of the tile at global address 0."""
     t.check_vectors(p.access.access_bytes, str(p.access))
     active = p.row >= 0
-    addrs = np.where(active, t.byte_offset(np.where(active, p.row, 0), np.where(active, p.col, 0)), INACTIVE)
+    row, col = np.where(active, p.row, 0), np.where(active, p.col, 0)
+    addrs = np.where(active, t.byte_offset(row, col), INACTIVE)
     if addrs.max(initial=0) > MAX_ADDRESS:
         raise SimsmemError(str(t), "addresses past 2**31")
-    return attrs.evolve(p.instructions, addrs=addrs.astype(np.int32))
+    out = attrs.evolve(p.instructions, addrs=addrs.astype(np.int32))
+    if p.access.op in SOURCE_OPS:
+        out = attrs.evolve(out, src=np.where(active, (row * t.cols + col) * t.elem_bytes, INACTIVE).astype(np.int64))
+    return out
 
 
 def steps_trace(steps: list[tuple[Access, Tile]], name: str, ctas: int = 1, arch: str | None = None) -> Trace:

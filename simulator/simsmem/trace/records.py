@@ -4,6 +4,7 @@ A batch holds a trace's instructions column by column (numpy arrays), so the ban
 a million instructions without building a Python object for each. ``batch[i]`` gives one
 ``Instruction`` back. Addresses of inactive lanes (and of LDSM/STSM lanes that give no row address)
 are stored as ``-1``, as are the global sources (``src``) of every lane but an LDGSTS's active ones.
+``bypass`` marks an LDGSTS that is cp.async ``.cg`` (SASS ``LDGSTS.E.BYPASS.128``); it is False elsewhere.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ class Instruction:
     generic: bool = False  # a generic LD/ST that landed in shared memory (not an LDS/STS instruction)
     atom: str = "add"  # the atomic operation (ATOMS); ignored for other ops
     src: tuple[int | None, ...] | None = None  # LDGSTS: 32 global source byte addresses; None for other ops
+    bypass: bool = False  # LDGSTS: cp.async .cg (L1 bypassed, 16 bytes a lane); False: .ca, and for other ops
 
     @property
     def active_lanes(self) -> list[int]:
@@ -74,11 +76,12 @@ class Form:
     num: int
     trans: bool
     atom: str
+    bypass: bool = False
 
     @staticmethod
     def of(key: int) -> Form:
         key = int(key)
-        return Form(OPS[key >> 17 & 0xFF], key >> 9 & 0xFF, key >> 1 & 0xFF, bool(key & 1), ATOM_KINDS[key >> 25])
+        return Form(OPS[key >> 17 & 0xFF], key >> 9 & 0xFF, key >> 1 & 0xFF, bool(key & 1), ATOM_KINDS[key >> 25 & 0x7F], bool(key >> 32 & 1))
 
 
 @attrs.frozen(eq=False)
@@ -99,15 +102,17 @@ class InstructionBatch:
     addrs: np.ndarray  # int32, shape (n, 32); INACTIVE where a lane gives no address
     #: int64, shape (n, 32): LDGSTS global source byte addresses; INACTIVE elsewhere (the default: no LDGSTS)
     src: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.full((len(b.op), LANES), INACTIVE, dtype=np.int64), takes_self=True))
+    #: bool: an LDGSTS that is cp.async .cg (the default: none)
+    bypass: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=bool), takes_self=True))
 
     def __len__(self) -> int:
         return len(self.op)
 
     def forms(self) -> np.ndarray:
-        """Each instruction's form (op, width, matrix count, trans, atomic operation) as one integer;
+        """Each instruction's form (op, width, matrix count, trans, atomic operation, bypass) as one integer;
         ``Form.of`` decodes it. Whatever works per form groups a batch by these keys."""
-        return (self.atom.astype(np.int64) << 25 | self.op.astype(np.int64) << 17 | self.width.astype(np.int64) << 9
-                | self.num.astype(np.int64) << 1 | self.trans)
+        return (self.bypass.astype(np.int64) << 32 | self.atom.astype(np.int64) << 25 | self.op.astype(np.int64) << 17
+                | self.width.astype(np.int64) << 9 | self.num.astype(np.int64) << 1 | self.trans)
 
     def __getitem__(self, i: int) -> Instruction:
         op = OPS[self.op[i]]
@@ -125,6 +130,7 @@ class InstructionBatch:
             generic=bool(self.generic[i]),
             atom=ATOM_KINDS[self.atom[i]],
             src=tuple(None if a == INACTIVE else int(a) for a in self.src[i]) if OPS[self.op[i]] in SOURCE_OPS else None,
+            bypass=bool(self.bypass[i]),
         )
 
     def __iter__(self):
@@ -170,6 +176,7 @@ class InstructionBatch:
             atom=np.array([ATOM_KINDS.index(r.atom) if r.op == "ATOMS" else 0 for r in rows], dtype=np.uint8),
             addrs=addrs,
             src=src,
+            bypass=np.array([r.bypass for r in rows], dtype=bool),
         )
 
 

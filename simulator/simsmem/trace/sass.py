@@ -18,7 +18,7 @@ _WIDTHS = {"U8": 8, "S8": 8, "U16": 16, "S16": 16, "64": 64, "128": 128}
 
 def sass_form(sass: str) -> dict[str, Any]:
     """Trace-v1 fields of a SASS opcode: ``LDS.64`` -> op LDS width 64; ``LDSM.16.MT88.4`` -> num 4 trans;
-    ``ATOMS.CAS.64`` -> atom cas width 64; ``ATOMS.POPC.INC.32`` -> atom popc_inc."""
+    ``ATOMS.CAS.64`` -> atom cas width 64; ``ATOMS.POPC.INC.32`` -> atom popc_inc; ``LDGSTS.E.BYPASS.128`` -> width 128 bypass."""
     m = _SASS.match(sass)
     if not m:
         raise TraceError(sass, "not a shared-memory SASS opcode simsmem models")
@@ -33,7 +33,8 @@ def sass_form(sass: str) -> dict[str, Any]:
         if kind not in ATOM_KINDS:
             raise TraceError(sass, f"ATOMS.{parts[0]} is not an atomic operation simsmem models")
         return {"op": op, "width": 64 if "64" in parts else 32, "atom": kind}
-    if op == "LDGSTS" and "BYPASS" in parts:
-        raise TraceError(sass, "LDGSTS.BYPASS (cp.async .cg) is not modelled")
     widths = [_WIDTHS[p] for p in parts if p in _WIDTHS]
-    return {"op": op, "width": widths[0] if widths else 32}
+    form = {"op": op, "width": widths[0] if widths else 32}
+    if op == "LDGSTS" and "BYPASS" in parts:  # cp.async .cg
+        form["bypass"] = True
+    return form

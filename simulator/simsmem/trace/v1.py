@@ -7,7 +7,7 @@
        {"warp": 0, "op": "LDSM", "num": 4, "trans": false, "addrs": [0, 32, ...]},
        {"op": "LDS", "width": 128, "mask": "0x0000ffff", "addrs": [0, 16, ..., null]},
        {"op": "STS", "width": 32, "addrs": [...], "wait": true, "delay": 4},
-       {"op": "LDGSTS", "width": 128, "addrs": [...], "src": [4096, 4112, ...]},
+       {"op": "LDGSTS", "width": 128, "bypass": true, "addrs": [...], "src": [4096, 4112, ...]},
        {"op": "LDS", "width": 32, "addrs": [...], "wait": 3, "issue": 5, "delay": 2}]}
 
 The fields each op takes live in one table, ``OP_FIELDS``. Instructions as JSON text, one per line,
@@ -63,7 +63,7 @@ OP_FIELDS = {
     "ATOMS": OpFields("width", WIDTHS, frozenset({"mask", "atom"})),
     "LDSM": OpFields("num", NUMS, frozenset({"trans"})),
     "STSM": OpFields("num", NUMS, frozenset({"trans"})),
-    "LDGSTS": OpFields("width", (32, 64, 128), frozenset({"mask"}), frozenset({"src"})),  # cp.async .ca only
+    "LDGSTS": OpFields("width", (32, 64, 128), frozenset({"mask", "bypass"}), frozenset({"src"})),  # cp.async; bypass: .cg
 }
 OP_CODE = {name: code for code, name in enumerate(OPS)}
 #: IS_MATRIX[op code]: the op gives 8x8 matrix row addresses (a table lookup beats np.isin per chunk).
@@ -72,7 +72,7 @@ IS_MATRIX = np.array([name in MATRIX_OPS for name in OPS])
 DTYPES = {
     "op": np.uint8, "width": np.uint8, "num": np.uint8, "trans": np.bool_, "mask": np.uint32,
     "warp": np.int32, "wait": np.int32, "delay": np.int64, "issue": np.int32, "generic": np.bool_, "atom": np.uint8, "addrs": np.int32,
-    "src": np.int64,
+    "src": np.int64, "bypass": np.bool_,
 }
 #: Columns of one entry per lane, shape (n, 32).
 LANE_COLUMNS = ("addrs", "src")
@@ -125,13 +125,14 @@ I32 = Annotated[int, msgspec.Meta(ge=0, le=MAX_INT)]
 FIELD_TYPES: dict[str, tuple[Any, Any]] = {
     "addrs": (msgspec.Raw, msgspec.NODEFAULT),  # the lane lists stay text here: ``lanes.parse_lists`` reads them in bulk
     "warp": (I32, 0), "wait": (bool | I32, False), "delay": (I32, 0), "issue": (I32, 0), "trans": (bool, False), "generic": (bool, False),
+    "bypass": (bool, False),
     "mask": (Annotated[int, msgspec.Meta(ge=0, le=FULL_MASK)] | str, FULL_MASK),
     "atom": (Literal[ATOM_KINDS], "add"),
     "src": (msgspec.Raw, msgspec.NODEFAULT),
 }
 ATOM_CODE = {name: code for code, name in enumerate(ATOM_KINDS)}
 #: Column values of the fields an op does not have.
-ABSENT = {"width": 0, "num": 0, "mask": FULL_MASK, "trans": False, "generic": False, "atom": "add", "src": None}
+ABSENT = {"width": 0, "num": 0, "mask": FULL_MASK, "trans": False, "generic": False, "atom": "add", "src": None, "bypass": False}
 
 
 def _op_struct(op: str, spec: OpFields) -> type:
@@ -156,7 +157,7 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
         with gc_paused():
             objs = list(map(_DECODE, data.split(b"\n")))
             # wait_code inlined: a call per line costs a tenth of the whole read
-            fields = np.array([(o.code, o.width, o.num, o.warp, o.delay, o.issue, o.trans, ((0 if o.wait else NO_WAIT) if o.wait.__class__ is bool else o.wait), o.generic, ATOM_CODE[o.atom])
+            fields = np.array([(o.code, o.width, o.num, o.warp, o.delay, o.issue, o.trans, ((0 if o.wait else NO_WAIT) if o.wait.__class__ is bool else o.wait), o.generic, ATOM_CODE[o.atom], o.bypass)
                                for o in objs], dtype=np.int64)
             masks = [o.mask for o in objs]
             if str in set(map(type, masks)):  # hex strings: each distinct one parsed once
@@ -175,7 +176,7 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
         return None
     if addrs is None:
         return None
-    op, width, num, warp, delay, issue, trans, wait, generic, atom = fields.T
+    op, width, num, warp, delay, issue, trans, wait, generic, atom, bypass = fields.T
     mask = np.array(masks, dtype=np.uint32)
     active = active_lanes(op, num, mask)
     if np.any(active & (addrs < 0)) or np.any(active[sourced] & (src[sourced] < 0)):
@@ -186,6 +187,7 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
     return InstructionBatch(
         op=op.astype(np.uint8), width=width.astype(np.uint8), num=num.astype(np.uint8), trans=trans.astype(bool), mask=mask,
         warp=warp.astype(np.int32), wait=wait.astype(np.int32), delay=delay, issue=issue.astype(np.int32), generic=generic.astype(bool), atom=atom.astype(np.uint8), addrs=lanes, src=src,
+        bypass=bypass.astype(bool),
     )
 
 
@@ -216,7 +218,7 @@ def scalar_fields(ins: dict, at: str) -> dict[str, Any]:
         "op": OP_CODE[op], "width": 0 if matrix else form, "num": form if matrix else 0, "trans": _flag(ins, "trans", at),
         "mask": FULL_MASK if matrix else _mask(ins.get("mask", FULL_MASK), f"{at}: mask"),
         "warp": _nonneg(ins, "warp", at), "wait": _wait(ins, at), "delay": _nonneg(ins, "delay", at), "issue": _nonneg(ins, "issue", at),
-        "generic": _flag(ins, "generic", at), "atom": _atom(ins, at),
+        "generic": _flag(ins, "generic", at), "atom": _atom(ins, at), "bypass": _flag(ins, "bypass", at),
     }
 
 
@@ -269,7 +271,7 @@ def form_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
         allowed[list(spec.values)] = True
         first(rows & ~allowed[form], spec.form, lambda i: f"expected {_alternatives(spec.values)} for {name}, got {form[i]}")
         first(rows & (other != 0), "num" if spec.form == "width" else "width", lambda i: f"must be 0 for {name}")
-        for field, default in (("mask", FULL_MASK), ("trans", False), ("generic", False), ("atom", 0)):
+        for field, default in (("mask", FULL_MASK), ("trans", False), ("generic", False), ("atom", 0), ("bypass", False)):
             if field not in spec.optional:
                 column = getattr(b, field)
                 first(rows & (column != default), field, lambda i: f"{name} takes no {field}")
@@ -313,9 +315,11 @@ def column_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
 def check_against_arch(batch: InstructionBatch, arch: ArchConfig, where: str, first_index: int = 0) -> None:
     """Reject ops the arch lacks, widths it does not have, and out-of-range or misaligned addresses."""
     has = np.zeros((len(OPS), 256), dtype=bool)  # has[op, form]: the arch has this width (or matrix count) of op
+    has_bypass = np.zeros((len(OPS), 256), dtype=bool)  # has_bypass[op, width]: ... and its .cg (BYPASS) form
     for name, spec in arch.ops.items():
         if name in OP_CODE:
             has[OP_CODE[name], list(spec.widths if spec.phase == "bytes" else spec.nums)] = True
+            has_bypass[OP_CODE[name], list(spec.bypass_widths)] = True
     matrix = IS_MATRIX[batch.op]
     form = np.where(matrix, batch.num, batch.width)
     bad = np.flatnonzero(~has[batch.op, form])
@@ -327,6 +331,12 @@ def check_against_arch(batch: InstructionBatch, arch: ArchConfig, where: str, fi
         if matrix[i]:
             raise TraceError(f"{at}: num", f"{name} on {arch.name} has no .x{batch.num[i]} form")
         raise TraceError(f"{at}: width", f"{name} on {arch.name} has no {batch.width[i]}-bit form")
+    bad = np.flatnonzero(batch.bypass & ~has_bypass[batch.op, batch.width])
+    if len(bad):
+        i = int(bad[0])
+        name, widths = OPS[batch.op[i]], arch.ops[OPS[batch.op[i]]].bypass_widths
+        what = f"only {_alternatives(widths)} bits" if widths else "no such form"
+        raise TraceError(f"{where}: instruction {first_index + i}: bypass", f"{name} .cg (BYPASS) on {arch.name} has {what}, not {batch.width[i]}")
     atoms = arch.ops.get("ATOMS")
     if atoms is not None and atoms.atoms:
         has_atom = np.zeros((len(ATOM_KINDS), 256), dtype=bool)  # has_atom[atom, width]
@@ -384,6 +394,8 @@ def instruction_objects(b: InstructionBatch) -> list[dict[str, Any]]:
                 ins["mask"] = f"0x{cols['mask'][i]:08x}"
         if op == "ATOMS" and cols["atom"][i]:
             ins["atom"] = ATOM_KINDS[cols["atom"][i]]
+        if cols["bypass"][i]:
+            ins["bypass"] = True
         if cols["generic"][i]:
             ins["generic"] = True
         if cols["wait"][i] != NO_WAIT:
@@ -423,7 +435,7 @@ def _lanes(ins: dict, field: str, active, limit: int, at: str) -> list[int]:
 
 
 def _alternatives(values: tuple[int, ...]) -> str:
-    return ", ".join(map(str, values[:-1])) + f" or {values[-1]}"
+    return ", ".join(map(str, values[:-1])) + f" or {values[-1]}" if len(values) > 1 else str(values[0])
 
 
 def _is_int(v: Any) -> bool:
