@@ -165,18 +165,22 @@ def test_unknown_suffix(tmp_path):
 
 
 def test_npz_leaves_out_source_columns_without_ldgsts(tmp_path):
-    """A chunk without LDGSTS stores no `src` member (it would be all -1: 256 bytes an instruction);
-    one with LDGSTS keeps it; both read back equal (LDGSTS row from calibration/h100/instructions_v2.json)."""
+    """A chunk without LDGSTS stores no `src` member (it would be all -1: 256 bytes an instruction) and
+    one without .cg no `bypass`; one with them keeps them; all read back equal (LDGSTS rows from
+    calibration/h100/instructions_v2.json)."""
     import zipfile
 
     rows = load_corpus(H100 / "instructions.json")[:5]
-    copy = next(r for r in load_corpus(H100 / "instructions_v2.json") if r["sass"] == "LDGSTS.E")
-    for name, chosen in (("plain", rows), ("copies", rows + [copy])):
+    v2 = load_corpus(H100 / "instructions_v2.json")
+    copy = next(r for r in v2 if r["sass"] == "LDGSTS.E")
+    cg = next(r for r in v2 if r["sass"] == "LDGSTS.E.BYPASS.128")
+    for name, chosen in (("plain", rows), ("copies", rows + [copy]), ("cg", rows + [cg])):
         path = tmp_path / f"{name}.npz"
         trace = corpus_trace(chosen, name)
         write_trace(trace, path)
         members = zipfile.ZipFile(path).namelist()
-        assert ("c0.src.npy" in members) == (name == "copies")
+        assert ("c0.src.npy" in members) == (name != "plain")
+        assert ("c0.bypass.npy" in members) == (name == "cg")
         back = load_trace(path).instructions
         for f in attrs.fields(InstructionBatch):
             assert np.array_equal(getattr(back, f.name), getattr(trace.instructions, f.name)), f.name

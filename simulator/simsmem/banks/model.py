@@ -18,7 +18,7 @@ import numba
 import numpy as np
 
 from ..config import ArchConfig
-from ..trace.records import Form, InstructionBatch
+from ..trace.records import INACTIVE, LANES, Form, InstructionBatch
 from .phases import PACK_PARTNERS, Shape, shape_of
 
 
@@ -64,9 +64,14 @@ def count_rows(addrs: np.ndarray, src: np.ndarray, rows: np.ndarray, shape: Shap
     k = shape.words_per_lane
     assert shape.group in (1, 2), "sibling phases merge in pairs"
     _count_rows(
-        addrs, src, rows, shape.lanes, _divisor(k * arch.bank_width), _divisor(arch.banks // k), _divisor(shape.access_bytes),
+        addrs, src if shape.source_positions else _NO_SOURCES, rows, shape.lanes, _divisor(k * arch.bank_width), _divisor(arch.banks // k), _divisor(shape.access_bytes),
         shape.lanes_per_phase, shape.group, shape.broadcast, shape.source_positions, out,
     )
+
+
+#: What ``_count_rows`` gets for ``src`` where a form has no sources (it reads none): one contiguous row,
+#: so that a batch's read-only ``no_sources`` view never costs a compiled variant of its own.
+_NO_SOURCES = np.full((1, LANES), INACTIVE, dtype=np.int64)
 
 
 def _divisor(d: int) -> tuple[int, int]:

@@ -1,6 +1,6 @@
-"""Compiled passes over the per-lane columns (``addrs``, ``src``): reading them from JSON text, and
-finding the first lane an arch rejects. Both run once per lane of every instruction, which numpy
-could only do with several (n, 32) temporaries a pass.
+"""Compiled passes over the per-lane columns (``addrs``, ``src``): reading them from JSON text, finding
+the first lane that breaks v1's active/inactive rule, and the first lane an arch rejects. Each runs
+once per lane of every instruction, which numpy could only do with several (n, 32) temporaries a pass.
 
 ``parse_lists``: msgspec checks each line's structure and hands over the lists untouched (``msgspec.Raw``); their
 bytes, joined, come here. Turning 32 JSON numbers a line into Python ints cost more than everything
@@ -85,5 +85,24 @@ def _first_bad(lanes: np.ndarray, size: np.ndarray, limit: int) -> int:  # pragm
         for lane in range(LANES):
             a = lanes[row, lane]
             if a != INACTIVE and (a & align != 0 or a > last):
+                return row * LANES + lane
+    return -1
+
+
+def first_misplaced(lanes: np.ndarray, used: np.ndarray, matrix: np.ndarray, num: np.ndarray, mask: np.ndarray) -> tuple[int, int] | None:
+    """(row, lane) of the first lane of ``lanes`` that breaks v1's rule, or None: in a ``used`` row
+    an active lane (a matrix op's first ``8 * num`` lanes, else the ``mask``'s) holds a value >= 0 and
+    an inactive one ``INACTIVE``; a row not ``used`` holds ``INACTIVE`` in every lane."""
+    at = _first_misplaced(lanes, used, matrix, num, mask)
+    return None if at < 0 else divmod(int(at), LANES)
+
+
+@numba.njit(cache=True, nogil=True)
+def _first_misplaced(lanes, used, matrix, num, mask) -> int:  # pragma: no cover - compiled
+    for row in range(lanes.shape[0]):
+        for lane in range(LANES):
+            active = used[row] and (lane < 8 * np.int64(num[row]) if matrix[row] else ((np.int64(mask[row]) >> lane) & 1) == 1)
+            a = lanes[row, lane]
+            if (a < 0) if active else (a != INACTIVE):
                 return row * LANES + lane
     return -1

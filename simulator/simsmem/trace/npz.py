@@ -4,8 +4,9 @@ The file is an ordinary ``numpy.savez``-style zip. Member ``header`` holds the v
 JSON bytes (with ``count``, the number of instructions). The instructions follow in chunks: chunk
 ``i`` is one member per ``InstructionBatch`` column, ``c{i}.op``, ``c{i}.width`` ... ``c{i}.addrs``
 (``int32``, shape ``(n, 32)``, ``-1`` where a lane gives no address), ``c{i}.src`` (``int64``, LDGSTS
-global sources, the same shape; left out of a chunk without LDGSTS, read back as all ``-1``), each with
-the column's dtype.
+global sources, the same shape; left out of a chunk without LDGSTS, read back as all ``-1``),
+``c{i}.bypass`` (left out of a chunk without cp.async ``.cg``, read back as all False), each with the
+column's dtype.
 Reading loads one chunk at a time and holds its columns to the rules of v1 (``v1.column_problem``).
 """
 
@@ -21,12 +22,12 @@ import orjson
 
 from ..errors import TraceError
 from .files import atomic_output
-from .records import INACTIVE, LANES, InstructionBatch
+from .records import INACTIVE, LANES, InstructionBatch, no_sources
 from .stream import Chunk, TraceStream
 from .v1 import DTYPES, LANE_COLUMNS, column_problem, header_object, parse_header
 
-#: Lane columns a chunk may leave out when no lane of it has a value (read back as all INACTIVE).
-OPTIONAL = frozenset({"src"})
+#: Columns a chunk may leave out when every entry holds this value (and is read back so).
+OPTIONAL = {"src": INACTIVE, "bypass": False}
 #: Errors numpy and zipfile raise for a file that is not a whole, well-formed npz.
 BROKEN = (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error, orjson.JSONDecodeError)
 
@@ -38,7 +39,7 @@ def write_npz(stream: TraceStream, path: str | Path) -> None:
         for i, c in enumerate(stream.chunks):
             for name in DTYPES:
                 column = getattr(c.instructions, name)
-                if name not in OPTIONAL or (column != INACTIVE).any():
+                if name not in OPTIONAL or (column != OPTIONAL[name]).any():
                     _put(z, f"c{i}.{name}", column)
             count += len(c.instructions)
         header = header_object(stream.name, stream.arch, stream.ctas, count)
@@ -91,7 +92,10 @@ def _chunks(z: np.lib.npyio.NpzFile, chunks: int, count: int | None, size: int, 
         for i in range(chunks):
             columns = {name: _member(z, f"c{i}.{name}", where) for name in DTYPES if f"c{i}.{name}" in z.files}
             n = len(columns["op"])
-            columns.update({name: np.full((n, LANES), INACTIVE, dtype=DTYPES[name]) for name in OPTIONAL if name not in columns})
+            if "src" not in columns:
+                columns["src"] = no_sources(n)
+            if "bypass" not in columns:
+                columns["bypass"] = np.zeros(n, dtype=bool)
             for name, array in columns.items():
                 shape = (n, LANES) if name in LANE_COLUMNS else (n,)
                 if array.dtype != DTYPES[name] or array.shape != shape:

@@ -30,6 +30,16 @@ INACTIVE = -1
 NO_WAIT = -1
 
 
+def no_sources(n: int) -> np.ndarray:
+    """An ``src`` column of ``n`` rows without sources: a read-only view of INACTIVE (no memory, no fill)."""
+    return np.broadcast_to(np.int64(INACTIVE), (n, LANES))
+
+
+def holds_no_sources(src: np.ndarray) -> bool:
+    """Whether ``src`` is a ``no_sources`` column (so nothing in it needs checking)."""
+    return src.strides == (0, 0) and (src.size == 0 or src[0, 0] == INACTIVE)
+
+
 def wait_code(wait: bool | int) -> int:
     """The ``wait`` column value of a trace's ``wait``: false -> NO_WAIT, true -> 0, N -> N."""
     return (0 if wait else NO_WAIT) if isinstance(wait, bool) else wait
@@ -101,7 +111,7 @@ class InstructionBatch:
     atom: np.ndarray  # uint8 code into ATOM_KINDS (0, "add", for ops other than ATOMS)
     addrs: np.ndarray  # int32, shape (n, 32); INACTIVE where a lane gives no address
     #: int64, shape (n, 32): LDGSTS global source byte addresses; INACTIVE elsewhere (the default: no LDGSTS)
-    src: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.full((len(b.op), LANES), INACTIVE, dtype=np.int64), takes_self=True))
+    src: np.ndarray = attrs.field(default=attrs.Factory(lambda b: no_sources(len(b.op)), takes_self=True))
     #: bool: an LDGSTS that is cp.async .cg (the default: none)
     bypass: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=bool), takes_self=True))
 

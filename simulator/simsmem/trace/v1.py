@@ -33,8 +33,9 @@ import orjson
 from ..config import ArchConfig
 from ..errors import TraceError
 from .files import write_atomically  # noqa: F401 - other modules write their files through it from here
-from .records import ATOM_KINDS, FULL_MASK, INACTIVE, LANES, MATRIX_OPS, NO_WAIT, OPS, SOURCE_OPS, InstructionBatch, wait_code, wait_value
-from .lanes import first_bad_lane, parse_lists
+from .records import (ATOM_KINDS, FULL_MASK, INACTIVE, LANES, MATRIX_OPS, NO_WAIT, OPS, SOURCE_OPS, InstructionBatch, holds_no_sources,
+                      no_sources, wait_code, wait_value)
+from .lanes import first_bad_lane, first_misplaced, parse_lists
 from .stream import gc_paused
 
 FORMAT_VERSION = 1
@@ -68,6 +69,8 @@ OP_FIELDS = {
 OP_CODE = {name: code for code, name in enumerate(OPS)}
 #: IS_MATRIX[op code]: the op gives 8x8 matrix row addresses (a table lookup beats np.isin per chunk).
 IS_MATRIX = np.array([name in MATRIX_OPS for name in OPS])
+#: IS_SOURCE[op code]: the op's lanes give global sources (``src``).
+IS_SOURCE = np.array([name in SOURCE_OPS for name in OPS])
 #: dtype of each ``InstructionBatch`` column.
 DTYPES = {
     "op": np.uint8, "width": np.uint8, "num": np.uint8, "trans": np.bool_, "mask": np.uint32,
@@ -165,7 +168,7 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
                 masks = [parsed[m] if type(m) is str else m for m in masks]
             addrs = parse_lists(b"".join([o.addrs for o in objs]), len(objs), MAX_INT)
             sourced = [i for i, o in enumerate(objs) if o.src is not None]
-            src = np.full((len(objs), LANES), INACTIVE, dtype=np.int64)
+            src = np.full((len(objs), LANES), INACTIVE, dtype=np.int64) if sourced else no_sources(len(objs))
             if sourced:
                 given = parse_lists(b"".join([objs[i].src for i in sourced]), len(sourced), MAX_SRC)
                 if given is None:
@@ -183,7 +186,8 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
         return None  # an active lane without an address
     lanes = addrs.astype(np.int32)
     lanes[~active] = INACTIVE
-    src[~active] = INACTIVE
+    if sourced:
+        src[~active] = INACTIVE
     return InstructionBatch(
         op=op.astype(np.uint8), width=width.astype(np.uint8), num=num.astype(np.uint8), trans=trans.astype(bool), mask=mask,
         warp=warp.astype(np.int32), wait=wait.astype(np.int32), delay=delay, issue=issue.astype(np.int32), generic=generic.astype(bool), atom=atom.astype(np.uint8), addrs=lanes, src=src,
@@ -261,6 +265,7 @@ def form_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
             problems.append((int(rows[0]), field, what(int(rows[0]))))
 
     known = b.op < len(OPS)
+    has_src = np.zeros(len(b), dtype=bool) if holds_no_sources(b.src) else (b.src != INACTIVE).any(axis=1)
     first(~known, "op", lambda i: f"unknown op code {b.op[i]} (codes 0..{len(OPS) - 1}: {', '.join(OPS)})")
     for code in np.unique(b.op[known]):
         name = OPS[code]
@@ -276,7 +281,7 @@ def form_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
                 column = getattr(b, field)
                 first(rows & (column != default), field, lambda i: f"{name} takes no {field}")
         if "src" not in spec.required:
-            first(rows & (b.src != INACTIVE).any(axis=1), "src", lambda i: f"{name} takes no src")
+            first(rows & has_src, "src", lambda i: f"{name} takes no src")
     first(b.atom >= len(ATOM_KINDS), "atom", lambda i: f"unknown atom code {b.atom[i]} (codes 0..{len(ATOM_KINDS) - 1}: {', '.join(ATOM_KINDS)})")
     first(b.warp < 0, "warp", lambda i: f"expected a non-negative integer, got {b.warp[i]}")
     first((b.delay < 0) | (b.delay > MAX_INT), "delay", lambda i: f"expected a non-negative integer, got {b.delay[i]}")
@@ -292,23 +297,17 @@ def column_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
     """
     problem = form_problem(b)
     if problem:
-        return problem  # active_lanes needs valid ops and forms
-    active = active_lanes(b.op, b.num, b.mask)
-    bad = np.where(active, b.addrs < 0, b.addrs != INACTIVE)  # active lanes hold offsets, the others INACTIVE
-    rows = np.flatnonzero(bad.any(axis=1))
-    if len(rows):
-        i = int(rows[0])
-        lane = int(np.argmax(bad[i]))
-        if active[i, lane]:
-            return i, "addrs", f"negative address in active lane {lane}"
-        return i, "addrs", f"inactive lane {lane} must hold {INACTIVE}"
-    sourced = np.isin(b.op, [OP_CODE[name] for name in SOURCE_OPS])[:, None] & active
-    bad = np.where(sourced, b.src < 0, b.src != INACTIVE)
-    rows = np.flatnonzero(bad.any(axis=1))
-    if len(rows):
-        i = int(rows[0])
-        lane = int(np.argmax(bad[i]))
-        return i, "src", f"negative source address in active lane {lane}" if sourced[i, lane] else f"inactive lane {lane} must hold {INACTIVE}"
+        return problem  # the lanes' rule needs valid ops and forms
+    matrix = IS_MATRIX[b.op]
+    for field, used, what in (("addrs", np.ones(len(b), dtype=bool), "address"), ("src", IS_SOURCE[b.op], "source address")):
+        if field == "src" and holds_no_sources(b.src) and not used.any():
+            continue
+        bad = first_misplaced(getattr(b, field), used, matrix, b.num, b.mask)  # active lanes hold addresses, the others INACTIVE
+        if bad:
+            i, lane = bad
+            if used[i] and active_lanes(b.op[i : i + 1], b.num[i : i + 1], b.mask[i : i + 1])[0, lane]:
+                return i, field, f"negative {what} in active lane {lane}"
+            return i, field, f"inactive lane {lane} must hold {INACTIVE}"
     return None
 
 
@@ -349,7 +348,7 @@ def check_against_arch(batch: InstructionBatch, arch: ArchConfig, where: str, fi
             what = f"no {batch.width[i]}-bit form (the compiler makes a CAS loop of it)" if kind in atoms.atoms else "no such atomic operation"
             raise TraceError(f"{where}: instruction {first_index + i}: atom", f"ATOMS {kind} on {arch.name} has {what}")
     size = np.where(batch.width > 0, batch.width // 8, 16)  # bytes: a power of two
-    bad = first_bad_lane(batch.src, size, MAX_SRC)
+    bad = first_bad_lane(batch.src, size, MAX_SRC) if IS_SOURCE[batch.op].any() else None
     if bad:
         i, lane = bad
         a, n = int(batch.src[i, lane]), int(size[i])
