@@ -113,14 +113,18 @@ def test_bad_field_in_a_json_document(tmp_path, capsys):
     refused(capsys, "run", path, where=("t.json", "instruction 1", "width"), what="got 12")
 
 
-def test_address_past_shared_memory(tmp_path, capsys):
+@pytest.mark.parametrize("argv", [("run",), ("run", "--engine", "analytic"), ("convert",), ("explain",)])
+def test_address_past_shared_memory(tmp_path, capsys, argv):
+    """The arch check names the JSON Lines file line (header: line 1), whichever command reads the trace."""
     path = jsonl(tmp_path / "t.jsonl", GOOD, {**GOOD, "addrs": [232448] + [0] * 31})
-    refused(capsys, "run", path, where=("t.jsonl", "instruction 1", "addrs[0]"), what="past sm_90's 232448 bytes of shared memory per CTA")
+    extra = (tmp_path / "out.npz",) if argv == ("convert",) else ()
+    refused(capsys, *argv, path, *extra, where=("t.jsonl", "line 3", "addrs[0]"), what="past sm_90's 232448 bytes of shared memory per CTA")
+    assert not (tmp_path / "out.npz").exists()
 
 
 def test_misaligned_wide_access(tmp_path, capsys):
     path = jsonl(tmp_path / "t.jsonl", {**GOOD, "width": 128, "addrs": [16 * lane + 8 for lane in range(32)]})
-    refused(capsys, "run", path, where=("instruction 0", "addrs[0]"), what="not aligned to the 16-byte access")
+    refused(capsys, "run", path, where=("t.jsonl", "line 2", "addrs[0]"), what="not aligned to the 16-byte access")
 
 
 def test_header_problems(tmp_path, capsys):

@@ -41,9 +41,10 @@ def resolve_arch(trace: Trace | TraceStream, arch: str | None, where: str = "tra
         raise ConfigError(f"{where}: arch", exc.what) from None
 
 
-def analyse(trace: Trace, arch: ArchConfig, where: str = "trace") -> Result:
-    """Check the trace against the arch, then count every instruction."""
-    check_against_arch(trace.instructions, arch, where)
+def analyse(trace: Trace, arch: ArchConfig, where: str = "trace", first_line: int | None = None) -> Result:
+    """Check the trace against the arch (errors name file lines from ``first_line`` where the file has one
+    instruction per line: ``TraceStream.first_line``), then count every instruction."""
+    check_against_arch(trace.instructions, arch, where, first_line=first_line)
     counts = count(trace.instructions, arch)
     return Result(trace, arch, counts, kernel_metrics(trace, counts, arch))
 
@@ -90,7 +91,7 @@ def summarise(stream: TraceStream, arch: ArchConfig, worst: int = 10, advance: C
     total = done = 0
     for chunk in stream.chunks:
         b = chunk.instructions
-        check_against_arch(b, arch, stream.where, chunk.first)
+        check_against_arch(b, arch, stream.where, chunk.first, stream.first_line)
         counts = count(b, arch)
         for name, value in kernel_metrics(Trace(b, ctas=stream.ctas), counts, arch).items():
             metrics[name] += value

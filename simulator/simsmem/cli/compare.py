@@ -22,7 +22,7 @@ from ..errors import SimsmemError
 from ..metrics import NOT_MODELLED
 from ..ncu_csv import Kernel, number, pick, read_report
 from ..progress import add_quiet_flag, progress
-from ..trace import load_trace
+from ..trace import open_trace
 
 #: Shared-memory counter totals of a report (those simsmem neither models nor lists are counted as such).
 SHARED_MEMORY = re.compile(r"(shared|l1tex__data_bank).*\.sum$")
@@ -51,8 +51,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     kernels = read_report(args.report)
     with progress("simulating the trace", quiet=args.quiet):
-        trace = load_trace(args.trace)
-        result = analyse(trace, resolve_arch(trace, args.arch, args.trace), args.trace)
+        stream = open_trace(args.trace)
+        trace = stream.read()
+        result = analyse(trace, resolve_arch(trace, args.arch, args.trace), args.trace, stream.first_line)
     key = args.kernel
     if key is None and any(trace.name in (k.id, k.name, k.short_name) for k in kernels):
         key = trace.name

@@ -43,7 +43,7 @@ def convert(args: argparse.Namespace) -> int:
 def _checked(stream: TraceStream, arch: ArchConfig, advance) -> Iterator[Chunk]:
     done = 0
     for chunk in stream.chunks:
-        check_against_arch(chunk.instructions, arch, stream.where, chunk.first)
+        check_against_arch(chunk.instructions, arch, stream.where, chunk.first, stream.first_line)
         yield chunk
         advance(chunk.done - done)
         done = chunk.done

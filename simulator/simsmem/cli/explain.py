@@ -19,7 +19,7 @@ from ..explain import choose, explain, print_explanation
 from ..layout import tile
 from ..plots import figure, save
 from ..progress import add_quiet_flag, progress, track
-from ..trace import load_trace
+from ..trace import open_trace
 from .gen import add_swizzle_arguments, add_tile_arguments, chosen_swizzle, pad_elements
 
 
@@ -46,8 +46,9 @@ def run(args: argparse.Namespace) -> int:
     if args.tile and not out:
         raise SimsmemError("--tile", "the tile view is a picture: give --png or --svg too")
     with progress("reading the trace", quiet=args.quiet):
-        trace = load_trace(args.trace)
-        result = analyse(trace, resolve_arch(trace, args.arch, args.trace), args.trace)
+        stream = open_trace(args.trace)
+        trace = stream.read()
+        result = analyse(trace, resolve_arch(trace, args.arch, args.trace), args.trace, stream.first_line)
     t = tile(args.rows, args.cols, args.elem_bytes, pad_elements(args), chosen_swizzle(args), args.base) if args.tile else None
     chosen = choose(result, args.index, args.worst)
     console = Console(highlight=False)

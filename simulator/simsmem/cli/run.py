@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     timed = args.engine == "full"
     result = None
     if timed or args.format in ("json", "ncu-csv"):
-        result = analyse(stream.read(), arch, args.trace)
+        result = analyse(stream.read(), arch, args.trace, stream.first_line)
         if timed:
             with progress(f"simulating {stream.name or args.trace}", total=len(result.trace.instructions), quiet=args.quiet) as advance:
                 result = with_timeline(result, advance)

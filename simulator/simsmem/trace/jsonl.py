@@ -55,7 +55,7 @@ def read_jsonl(path: str | Path, chunk: int = CHUNK) -> TraceStream:
         raise
     count = header.pop("count")
     parts = _parts(f, rest, where, count)
-    return TraceStream(where, size=f.size, chunks=rechunk(parts, chunk), count=count, **header)
+    return TraceStream(where, size=f.size, chunks=rechunk(parts, chunk), count=count, first_line=2, **header)
 
 
 def _parts(f: Input, pending: bytes, where: str, count: int | None) -> Iterator[tuple[InstructionBatch, int]]:

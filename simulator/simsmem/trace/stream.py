@@ -40,6 +40,7 @@ class TraceStream:
     size: int  # bytes of the file: the progress total that ``Chunk.done`` counts towards
     chunks: Iterator[Chunk]
     count: int | None = None  # instructions, where the reader knows them before reading them
+    first_line: int | None = None  # the file line of instruction 0, where each instruction has one line (JSON Lines)
     notes: list[str] = attrs.field(factory=list)  # what the reader left out, known once chunks are read
 
     def read(self) -> Trace:

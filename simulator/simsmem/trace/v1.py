@@ -311,8 +311,16 @@ def column_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
     return None
 
 
-def check_against_arch(batch: InstructionBatch, arch: ArchConfig, where: str, first_index: int = 0) -> None:
-    """Reject ops the arch lacks, widths it does not have, and out-of-range or misaligned addresses."""
+def check_against_arch(batch: InstructionBatch, arch: ArchConfig, where: str, first_index: int = 0, first_line: int | None = None) -> None:
+    """Reject ops the arch lacks, widths it does not have, and out-of-range or misaligned addresses.
+
+    Errors name instruction ``first_index + i``, or file line ``first_line + first_index + i`` where the
+    trace holds one instruction per line from ``first_line`` on (JSON Lines).
+    """
+
+    def at(i: int) -> str:
+        return f"{where}: instruction {first_index + i}" if first_line is None else f"{where}: line {first_line + first_index + i}"
+
     has = np.zeros((len(OPS), 256), dtype=bool)  # has[op, form]: the arch has this width (or matrix count) of op
     has_bypass = np.zeros((len(OPS), 256), dtype=bool)  # has_bypass[op, width]: ... and its .cg (BYPASS) form
     for name, spec in arch.ops.items():
@@ -324,18 +332,18 @@ def check_against_arch(batch: InstructionBatch, arch: ArchConfig, where: str, fi
     bad = np.flatnonzero(~has[batch.op, form])
     if len(bad):
         i = int(bad[0])
-        name, at = OPS[batch.op[i]], f"{where}: instruction {first_index + i}"
+        name = OPS[batch.op[i]]
         if name not in arch.ops:
-            raise TraceError(f"{at}: op", f"{name} does not exist on {arch.name}")
+            raise TraceError(f"{at(i)}: op", f"{name} does not exist on {arch.name}")
         if matrix[i]:
-            raise TraceError(f"{at}: num", f"{name} on {arch.name} has no .x{batch.num[i]} form")
-        raise TraceError(f"{at}: width", f"{name} on {arch.name} has no {batch.width[i]}-bit form")
+            raise TraceError(f"{at(i)}: num", f"{name} on {arch.name} has no .x{batch.num[i]} form")
+        raise TraceError(f"{at(i)}: width", f"{name} on {arch.name} has no {batch.width[i]}-bit form")
     bad = np.flatnonzero(batch.bypass & ~has_bypass[batch.op, batch.width])
     if len(bad):
         i = int(bad[0])
         name, widths = OPS[batch.op[i]], arch.ops[OPS[batch.op[i]]].bypass_widths
         what = f"only {_alternatives(widths)} bits" if widths else "no such form"
-        raise TraceError(f"{where}: instruction {first_index + i}: bypass", f"{name} .cg (BYPASS) on {arch.name} has {what}, not {batch.width[i]}")
+        raise TraceError(f"{at(i)}: bypass", f"{name} .cg (BYPASS) on {arch.name} has {what}, not {batch.width[i]}")
     atoms = arch.ops.get("ATOMS")
     if atoms is not None and atoms.atoms:
         has_atom = np.zeros((len(ATOM_KINDS), 256), dtype=bool)  # has_atom[atom, width]
@@ -346,14 +354,14 @@ def check_against_arch(batch: InstructionBatch, arch: ArchConfig, where: str, fi
             i = int(bad[0])
             kind = ATOM_KINDS[batch.atom[i]]
             what = f"no {batch.width[i]}-bit form (the compiler makes a CAS loop of it)" if kind in atoms.atoms else "no such atomic operation"
-            raise TraceError(f"{where}: instruction {first_index + i}: atom", f"ATOMS {kind} on {arch.name} has {what}")
+            raise TraceError(f"{at(i)}: atom", f"ATOMS {kind} on {arch.name} has {what}")
     size = np.where(batch.width > 0, batch.width // 8, 16)  # bytes: a power of two
     bad = first_bad_lane(batch.src, size, MAX_SRC) if IS_SOURCE[batch.op].any() else None
     if bad:
         i, lane = bad
         a, n = int(batch.src[i, lane]), int(size[i])
         msg = f"source {a} is not aligned to the {n}-byte copy (the hardware faults)" if a % n else f"source {a} + {n} bytes is past 2**63 - 1"
-        raise TraceError(f"{where}: instruction {first_index + i}: src[{lane}]", msg)
+        raise TraceError(f"{at(i)}: src[{lane}]", msg)
     bad = first_bad_lane(batch.addrs, size, arch.shared_memory_per_cta)
     if bad:
         i, lane = bad
@@ -362,7 +370,7 @@ def check_against_arch(batch: InstructionBatch, arch: ArchConfig, where: str, fi
             msg = f"address {a} + {n} bytes is past {arch.name}'s {arch.shared_memory_per_cta} bytes of shared memory per CTA"
         else:
             msg = f"address {a} is not aligned to the {n}-byte access (the hardware faults)"
-        raise TraceError(f"{where}: instruction {first_index + i}: addrs[{lane}]", msg)
+        raise TraceError(f"{at(i)}: addrs[{lane}]", msg)
 
 
 def header_object(name: str, arch: str | None, ctas: int, count: int | None = None) -> dict[str, Any]:
