@@ -57,7 +57,7 @@ def test_exists_from_sm_80(tmp_path, capsys):
     path = jsonl(tmp_path / "t.jsonl", GOOD)
     assert main(["run", str(path), "--arch", "sm_80", "--engine", "analytic"]) == 0
     capsys.readouterr()
-    refused(capsys, "run", path, "--arch", "sm_75", where=("instruction 0", "op"), what="LDGSTS does not exist on sm_75")
+    refused(capsys, "run", path, "--arch", "sm_75", where=("line 2", "op"), what="LDGSTS does not exist on sm_75")
 
 
 @pytest.mark.parametrize("suffix", ["jsonl", "json"])

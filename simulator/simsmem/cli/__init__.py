@@ -16,8 +16,34 @@ from ..errors import SimsmemError
 COMMANDS = ("run", "gen", "swizzle", "explain", "compare", "convert")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="simsmem", description="Simulate an NVIDIA SM's shared-memory path from a trace, as ncu would report it.")
+def non_negative(text: str) -> int:
+    """argparse type: an integer >= 0 (argparse names the option in its error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
+    return value
+
+
+def positive(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    value = non_negative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("expected an integer >= 1, got 0")
+    return value
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with usage errors on one line like every other error (exit status 2)."""
+
+    def error(self, message: str):
+        self.exit(2, f"simsmem: {self.prog.removeprefix('simsmem').strip() or 'usage'}: {message} (--help lists the options)\n")
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="simsmem", description="Simulate an NVIDIA SM's shared-memory path from a trace, as ncu would report it.")
     parser.add_argument("--version", action="version", version=f"simsmem {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
@@ -26,7 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a usage error already reported
+        return exc.code if isinstance(exc.code, int) else 0
     try:
         return args.func(args) or 0
     except SimsmemError as exc:

@@ -13,6 +13,7 @@ import argparse
 
 from rich.console import Console
 
+from . import non_negative, positive
 from ..analysis import analyse, resolve_arch
 from ..errors import SimsmemError
 from ..explain import choose, explain, print_explanation
@@ -28,8 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("trace", help="trace file (trace v1 .json)")
     p.add_argument("--arch", help="sm_90 (default), another built-in arch, or a path to an arch .yaml; wins over the trace's own arch")
     which = p.add_mutually_exclusive_group()
-    which.add_argument("--index", type=int, metavar="N", help="explain instruction N (0-based, in trace order)")
-    which.add_argument("--worst", type=int, metavar="K", default=1, help="explain the K patterns with the most bank conflicts (default 1)")
+    which.add_argument("--index", type=non_negative, metavar="N", help="explain instruction N (0-based, in trace order)")
+    which.add_argument("--worst", type=positive, metavar="K", default=1, help="explain the K patterns with the most bank conflicts (default 1)")
     picture = p.add_mutually_exclusive_group()
     picture.add_argument("--png", metavar="OUT.png", help="also draw the picture as PNG")
     picture.add_argument("--svg", metavar="OUT.svg", help="also draw the picture as SVG")

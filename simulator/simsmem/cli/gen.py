@@ -18,6 +18,7 @@ from pathlib import Path
 import attrs
 from rich.console import Console
 
+from . import non_negative, positive
 from ..config import load_arch
 from ..errors import SimsmemError
 from ..layout import Tile, tile
@@ -33,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_tile_arguments(t)
     add_swizzle_arguments(t)
     add_access_arguments(t, required=True)
-    t.add_argument("--ctas", type=int, default=1, help="CTAs running the trace (kernel totals scale by it)")
+    t.add_argument("--ctas", type=positive, default=1, help="CTAs running the trace (kernel totals scale by it)")
     t.add_argument("--name", help="trace name (default: the output file's stem)")
     t.add_argument("--arch", default="sm_90", help="arch to check the trace against and record in it")
     t.add_argument("-o", "--output", required=True, help="trace file to write (.json)")
@@ -45,10 +46,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def add_tile_arguments(p: argparse.ArgumentParser) -> None:
     """The options that describe a tile: extents, element size, padding."""
-    p.add_argument("--rows", type=int, default=16)
-    p.add_argument("--cols", type=int, default=16)
-    p.add_argument("--elem-bytes", type=int, default=2, help="element size in bytes (default 2: half)")
-    p.add_argument("--pad-bytes", type=int, default=0, help="padding after each row, in bytes")
+    p.add_argument("--rows", type=positive, default=16)
+    p.add_argument("--cols", type=positive, default=16)
+    p.add_argument("--elem-bytes", type=positive, default=2, help="element size in bytes (default 2: half)")
+    p.add_argument("--pad-bytes", type=non_negative, default=0, help="padding after each row, in bytes")
 
 
 def add_swizzle_arguments(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
@@ -56,14 +57,14 @@ def add_swizzle_arguments(p: argparse.ArgumentParser | argparse._ArgumentGroup) 
     p.add_argument("--swizzle", nargs=3, type=int, metavar=("B", "M", "S"), help="CuTe Swizzle<B,M,S> (seed 004's swizzle<S,B,M> in CuTe's order: its <3,1,3> is 1 3 3)")
     p.add_argument("--bytes", action="store_true", help="--swizzle acts on byte offsets (as TMA and CuTe's swizzled smem pointers do), not element offsets")
     p.add_argument("--tma", choices=tuple(TMA_MODES), help="TMA swizzle mode (CuTe Sw<1|2|3,4,3> on byte offsets)")
-    p.add_argument("--base", type=int, default=0, metavar="BYTES", help="where the tile starts in shared memory")
+    p.add_argument("--base", type=non_negative, default=0, metavar="BYTES", help="where the tile starts in shared memory")
 
 
 def add_access_arguments(p: argparse.ArgumentParser, required: bool) -> None:
     """The options that describe the access set."""
     p.add_argument("--access", action="append", required=required, metavar="SPEC", help="SASS opcode with optional @row/@col/@acc, e.g. STS.128, LDS@col, STS@acc, LDSM.16.MT88.4 (repeatable)")
-    p.add_argument("--threads", type=int, default=0, help="row/col walks: only the first N threads (default: cover the tile once)")
-    p.add_argument("--block-x", type=int, default=0, metavar="N", help="row/col walks: CUDA's blockDim.x, the threads along one row (@row: tile[ty][tx]) or down one column (@col: tile[tx][ty]); it shapes the warp (default: a whole row or column)")
+    p.add_argument("--threads", type=non_negative, default=0, help="row/col walks: only the first N threads (default: cover the tile once)")
+    p.add_argument("--block-x", type=non_negative, default=0, metavar="N", help="row/col walks: CUDA's blockDim.x, the threads along one row (@row: tile[ty][tx]) or down one column (@col: tile[tx][ty]); it shapes the warp (default: a whole row or column)")
 
 
 def pad_elements(args: argparse.Namespace) -> int:

@@ -15,6 +15,7 @@ import attrs
 import orjson
 from rich.console import Console
 
+from . import non_negative
 from ..analysis import analyse, resolve_arch, summarise, with_timeline
 from ..ncu_csv import details_csv
 from ..progress import add_quiet_flag, progress
@@ -27,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("trace", help="trace file: trace v1 .json, .jsonl (either also .gz), .npz, or an Accel-Sim kernel-N.traceg (also .xz/.gz)")
     p.add_argument("--arch", help="sm_90 (default), another built-in arch, or a path to an arch .yaml; wins over the trace's own arch")
     p.add_argument("--format", choices=("table", "json", "csv", "ncu-csv"), default="table", help="ncu-csv: ncu's --csv details page (one row per metric, with ID, Kernel Name, ... columns)")
-    p.add_argument("--worst", type=int, default=10, metavar="K", help="list the K instructions with the most bank conflicts (table)")
+    p.add_argument("--worst", type=non_negative, default=10, metavar="K", help="list the K instructions with the most bank conflicts (table)")
     p.add_argument("--engine", choices=("full", "analytic"), default="full",
                    help="full: counters and cycles from the timing engine (reads the trace whole); analytic: counters only, faster")
     add_quiet_flag(p)

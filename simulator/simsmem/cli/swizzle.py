@@ -19,6 +19,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from . import non_negative, positive
 from ..banks import count
 from ..config import load_arch
 from ..errors import SimsmemError
@@ -44,11 +45,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     mode.add_argument("--check", action="store_true", help="wavefronts per instruction of --access without and with the swizzle")
     mode.add_argument("--search", action="store_true", help="the swizzles and paddings with the fewest wavefronts for --access")
     add_access_arguments(p, required=False)
-    p.add_argument("--max-b", type=int, default=3, help="search: largest B (default 3)")
-    p.add_argument("--max-m", type=int, default=4, help="search: largest M (default 4)")
-    p.add_argument("--max-s", type=int, default=4, help="search: largest |S| (default 4)")
-    p.add_argument("--max-pad-bytes", type=int, default=128, help="search: largest row padding (default 128)")
-    p.add_argument("--top", type=int, default=10, help="search: how many candidates to list (default 10)")
+    p.add_argument("--max-b", type=non_negative, default=3, help="search: largest B (default 3)")
+    p.add_argument("--max-m", type=non_negative, default=4, help="search: largest M (default 4)")
+    p.add_argument("--max-s", type=non_negative, default=4, help="search: largest |S| (default 4)")
+    p.add_argument("--max-pad-bytes", type=non_negative, default=128, help="search: largest row padding (default 128)")
+    p.add_argument("--top", type=positive, default=10, help="search: how many candidates to list (default 10)")
     p.add_argument("--arch", default="sm_90", help="arch for --check and --search (default sm_90)")
     p.set_defaults(func=run)
 

@@ -314,12 +314,13 @@ def column_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
 def check_against_arch(batch: InstructionBatch, arch: ArchConfig, where: str, first_index: int = 0, first_line: int | None = None) -> None:
     """Reject ops the arch lacks, widths it does not have, and out-of-range or misaligned addresses.
 
-    Errors name instruction ``first_index + i``, or file line ``first_line + first_index + i`` where the
-    trace holds one instruction per line from ``first_line`` on (JSON Lines).
+    Errors name instruction ``first_index + i`` and, where the trace holds one instruction per line
+    from ``first_line`` on (JSON Lines), its file line, as the reader's own errors do.
     """
 
     def at(i: int) -> str:
-        return f"{where}: instruction {first_index + i}" if first_line is None else f"{where}: line {first_line + first_index + i}"
+        index = f"instruction {first_index + i}"
+        return f"{where}: {index}" if first_line is None else f"{where}: line {first_line + first_index + i} ({index})"
 
     has = np.zeros((len(OPS), 256), dtype=bool)  # has[op, form]: the arch has this width (or matrix count) of op
     has_bypass = np.zeros((len(OPS), 256), dtype=bool)  # has_bypass[op, width]: ... and its .cg (BYPASS) form
