@@ -19,7 +19,9 @@ Left out: the instructions before the kept waiting one in its stretch, and the w
 (on older loads). The README's "Timing model" section says which rows stay outside 5%.
 
 ``lat_<OP>_<ways>.json.gz`` is the dependent chain (one warp, 512 loads); ``thr_<OP>_<ways>.json.gz`` is
-the throughput loop of 32 warps x 512 loads, whose first N warps replay the N-warp rows.
+the throughput loop of 32 warps x 512 loads, whose first N warps replay the N-warp rows;
+``warps_<OP>_<ways>.json.gz`` is the loop of ``h100/src/timing_warps.cu`` (its SASS in
+``h100/runs/2026-11-23-warps/``), 16 warps x 512 loads, whose warps of a mask replay that run's rows.
 """
 
 from __future__ import annotations
@@ -37,7 +39,12 @@ from simsmem.trace import NO_WAIT, OPS, InstructionBatch, Trace, write_trace
 HERE = Path(__file__).resolve().parent
 SASS = HERE / "h100" / "sass" / "timing.sass"
 LOADS = 512  # per warp, as measured (ITERS in timing.cu)
-WARPS = 32  # the most warps a throughput row has
+#: kind -> (SASS file, the kernel's mangled name with {} for its template argument, warps in the trace)
+KINDS = {
+    "lat": (SASS, "_Z3latILi{}EEviPxPj", 1),
+    "thr": (SASS, "_Z3thrILi{}EEviPxPji", 32),
+    "warps": (HERE / "h100" / "runs" / "2026-11-23-warps" / "timing_warps.sass", "_Z4thrwILi{}EEviPxPjij", 16),
+}
 #: Cycles a warp loses after its taken loop branch before the loop's first instruction issues. Not in
 #: the control codes; fitted to the one-warp throughput rows of LDS32 at 4 to 32 ways, whose loop
 #: takes 16 * 2 * wavefronts + 54 cycles (the 54: the wait for the last load, the loop's 20 other
@@ -140,12 +147,12 @@ def offsets(op: str, ways: int) -> np.ndarray:
 
 
 def trace(op: str, ways: int, kind: str, issue_interval: int) -> Trace:
-    """The dependent chain (``lat``) or the 32-warp throughput loop (``thr``) of ``op`` at ``ways``."""
+    """The dependent chain (``lat``), the 32-warp throughput loop (``thr``) or the 16-warp loop of
+    timing_warps.cu (``warps``) of ``op`` at ``ways``."""
     template, width = OP[op]
-    suffix = "" if kind == "lat" else "i"
-    body = loop_of(read_sass()[f"_Z3{kind}ILi{template}EEviPxPj{suffix}"])
+    sass, kernel, warps = KINDS[kind]
+    body = loop_of(read_sass(sass)[kernel.format(template)])
     steps = project(body, issue_interval)
-    warps = 1 if kind == "lat" else WARPS
     n = warps * LOADS
     per_loop = np.array(steps * (LOADS // len(steps)))
     matrix = width == 0
@@ -178,9 +185,9 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     issue_interval = load_arch("sm_90").timing.issue_interval
     for op, ways in rows():
-        write_trace(trace(op, ways, "lat", issue_interval), out / f"lat_{op}_{ways}.json.gz")
-        write_trace(trace(op, ways, "thr", issue_interval), out / f"thr_{op}_{ways}.json.gz")
-    print(f"{out}: {2 * len(rows())} traces")
+        for kind in KINDS:
+            write_trace(trace(op, ways, kind, issue_interval), out / f"{kind}_{op}_{ways}.json.gz")
+    print(f"{out}: {len(KINDS) * len(rows())} traces")
 
 
 if __name__ == "__main__":

@@ -29,8 +29,8 @@ def run(sm90, ins, **kw):
 
 def test_event_log_of_a_tiny_trace(sm90):
     """Warps 0 and 4 share sub-partition 0 (its port takes one instruction a cycle), warp 1 has
-    sub-partition 1; the data path passes one wavefront a cycle, each queue one per 2 cycles;
-    #2 waits for #0 (done at 23) and spends 2 cycles first."""
+    sub-partition 1; the data path passes one wavefront a cycle, each warp's instructions one per 2
+    cycles; #2 waits for #0 (done at 23) and spends 2 cycles first."""
     timeline, log = run(sm90, [
         Instruction("LDS", ROW, warp=0),
         Instruction("LDS", TWO_WAY, warp=1),
@@ -40,9 +40,9 @@ def test_event_log_of_a_tiny_trace(sm90):
     assert log == [
         ("warp 0 issues #0", 0), ("warp 1 issues #1", 0), ("warp 4 issues #3", 1),
         ("#0 wavefront 1/1", 3),  # issue + to_banks
-        ("#1 wavefront 1/2", 4),  # cycle 3 went to #0 (it reached the front of its queue first: sub-partition 0)
-        ("#3 wavefront 1/1", 5),  # its queue sends one wavefront per 2 cycles: #0 left at 3
-        ("#1 wavefront 2/2", 6),
+        ("#1 wavefront 1/2", 4),  # cycle 3 went to #0 (at the front since 3 too: warp 0 first)
+        ("#3 wavefront 1/1", 5),  # at the front since 4, which #1 (front since 3) took
+        ("#1 wavefront 2/2", 6),  # one wavefront per 2 cycles of warp 1
         ("#0 completes", 23),  # 3 + 23 - 3
         ("#3 completes", 25),
         ("warp 0 issues #2", 25),  # 23 + delay 2
@@ -73,14 +73,15 @@ def test_event_log_with_wait_n_and_other_instructions(sm90):
         ("#0 wavefront 1/1", 3),
         ("warp 0 issues #1", 4),  # ready at 1, the port busy with warp 4's others until 4
         ("warp 4 issues #3", 5),  # ready at 4 (after 3 slots), port taken at 4
-        ("#1 wavefront 1/2", 7), ("#1 wavefront 2/2", 9),  # 4 + to_banks 3
-        ("#3 wavefront 1/1", 11),  # the queue's feed: 9 + 2
+        ("#1 wavefront 1/2", 7),  # 4 + to_banks 3
+        ("#3 wavefront 1/1", 8),  # 5 + 3: another warp, so not held back by #1's feed
+        ("#1 wavefront 2/2", 9),  # warp 0: one wavefront per 2 cycles
         ("#0 completes", 23),
         ("warp 0 issues 2 others", 23),  # wait 1: #0 done, #1 (done at 29) may stay in flight
         ("warp 0 issues #2", 26),  # 23 + 2 slots + delay 1
+        ("#3 completes", 28),
         ("#1 completes", 29),
-        ("#2 wavefront 1/1", 29),
-        ("#3 completes", 31),
+        ("#2 wavefront 1/1", 29),  # 26 + 3
         ("#2 completes", 49),
     ]
     assert timeline.cycles == 49
@@ -94,7 +95,7 @@ def test_lone_load_takes_latency_plus_two_cycles_per_extra_wavefront(sm90):
 
 
 def test_warps_issue_in_trace_order_one_per_cycle(sm90):
-    """One warp's independent loads issue a cycle apart; the queue then paces their wavefronts."""
+    """One warp's independent loads issue a cycle apart; its feed then paces their wavefronts."""
     timeline, _ = run(sm90, [Instruction("LDS", ROW)] * 4)
     assert list(timeline.issue) == [0, 1, 2, 3]
     assert list(timeline.complete) == [23, 25, 27, 29]
@@ -108,12 +109,12 @@ def test_full_queue_stalls_issue(sm90):
 
 
 def test_sub_partition_of_each_warp_can_be_given(sm90):
-    """Warps 0 and 1 on one sub-partition share its port and its feed."""
+    """Warps 0 and 1 on one sub-partition share its issue port (their wavefronts are not held apart)."""
     ins = [Instruction("LDS", ROW, warp=0), Instruction("LDS", ROW, warp=1)]
     apart, _ = run(sm90, ins)
     together, _ = run(sm90, ins, sub_partition=np.array([0, 0]))
     assert (list(apart.issue), list(apart.complete)) == ([0, 0], [23, 24])
-    assert (list(together.issue), list(together.complete)) == ([0, 1], [23, 25])
+    assert (list(together.issue), list(together.complete)) == ([0, 1], [23, 24])  # wavefronts at 3 and 4 either way
 
 
 def test_no_wavefronts_still_takes_the_latency(sm90):

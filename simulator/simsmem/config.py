@@ -77,7 +77,7 @@ class Timing:
 
     issue_interval: int  # cycles a sub-partition's issue port is busy with one instruction (shared-memory or other)
     queue_depth: int  # shared-memory instructions a sub-partition's LSU queue holds; issue stalls when full
-    feed_interval: int  # cycles between two wavefronts one sub-partition sends to the data path
+    feed_interval: int  # cycles between two wavefronts of one warp's instructions at the data path
     wavefronts_per_cycle: int  # wavefronts the data path (the banks) serves per cycle, all sub-partitions together
     to_banks: int  # cycles from issue to an instruction's first wavefront at the banks, empty pipeline
     calibrated: tuple[str, ...]  # which numbers were fitted to measurements: timing fields and ``OP.latency``

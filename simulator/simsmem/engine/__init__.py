@@ -6,13 +6,13 @@
 
 A warp issues its instructions in trace order (``wait``, ``issue``, ``delay``); its sub-partition's port
 takes one instruction per ``issue_interval`` cycles, shared-memory ones into an LSU queue of
-``queue_depth`` entries (a full queue stalls issue), and feeds the data path one wavefront per
-``feed_interval`` cycles; the data path, one
-pass of the 32 bank ports per wavefront, serves ``wavefronts_per_cycle`` wavefronts a cycle, the
-instruction that reached the front of its queue first going first. The counting model
+``queue_depth`` entries (a full queue stalls issue); each warp's instructions then feed the data path
+in order, one wavefront per ``feed_interval`` cycles (several warps of a sub-partition at once); the data
+path, one pass of the 32 bank ports per wavefront, serves ``wavefronts_per_cycle`` wavefronts a cycle,
+the instruction that reached the front of its warp's queue first going first. The counting model
 (``simsmem.banks.count``) says how many wavefronts each instruction makes; the engine only schedules them.
 
-``simulate`` books each instruction's wavefront cycles in one step when it reaches the front of its queue;
+``simulate`` books each instruction's wavefront cycles in one step when it reaches the front of its warp's queue;
 ``reference.py`` is the same model passing one wavefront per cycle event (slow, for tests).
 """
 

@@ -2,8 +2,8 @@
 
 Results must not depend on the order in which events happened to be created (the batched data path and
 the wavefront-by-wavefront one create them at different times), so every event the engine schedules
-names its place within its cycle: queue room is freed first, then warps act in warp order, then queue
-fronts reach the data path in sub-partition order, then (wavefront by wavefront) the data path passes
+names its place within its cycle: queue room is freed first, then warps act in warp order, then warps'
+fronts reach the data path in warp order, then (wavefront by wavefront) the data path passes
 the cycle's wavefronts.
 """
 
@@ -13,7 +13,7 @@ import simpy
 
 ROOM = 0  # a queue entry is freed
 WARP = 1  # + warp number: a warp wakes
-FRONT = 1 << 40  # + sub-partition: an instruction reaches the front of its queue
+FRONT = 1 << 40  # + warp: an instruction reaches the front of its warp's queue
 PASS = 1 << 41  # the data path passes this cycle's wavefronts (wavefront by wavefront only)
 
 
@@ -30,10 +30,13 @@ class Cue(simpy.Event):
             self.fire(cycle, order)
 
     def fire(self, cycle: int, order: int) -> None:
-        """Succeed at ``cycle`` (not before now), in place ``order`` within it."""
+        """Succeed at ``cycle`` (not before now), in place ``order`` within it.
+
+        The cycle is made a Python int: a numpy one (read from the engine's arrays) would make the
+        clock, and all arithmetic on it, numpy scalars, several times slower."""
         self._ok = True
         self._value = None
-        self.env.schedule(self, order, max(0, cycle - self.env.now))
+        self.env.schedule(self, order, max(0, int(cycle) - self.env.now))
 
 
 def then(env: simpy.Environment, cycle: int, order: int, action) -> None:

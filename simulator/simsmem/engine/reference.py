@@ -1,8 +1,8 @@
 """The same model passing wavefronts one cycle at a time: the reference the booking data path is held to.
 
-Each cycle the data path looks at the front instruction of every sub-partition's queue whose next
-wavefront is ready (one per ``feed_interval`` cycles of its sub-partition) and passes up to
-``wavefronts_per_cycle`` of them, the front that has waited longest first (ties: lower sub-partition).
+Each cycle the data path looks at the front instruction of every warp whose next wavefront is ready
+(one per ``feed_interval`` cycles of the warp) and passes up to ``wavefronts_per_cycle`` of them, the
+front that has waited longest first (ties: lower warp).
 An instruction is served when its last wavefront has passed. Warps, sub-partitions and queues are the
 engine's own; only the data path differs from ``datapath.DataPath``, which books each front's cycles at
 once. One event per busy cycle makes this several times slower, so ``simsmem`` runs the booking path.
@@ -28,6 +28,7 @@ class Front:
 
     first: int  # cycle it reached the front
     sp: object  # its SubPartition
+    warp: int
     i: int
     left: int  # wavefronts still to pass
     ready: int  # cycle its next wavefront may pass
@@ -39,7 +40,7 @@ class WavefrontByWavefront:
 
     def __init__(self, per_cycle: int) -> None:
         self.per_cycle = per_cycle
-        self.fronts: dict[int, Front] = {}  # sub-partition -> its front
+        self.fronts: dict[int, Front] = {}  # warp -> its front
         self.cued: set[int] = set()  # cycles with a pass already cued
         self.passed = -1  # last cycle passed
 
@@ -49,7 +50,8 @@ class WavefrontByWavefront:
         if count == 0:
             sp.served(i, first, [])
             return
-        self.fronts[sp.index] = Front(first, sp, i, count, first)
+        w = int(sp.run.program.warp[i])
+        self.fronts[w] = Front(first, sp, w, i, count, first)
         self._cue(sp.run.env, first)
 
     def _cue(self, env, cycle: int) -> None:
@@ -63,13 +65,13 @@ class WavefrontByWavefront:
         if t <= self.passed:
             return
         self.passed = t
-        ready = sorted((f for f in self.fronts.values() if f.ready <= t), key=lambda f: (f.first, f.sp.index))
+        ready = sorted((f for f in self.fronts.values() if f.ready <= t), key=lambda f: (f.first, f.warp))
         for f in ready[: self.per_cycle]:
             f.cycles.append(t)
             f.left -= 1
             f.ready = t + f.sp.timing.feed_interval
             if f.left == 0:
-                del self.fronts[f.sp.index]
+                del self.fronts[f.warp]
                 f.sp.served(f.i, f.first, f.cycles)
         if self.fronts:
             self._cue(env, max(t + 1, min(f.ready for f in self.fronts.values())))

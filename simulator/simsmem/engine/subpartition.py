@@ -1,10 +1,13 @@
-"""A sub-partition (SMSP): its issue port, its LSU queue, and its feed of wavefronts to the data path.
+"""A sub-partition (SMSP): its issue port, its LSU queue, and each warp's feed of wavefronts to the data path.
 
 Warps of the sub-partition share its issue port (one instruction per ``issue_interval`` cycles: the
-shared-memory ones, and the others a trace's ``issue`` counts, which a warp takes in one run of slots). An issued instruction takes an entry of the LSU queue (``queue_depth`` entries: when none is
-free, issue stalls) and reaches the banks ``to_banks`` cycles later; the queue sends the data path one
-wavefront per ``feed_interval`` cycles, its instructions in order. An instruction completes
-``latency - to_banks`` cycles after its last wavefront and frees its entry the cycle after that wavefront.
+shared-memory ones, and the others a trace's ``issue`` counts, which a warp takes in one run of slots).
+An issued instruction takes an entry of the LSU queue (``queue_depth`` entries: when none is free,
+issue stalls) and reaches the banks ``to_banks`` cycles later. Each warp's instructions go to the data
+path in order, one wavefront per ``feed_interval`` cycles (the next instruction's first wavefront too);
+different warps' instructions, also of one sub-partition, are at the data path at once. An instruction
+completes ``latency - to_banks`` cycles after its last wavefront and frees its entry the cycle after that
+wavefront.
 """
 
 from __future__ import annotations
@@ -27,9 +30,9 @@ class SubPartition:
         self.releases: list[int] = []  # heap: cycles taken entries are freed (of instructions served)
         self.room_waiters: deque[tuple[int, Cue]] = deque()  # warps that found the queue full, in order
         self.room_cued: set[int] = set()  # cycles a hand-over of freed entries is cued for
-        self.queue: deque[int] = deque()  # issued instructions behind the front
-        self.front: int | None = None  # the instruction the data path is serving
-        self.feed_free = 0  # first cycle the next wavefront may leave
+        self.queues: dict[int, deque[int]] = {}  # warp -> its issued instructions behind its front
+        self.fronts: dict[int, int] = {}  # warp -> its instruction at the data path
+        self.feed_free: dict[int, int] = {}  # warp -> first cycle its next wavefront may leave
         self.completion_waiters: dict[int, tuple[int, Cue]] = {}  # instruction -> (warp, cue) waiting for it
 
     def take_room(self, warp: int) -> Cue | None:
@@ -52,9 +55,13 @@ class SubPartition:
         self.run.issue[i] = t
         if self.run.log is not None:
             self.run.record(f"warp {self.run.program.warp[i]} issues #{i}", t)
-        self.queue.append(i)
-        if self.front is None:
-            self._next_front(now)
+        w = int(self.run.program.warp[i])
+        queue = self.queues.get(w)
+        if queue is None:
+            queue = self.queues[w] = deque()
+        queue.append(i)
+        if w not in self.fronts:
+            self._next_front(w, now)
         return t
 
     def take_slots(self, warp: int, count: int, now: int) -> int:
@@ -88,22 +95,23 @@ class SubPartition:
             warp, cue = self.completion_waiters.pop(i)
             cue.fire(run.settled[i], WARP + warp)
         if cycles:
-            self.feed_free = last + t.feed_interval
+            self.feed_free[w] = last + t.feed_interval
         heapq.heappush(self.releases, last + 1)
         if self.room_waiters:
             self._cue_hand_over(last + 1)
-        self.front = None
-        self._next_front(run.env.now + 1)
+        del self.fronts[w]
+        self._next_front(w, run.env.now + 1)
 
-    def _next_front(self, earliest: int) -> None:
-        """Move the next queued instruction to the front: it reaches the banks once it has arrived, the
-        previous one's last wavefront left ``feed_interval`` cycles before, and not before ``earliest``."""
-        if not self.queue:
+    def _next_front(self, w: int, earliest: int) -> None:
+        """Move warp ``w``'s next queued instruction to its front: it reaches the banks once it has arrived,
+        the warp's previous wavefront left ``feed_interval`` cycles before, and not before ``earliest``."""
+        queue = self.queues.get(w)
+        if not queue:
             return
-        i = self.queue.popleft()
-        self.front = i
-        first = max(int(self.run.issue[i]) + self.timing.to_banks, self.feed_free, earliest)
-        then(self.run.env, first, FRONT + self.index, lambda: self.run.path.serve(self, i, first))
+        i = queue.popleft()
+        self.fronts[w] = i
+        first = max(int(self.run.issue[i]) + self.timing.to_banks, self.feed_free.get(w, 0), earliest)
+        then(self.run.env, first, FRONT + w, lambda: self.run.path.serve(self, i, first))
 
     def _collect(self) -> None:
         """Count the entries freed by now (freed lazily: an event only when a warp waits for one)."""

@@ -1,0 +1,91 @@
+"""The timing engine against the per-warp H100 run: 1 to 4 warps on one sub-partition, and mixes.
+
+Provenance: H100 80GB HBM3 (sm_90), clock64() per warp in calibration/h100/src/timing_warps.cu (CUDA
+13.0, -O3), run calibration/h100/runs/2026-11-23-warps/timing_warps_same.txt: 16 warps launched, the
+warps of a mask run timing.cu's throughput loop (512 independent loads each), every (op, ways) under 12
+masks, 3 timed repetitions. Measured: cycles from the earliest warp start to the last active warp's
+loads done (median of the repetitions). Simulated: ``Timeline.cycles`` of those warps of
+traces/timing/warps_<op>_<ways>.json.gz (that run's SASS, written by calibration/timing_traces.py).
+
+What it holds: with several warps on one sub-partition at high conflict degrees the data path is no
+longer fed one wavefront per 2 cycles per sub-partition (LDS.64 16-way, warps 0 and 4: measured 0.92
+wavefronts a cycle); the engine feeds per warp. Where few wavefronts per load leave the loop's issue
+rate in charge, the traces' projection of the SASS (and whatever makes the hardware issue shared loads
+slower than one a cycle) leaves the simulation too fast; the README's "Timing model" says more. The
+test pins how many rows are within 5% and the worst error, so a change of model shows here.
+
+``pytest -s tests/test_timing_warps.py`` prints the table.
+"""
+
+import re
+from collections import defaultdict
+from statistics import median
+
+import numpy as np
+import pytest
+from rich.console import Console
+from rich.table import Table
+
+from conftest import ROOT, H100
+from simsmem.banks import count
+from simsmem.engine import simulate
+from simsmem.trace import load_trace
+
+RUN = H100 / "runs" / "2026-11-23-warps" / "timing_warps_same.txt"
+LINE = re.compile(r"W op=(\w+) deg=(\d+) warps=16 active=0x([0-9a-f]+) rep=(\d) ((?:\d+,\d+,\d+ ?){16})$")
+WITHIN_5_PERCENT = 114  # of 228 rows
+WORST = 0.46  # the largest |error| (LDS.128 1-way, four warps on sub-partition 0: -45%)
+
+
+def measured() -> dict[tuple[str, int, int], float]:
+    """(op, ways, mask) -> median cycles of the timed repetitions (rep 0 warms the instruction cache)."""
+    reps = defaultdict(list)
+    for line in RUN.read_text().splitlines():
+        m = LINE.match(line)
+        assert m, line
+        op, ways, mask, rep, warps = m[1], int(m[2]), int(m[3], 16), int(m[4]), m[5].split()
+        if rep:
+            done = [int(w.split(",")[1]) for k, w in enumerate(warps) if mask >> k & 1]
+            reps[op, ways, mask].append(max(done))
+    return {key: median(v) for key, v in reps.items()}
+
+
+@pytest.fixture(scope="module")
+def rows(sm90):
+    out = {}
+    for (op, ways, mask), cycles in measured().items():
+        batch = load_trace(ROOT / "traces" / "timing" / f"warps_{op}_{ways}.json.gz").instructions
+        batch = batch.take(np.isin(batch.warp, [w for w in range(16) if mask >> w & 1]))
+        out[op, ways, mask] = cycles, simulate(batch, count(batch, sm90), sm90).cycles
+    _print(out)
+    return out
+
+
+def _print(out):
+    masks = sorted({m for _, _, m in out}, key=lambda m: (bin(m).count("1"), m))
+    table = Table(title="H100 per-warp run vs simsmem: error of simulated cycles (mask: active warps; warp w on sub-partition w % 4)")
+    table.add_column("op, ways")
+    for m in masks:
+        table.add_column(f"{m:#x}", justify="right")
+    for op, ways in dict.fromkeys((op, ways) for op, ways, _ in out):
+        table.add_row(f"{op} {ways}", *(f"{100 * (out[op, ways, m][1] / out[op, ways, m][0] - 1):+.0f}%" for m in masks))
+    Console(width=160).print(table)
+
+
+def test_every_op_and_degree_under_every_mask(rows):
+    assert len(rows) == 19 * 12
+
+
+def test_agreement_is_as_recorded(rows):
+    errors = np.array([sim / meas - 1 for meas, sim in rows.values()])
+    assert (np.abs(errors) <= 0.05).sum() == WITHIN_5_PERCENT
+    assert np.abs(errors).max() <= WORST
+
+
+def test_warps_sharing_a_sub_partition_interleave(rows):
+    """Two warps on sub-partition 0 at 16 ways (LDS.64) or 8 ways (LDS.128, LDSM.x4): measured 0.90 to
+    0.92 wavefronts a cycle, not one warp's 0.47; simulated within 3% (a feed per sub-partition, the
+    engine's model before this run, was 80% to 83% slow on them)."""
+    for op, ways in (("LDS64", 16), ("LDS128", 8), ("LDSM4", 8)):
+        meas, sim = rows[op, ways, 0x11]
+        assert abs(sim / meas - 1) <= 0.03, (op, ways)
