@@ -9,14 +9,15 @@ a trace instruction with the same addresses (``offset_for`` in timing.cu) and:
 - ``wait: N`` where an instruction since the previous shared instruction waits on the scoreboard of a
   load not yet waited for: N is the shared instructions issued after that load (loads complete in
   order, so that is "all but the N latest completed"); the latest such instruction in the stretch
-  (the youngest load) is kept, and ``issue`` and ``delay`` count from it;
-- ``issue``: the loop's other instructions before it (from the previous shared instruction, or from
-  the waiting one), one issue slot each;
-- ``delay``: the rest of their stall counts (each instruction holds the warp for its stall count, at
-  least one cycle), plus ``BRANCH_TAKEN`` cycles after the loop's backward branch.
+  (the youngest load) is kept;
+- ``early``: the other instructions before that waiting one, one issue slot each;
+- ``issue``: the other instructions from the waiting one on (or, with no wait, from the previous shared
+  instruction), one issue slot each;
+- ``delay``: the rest of the stall counts of the ``issue`` ones (each instruction holds the warp for
+  its stall count, at least one cycle), plus ``BRANCH_TAKEN`` cycles after the loop's backward branch.
 
-Left out: the instructions before the kept waiting one in its stretch, and the waits of the others
-(on older loads). The README's "Timing model" section says which rows stay outside 5%.
+Left out: the waits of the ``early`` instructions (on older loads) and their stall counts beyond one
+cycle. The README's "Timing model" section says which rows stay outside 5%.
 
 ``lat_<OP>_<ways>.json.gz`` is the dependent chain (one warp, 512 loads); ``thr_<OP>_<ways>.json.gz`` is
 the throughput loop of 32 warps x 512 loads, whose first N warps replay the N-warp rows;
@@ -96,13 +97,13 @@ def loop_of(instructions: list[Sass]) -> list[Sass]:
     raise ValueError("no loop")
 
 
-def project(body: list[Sass], issue_interval: int) -> list[tuple[int, int, int]]:
-    """``(wait, issue, delay)`` of each shared instruction of a loop body, the loop running round and round.
+def project(body: list[Sass], issue_interval: int) -> list[tuple[int, int, int, int]]:
+    """``(wait, early, issue, delay)`` of each shared instruction of a loop body, the loop running round and round.
 
     ``wait``: the latest instruction since the previous shared one that waits on a load not yet waited
-    for (``NO_WAIT`` if none) gives N, the shared instructions issued after that load; ``issue`` and
-    ``delay`` then count from that instruction on (the ones before it are left out), else from the
-    previous shared instruction.
+    for (``NO_WAIT`` if none) gives N, the shared instructions issued after that load; ``early`` counts
+    the instructions before it, ``issue`` and ``delay`` count from it on, else from the previous shared
+    instruction.
     """
     n = len(body)
     shared = [k + n * lap for lap in (-1, 0, 1) for k, ins in enumerate(body) if ins.shared]  # the loop unrolled
@@ -115,10 +116,11 @@ def project(body: list[Sass], issue_interval: int) -> list[tuple[int, int, int]]
             target = _setter(body, p, body[p % n].waits) if body[p % n].waits else None
             if target is not None and target > waited and body[target % n].shared:
                 waited, start, wait = target, p, j - shared.index(target) - 1
+        early = 0 if start == prev else start - prev - 1
         others = k - start - (start == prev)
         cycles = sum(body[p % n].stall + (BRANCH_TAKEN if _branch(body[p % n]) else 0) for p in range(start, k))
         if k >= n:
-            out.append((wait, others, cycles - issue_interval * (others + (start == prev))))
+            out.append((wait, early, others, cycles - issue_interval * (others + (start == prev))))
     return out
 
 
@@ -164,8 +166,9 @@ def trace(op: str, ways: int, kind: str, issue_interval: int) -> Trace:
         mask=np.full(n, 0xFFFFFFFF, dtype=np.uint32),
         warp=np.repeat(np.arange(warps, dtype=np.int32), LOADS),
         wait=np.tile(per_loop[:, 0], warps).astype(np.int32),
-        delay=np.tile(per_loop[:, 2], warps).astype(np.int64),
-        issue=np.tile(per_loop[:, 1], warps).astype(np.int32),
+        delay=np.tile(per_loop[:, 3], warps).astype(np.int64),
+        issue=np.tile(per_loop[:, 2], warps).astype(np.int32),
+        early=np.tile(per_loop[:, 1], warps).astype(np.int32),
         generic=np.zeros(n, dtype=bool),
         atom=np.zeros(n, dtype=np.uint8),
         addrs=np.tile(offsets(op, ways).astype(np.int32), (n, 1)),

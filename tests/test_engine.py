@@ -87,6 +87,24 @@ def test_event_log_with_wait_n_and_other_instructions(sm90):
     assert timeline.cycles == 49
 
 
+def test_early_instructions_issue_before_the_wait(sm90):
+    """``early`` slots go before the wait (they overlap the load waited for), ``issue`` slots after it."""
+    loads = [Instruction("LDS", ROW, warp=0), Instruction("LDS", ROW, warp=0, wait=True, early=4, issue=2)]
+    timeline, log = run(sm90, loads)
+    assert log == [
+        ("warp 0 issues #0", 0),
+        ("warp 0 issues 4 others", 1),  # early: cycles 1 to 4, while #0 is in flight
+        ("#0 wavefront 1/1", 3),
+        ("#0 completes", 23),
+        ("warp 0 issues 2 others", 23),  # after the wait
+        ("warp 0 issues #1", 25),
+        ("#1 wavefront 1/1", 28),
+        ("#1 completes", 48),
+    ]
+    late, _ = run(sm90, [loads[0], attrs.evolve(loads[1], early=0, issue=6)])
+    assert list(late.issue) == [0, 29]  # the same six others all after the wait
+
+
 def test_lone_load_takes_latency_plus_two_cycles_per_extra_wavefront(sm90):
     """Empty pipeline: latency(form) + feed_interval * (wavefronts - 1); 32-way LDS: 23 + 2 * 31."""
     addrs = tuple(l * 128 for l in range(32))
@@ -132,10 +150,10 @@ def test_empty_trace(sm90):
 @st.composite
 def traces(draw):
     """Random sm_90 traces: up to 40 instructions over up to 9 warps, with waits (true, false, 0 to 3),
-    other instructions and delays."""
+    other instructions before and after the wait, and delays."""
     ins = draw(st.lists(instructions(), max_size=40))
     return [attrs.evolve(i, warp=draw(st.integers(0, 8)), wait=draw(st.booleans() | st.integers(0, 3)), issue=draw(st.integers(0, 3)),
-                         delay=draw(st.integers(0, 6))) for i in ins]
+                         early=draw(st.integers(0, 2)), delay=draw(st.integers(0, 6))) for i in ins]
 
 
 @given(traces())

@@ -16,6 +16,7 @@ from conftest import H100
 from simsmem.cli import main
 from simsmem.corpus import corpus_trace, load_corpus
 from simsmem.trace import write_trace
+from simsmem.trace.v1 import DTYPES
 
 ROWS = {r["name"]: r for r in load_corpus(H100 / "instructions.json")}
 GOOD = {"op": "LDS", "width": 32, "addrs": [4 * lane for lane in range(32)]}
@@ -93,6 +94,8 @@ def test_cut_at_a_line_boundary(tmp_path, capsys):
         ("issue", -1, "issue", "expected a non-negative integer, got -1"),
         ("issue", True, "issue", "expected a non-negative integer, got True"),
         ("issue", 2**31, "issue", "got 2147483648"),
+        ("early", -1, "early", "expected a non-negative integer, got -1"),
+        ("early", "3", "early", "expected a non-negative integer, got '3'"),
         ("op", "LDX", "op", "unknown op 'LDX'"),
         ("num", 4, "line 2 (instruction 0)", "field 'num' is not valid for LDS"),
         ("addrs", [0] * 31, "addrs", "expected 32 entries, got 31"),
@@ -163,22 +166,26 @@ def test_broken_npz(tmp_path, capsys):
 @pytest.mark.parametrize(("column", "value", "what"), [
     ("wait", -2, "expected -1 (no wait) or a non-negative integer, got -2"),
     ("issue", -1, "expected a non-negative integer, got -1"),
+    ("early", -5, "expected a non-negative integer, got -5"),
 ])
 def test_bad_timing_column_in_npz(tmp_path, capsys, column, value, what):
-    """.npz columns hold ``wait`` and ``issue`` to the JSON rules (``v1.column_problem``)."""
+    """.npz columns hold ``wait``, ``issue`` and ``early`` to the JSON rules (``v1.column_problem``);
+    ``early``, all 0 in the good file and so left out of it, is added."""
     good = tmp_path / "good.npz"
     write_trace(corpus_trace(list(ROWS.values())), good)
     bad = tmp_path / "bad.npz"
+    member = f"c0.{column}.npy"
     with zipfile.ZipFile(good) as z, zipfile.ZipFile(bad, "w") as out:
-        for name in z.namelist():
-            data = z.read(name)
-            if name == f"c0.{column}.npy":
-                array = np.load(io.BytesIO(data))
-                array[3] = value
-                buffer = io.BytesIO()
-                np.save(buffer, array)
-                data = buffer.getvalue()
-            out.writestr(name, data)
+        names = z.namelist()
+        n = len(np.load(io.BytesIO(z.read("c0.op.npy"))))
+        array = np.load(io.BytesIO(z.read(member))) if member in names else np.zeros(n, dtype=DTYPES[column])
+        array[3] = value
+        buffer = io.BytesIO()
+        np.save(buffer, array)
+        out.writestr(member, buffer.getvalue())
+        for name in names:
+            if name != member:
+                out.writestr(name, z.read(name))
     refused(capsys, "run", bad, where=("bad.npz", "instruction 3", column), what=what)
 
 

@@ -8,8 +8,8 @@ trace v1 by calibration/timing_traces.py (512 loads per warp, as measured).
   time per link in the simulation; must be within 1 cycle;
 - throughput rows: the first ``warps`` warps of the 32-warp loop; cycles per warp-instruction = all
   loads' completion over (512 * warps); within 5%, except the rows of ``OUTSIDE_5_PERCENT``, which
-  the traces' projection of the SASS leaves outside (README "Timing model"); they are held to their
-  own bound, and the test fails if the set of rows outside 5% changes either way.
+  the traces' projection of the SASS and the model leave outside (README "Timing model"); they are
+  held to their own bound, and the test fails if the set of rows outside 5% changes either way.
 
 ``pytest -s tests/test_timing_calibration.py`` prints the measured-vs-simulated table.
 """
@@ -27,14 +27,12 @@ from simsmem.trace import load_trace
 TRACES = ROOT / "traces" / "timing"
 ROWS = orjson.loads((H100 / "timing.json").read_bytes())
 #: (op, ways, warps) -> the largest relative error allowed, for the rows still outside 5%: each
-#: trace instruction keeps one wait (on the youngest load waited for since the previous one) and
-#: drops the instructions before it; the warps' issue slots are taken in one run.
+#: trace instruction keeps one wait (on the youngest load waited for since the previous one), the
+#: warps' issue slots are taken in runs, and at 4 warps the hardware is unsettled (README "Timing model").
 OUTSIDE_5_PERCENT: dict[tuple[str, int, int], float] = {
-    ("LDS32", 1, 8): 0.15,  # -13.3%: two warps per sub-partition overlap better than measured
-    ("LDS32", 2, 4): 0.10,  # -8.7%
-    ("LDS64", 1, 2): 0.06,  # -5.1%
-    ("LDS64", 1, 4): 0.15,  # +13.3%
-    ("LDSM4", 1, 4): 0.06,  # -5.0%
+    ("LDS32", 1, 8): 0.15,  # -12.9%: two warps per sub-partition overlap better than measured
+    ("LDS32", 2, 4): 0.10,  # -8.6%
+    ("LDS64", 1, 4): 0.15,  # +13.5%
 }
 
 

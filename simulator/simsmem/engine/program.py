@@ -1,4 +1,4 @@
-"""What the engine runs: each instruction's warp, sub-partition, wavefronts, latency, ``wait``, ``issue`` and ``delay``."""
+"""What the engine runs: each instruction's warp, sub-partition, wavefronts, latency, ``early``, ``wait``, ``issue`` and ``delay``."""
 
 from __future__ import annotations
 
@@ -19,8 +19,9 @@ class Program:
     sub_partition: np.ndarray  # int64: the sub-partition (SMSP) the warp runs on
     wavefronts: np.ndarray  # int64: from the counting model
     latency: np.ndarray  # int64: cycles from issue to data with one wavefront, empty pipeline (config)
+    early: np.ndarray  # int64: other instructions the warp issues before the wait, one issue slot each
     wait: np.ndarray  # int64: issue once at most this many earlier instructions of the warp are in flight (NO_WAIT: any)
-    issue: np.ndarray  # int64: other instructions the warp issues first, one issue slot each
+    issue: np.ndarray  # int64: other instructions the warp issues after the wait, one issue slot each
     delay: np.ndarray  # int64: cycles the warp stalls first
     by_warp: tuple[np.ndarray, ...]  # instruction indices of each warp that has any, in trace order
 
@@ -43,6 +44,7 @@ def program(batch: InstructionBatch, counts: Counts, arch: ArchConfig, sub_parti
         sub_partition=where,
         wavefronts=counts.wavefronts.astype(np.int64),
         latency=_latency(batch, arch),
+        early=batch.early.astype(np.int64),
         wait=batch.wait.astype(np.int64),
         issue=batch.issue.astype(np.int64),
         delay=batch.delay.astype(np.int64),

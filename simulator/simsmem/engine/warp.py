@@ -1,10 +1,11 @@
 """A warp: issues its instructions in trace order.
 
-Before instruction ``i`` the warp waits, if ``wait[i]`` is N (true: 0), until all its earlier
-instructions but the N latest completed (like ``cp.async.wait_group N``: its instructions complete
-in order); then issues ``issue[i]`` other instructions on its sub-partition's port, then stalls
-``delay[i]`` cycles, then issues ``i`` on its sub-partition (whose port and queue may make it wait
-more). It may issue again ``issue_interval`` cycles after each instruction.
+Before instruction ``i`` the warp issues ``early[i]`` other instructions on its sub-partition's port;
+then waits, if ``wait[i]`` is N (true: 0), until all its earlier instructions but the N latest
+completed (like ``cp.async.wait_group N``: its instructions complete in order); then issues
+``issue[i]`` other instructions, then stalls ``delay[i]`` cycles, then issues ``i`` on its
+sub-partition (whose port and queue may make it wait more). It may issue again ``issue_interval``
+cycles after each instruction.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ def warp(run, w: int, instructions):
     for k, i in enumerate(instructions):
         i = int(i)
         ready = free
+        early = int(program.early[i])
+        if early:
+            ready = yield from _other_instructions(env, sp, w, early, ready)
         latest = int(program.wait[i])  # earlier instructions that may stay in flight
         if 0 <= latest < k:
             target = int(instructions[k - latest - 1])
@@ -28,11 +32,17 @@ def warp(run, w: int, instructions):
             ready = max(ready, int(run.settled[target]))
         others = int(program.issue[i])
         if others:
-            yield Cue(env, max(ready, env.now), WARP + w)  # take the port's slots then, in warp order
-            ready = sp.take_slots(w, others, env.now)
+            ready = yield from _other_instructions(env, sp, w, others, ready)
         ready += int(program.delay[i])
         yield Cue(env, max(ready, env.now), WARP + w)
         handed = sp.take_room(w)
         if handed is not None:
             yield handed
         free = sp.issue(i, env.now) + run.timing.issue_interval
+
+
+def _other_instructions(env, sp, w: int, count: int, ready: int):
+    """Warp ``w`` issues ``count`` other instructions on ``sp``'s port from cycle ``ready`` on (taking the
+    port's slots then, in warp order); the cycle it may issue again."""
+    yield Cue(env, max(ready, env.now), WARP + w)
+    return sp.take_slots(w, count, env.now)

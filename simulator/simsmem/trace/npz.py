@@ -5,8 +5,8 @@ JSON bytes (with ``count``, the number of instructions). The instructions follow
 ``i`` is one member per ``InstructionBatch`` column, ``c{i}.op``, ``c{i}.width`` ... ``c{i}.addrs``
 (``int32``, shape ``(n, 32)``, ``-1`` where a lane gives no address), ``c{i}.src`` (``int64``, LDGSTS
 global sources, the same shape; left out of a chunk without LDGSTS, read back as all ``-1``),
-``c{i}.bypass`` (left out of a chunk without cp.async ``.cg``, read back as all False), each with the
-column's dtype.
+``c{i}.bypass`` (left out of a chunk without cp.async ``.cg``, read back as all False), ``c{i}.early``
+(left out when all 0, and read back so), each with the column's dtype.
 Reading loads one chunk at a time and holds its columns to the rules of v1 (``v1.column_problem``).
 """
 
@@ -27,7 +27,7 @@ from .stream import Chunk, TraceStream
 from .v1 import DTYPES, LANE_COLUMNS, column_problem, header_object, parse_header
 
 #: Columns a chunk may leave out when every entry holds this value (and is read back so).
-OPTIONAL = {"src": INACTIVE, "bypass": False}
+OPTIONAL = {"src": INACTIVE, "bypass": False, "early": 0}
 #: Errors numpy and zipfile raise for a file that is not a whole, well-formed npz.
 BROKEN = (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error, orjson.JSONDecodeError)
 
@@ -92,10 +92,9 @@ def _chunks(z: np.lib.npyio.NpzFile, chunks: int, count: int | None, size: int, 
         for i in range(chunks):
             columns = {name: _member(z, f"c{i}.{name}", where) for name in DTYPES if f"c{i}.{name}" in z.files}
             n = len(columns["op"])
-            if "src" not in columns:
-                columns["src"] = no_sources(n)
-            if "bypass" not in columns:
-                columns["bypass"] = np.zeros(n, dtype=bool)
+            for name, value in OPTIONAL.items():
+                if name not in columns:
+                    columns[name] = no_sources(n) if name == "src" else np.full(n, value, dtype=DTYPES[name])
             for name, array in columns.items():
                 shape = (n, LANES) if name in LANE_COLUMNS else (n,)
                 if array.dtype != DTYPES[name] or array.shape != shape:

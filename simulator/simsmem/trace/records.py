@@ -63,11 +63,12 @@ class Instruction:
     warp: int = 0
     wait: bool | int = False  # timing: true, or issue once at most N earlier instructions of the warp are in flight
     delay: int = 0  # cycles the warp stalls before issuing this (timing)
-    issue: int = 0  # other (non-shared) instructions the warp issues before this, one issue slot each (timing)
+    issue: int = 0  # other (non-shared) instructions the warp issues after its wait, before this, one issue slot each (timing)
     generic: bool = False  # a generic LD/ST that landed in shared memory (not an LDS/STS instruction)
     atom: str = "add"  # the atomic operation (ATOMS); ignored for other ops
     src: tuple[int | None, ...] | None = None  # LDGSTS: 32 global source byte addresses; None for other ops
     bypass: bool = False  # LDGSTS: cp.async .cg (L1 bypassed, 16 bytes a lane); False: .ca, and for other ops
+    early: int = 0  # other instructions the warp issues before its wait, one issue slot each (timing)
 
     @property
     def active_lanes(self) -> list[int]:
@@ -114,6 +115,8 @@ class InstructionBatch:
     src: np.ndarray = attrs.field(default=attrs.Factory(lambda b: no_sources(len(b.op)), takes_self=True))
     #: bool: an LDGSTS that is cp.async .cg (the default: none)
     bypass: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=bool), takes_self=True))
+    #: int32: other instructions issued before the wait (the default: none)
+    early: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.int32), takes_self=True))
 
     def __len__(self) -> int:
         return len(self.op)
@@ -141,6 +144,7 @@ class InstructionBatch:
             atom=ATOM_KINDS[self.atom[i]],
             src=tuple(None if a == INACTIVE else int(a) for a in self.src[i]) if OPS[self.op[i]] in SOURCE_OPS else None,
             bypass=bool(self.bypass[i]),
+            early=int(self.early[i]),
         )
 
     def __iter__(self):
@@ -187,6 +191,7 @@ class InstructionBatch:
             addrs=addrs,
             src=src,
             bypass=np.array([r.bypass for r in rows], dtype=bool),
+            early=np.array([r.early for r in rows], dtype=np.int32),
         )
 
 
