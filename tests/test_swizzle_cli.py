@@ -35,6 +35,16 @@ def test_seed004_swizzle_banks(capsys):
     assert [int(r[1]) for r in rows[:9]] == [0, 8, 16, 24, 4, 12, 20, 28, 0]
 
 
+def test_wide_table_is_not_cut(capsys):
+    """16 columns of two-digit cells need more than a pipe's 80 columns: the table widens instead of
+    cutting cells to "..." (Sw<1,3,3> moves 8..15 to 0..7 and back in rows 4-7)."""
+    assert main(["swizzle", "1", "3", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "…" not in out
+    rows = table_rows(out)
+    assert len(rows) == 16 and rows[4][1:] == [str(c ^ 8) for c in range(16)]
+
+
 def test_check_reproduces_v4_and_v5(capsys):
     """v4's accesses (two g2s STS.128, LDSM.x4, LDSM.x4.trans, accumulator STS, LDS.128) on one 16x16 half
     tile, plain and with v5's swizzle: the totals are v4's and v5's measured op_ld + op_st wavefronts and

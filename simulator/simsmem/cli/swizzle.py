@@ -17,6 +17,7 @@ import argparse
 
 import numpy as np
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 
 from . import non_negative, positive
@@ -96,6 +97,8 @@ def _table(args: argparse.Namespace, t: Tile, console: Console) -> None:
         table.add_column(str(c), justify="right")
     for r in range(t.rows):
         table.add_row(str(r), *(str(x) for x in cells[r]))
+    # as wide as the table needs: a narrow terminal (or a pipe's 80 columns) would cut its columns to "..."
+    console.width = max(console.width, Measurement.get(console, console.options.update_width(1 << 16), table).maximum)
     console.print(table)
 
 
