@@ -165,6 +165,10 @@ def diagnose(ins: Instruction, s: Schedule, conflicts: Iterable[Conflict], fixes
         where = f"each {noun}"
     else:
         where = f"{noun} {worst.group}" + (f" (and {len(conflicts) - 1} more)" if len(conflicts) > 1 else "")
+    if not worst.banks and s.shape.source_positions:  # cp.async: the lanes' global sources collide, not their banks
+        return f"{len(worst.lanes)}-way conflict in {where}: {_source_clash(ins, s.shape, worst.group * span, span)} -> " + (
+            "the shared-memory layout does not change that: give the lanes of each group distinct positions in their lines"
+            + (f" (destinations: {_remedy(fixes, s.bank_conflicts, trace_conflicts)})" if fixes else ""))
     base = worst.group * span if matrix else 0
     who = _who([[lane - base for lane in ls] for ls in worst.lanes], "row" if matrix else "lane")
     banks = f"the same bank{'s' * (len(worst.banks) > 1)} ({ranges(worst.banks)}"
@@ -175,6 +179,18 @@ def diagnose(ins: Instruction, s: Schedule, conflicts: Iterable[Conflict], fixes
     if worst.same_word:
         line += ", and lanes updating one word serialize (no broadcast)"
     return line + " -> " + _remedy(fixes, s.bank_conflicts, trace_conflicts)
+
+
+def _source_clash(ins: Instruction, shape, first: int, span: int) -> str:
+    """Which lanes of the group from lane ``first`` read one position of different global lines (cp.async)."""
+    line = shape.access_bytes * shape.source_positions
+    at: dict[int, list[int]] = {}
+    for lane in range(first, first + span):
+        if ins.src is not None and ins.src[lane] is not None:
+            at.setdefault(ins.src[lane] % line // shape.access_bytes, []).append(lane)
+    position, lanes = max(at.items(), key=lambda kv: (len(kv[1]), -kv[0]))
+    return (f"lanes {ranges(lanes)} copy from byte {position * shape.access_bytes} of {len({ins.src[lane] // line for lane in lanes})} "
+            f"different {line}-byte global lines (a cp.async serializes lanes on one source position)")
 
 
 def _who(lane_groups: list[list[int]], word: str) -> str:
