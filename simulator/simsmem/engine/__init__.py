@@ -4,7 +4,7 @@
 
     warps (warp.py) --issue--> sub-partitions (subpartition.py) --wavefronts--> data path (datapath.py)
 
-A warp issues its instructions in trace order (``wait``, ``issue``, ``delay``); its sub-partition's port
+A warp issues its instructions in trace order (``early``, ``wait``, ``issue``, ``delay``); its sub-partition's port
 takes one instruction per ``issue_interval`` cycles, shared-memory ones into an LSU queue of
 ``queue_depth`` entries (a full queue stalls issue); each warp's instructions then feed the data path
 in order, one wavefront per ``feed_interval`` cycles (several warps of a sub-partition at once); the data

@@ -1,7 +1,7 @@
 """A sub-partition (SMSP): its issue port, its LSU queue, and each warp's feed of wavefronts to the data path.
 
 Warps of the sub-partition share its issue port (one instruction per ``issue_interval`` cycles: the
-shared-memory ones, and the others a trace's ``issue`` counts, which a warp takes in one run of slots).
+shared-memory ones, and the others a trace's ``early`` and ``issue`` count, which a warp takes in runs of slots).
 An issued instruction takes an entry of the LSU queue (``queue_depth`` entries: when none is free,
 issue stalls) and reaches the banks ``to_banks`` cycles later. Each warp's instructions go to the data
 path in order, one wavefront per ``feed_interval`` cycles (the next instruction's first wavefront too);
