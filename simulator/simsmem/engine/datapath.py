@@ -3,8 +3,9 @@
 A wavefront is one pass of the bank ports (the counting model makes each wavefront ask a bank for at
 most one distinct word), so the path serves ``wavefronts_per_cycle`` wavefronts a cycle, whatever banks
 they use. An instruction at the front of its warp's queue books the cycles of all its wavefronts at
-once: the earliest cycles the path has free, one per ``feed_interval`` cycles. Fronts book in the order they reached the front (``cue.FRONT``), so an earlier front keeps
-its cycles: the same schedule as passing wavefronts one by one, oldest front first (``reference.py``).
+once: the earliest cycles the path has free, one per ``feed_interval`` cycles. Fronts book in the order
+they reached the front (``cue.FRONT``), so an earlier front keeps its cycles: the same schedule as
+passing wavefronts one by one, oldest front first (``reference.py``).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ wavefront.
 from __future__ import annotations
 
 import heapq
-from collections import deque
+from collections import defaultdict, deque
 
 from .cue import FRONT, ROOM, WARP, Cue, then
 
@@ -30,7 +30,7 @@ class SubPartition:
         self.releases: list[int] = []  # heap: cycles taken entries are freed (of instructions served)
         self.room_waiters: deque[tuple[int, Cue]] = deque()  # warps that found the queue full, in order
         self.room_cued: set[int] = set()  # cycles a hand-over of freed entries is cued for
-        self.queues: dict[int, deque[int]] = {}  # warp -> its issued instructions behind its front
+        self.queues: defaultdict[int, deque[int]] = defaultdict(deque)  # warp -> its issued instructions behind its front
         self.fronts: dict[int, int] = {}  # warp -> its instruction at the data path
         self.feed_free: dict[int, int] = {}  # warp -> first cycle its next wavefront may leave
         self.completion_waiters: dict[int, tuple[int, Cue]] = {}  # instruction -> (warp, cue) waiting for it
@@ -56,10 +56,7 @@ class SubPartition:
         if self.run.log is not None:
             self.run.record(f"warp {self.run.program.warp[i]} issues #{i}", t)
         w = int(self.run.program.warp[i])
-        queue = self.queues.get(w)
-        if queue is None:
-            queue = self.queues[w] = deque()
-        queue.append(i)
+        self.queues[w].append(i)
         if w not in self.fronts:
             self._next_front(w, now)
         return t
@@ -105,7 +102,7 @@ class SubPartition:
     def _next_front(self, w: int, earliest: int) -> None:
         """Move warp ``w``'s next queued instruction to its front: it reaches the banks once it has arrived,
         the warp's previous wavefront left ``feed_interval`` cycles before, and not before ``earliest``."""
-        queue = self.queues.get(w)
+        queue = self.queues[w]
         if not queue:
             return
         i = queue.popleft()

@@ -283,11 +283,10 @@ def form_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
         if "src" not in spec.required:
             first(rows & has_src, "src", lambda i: f"{name} takes no src")
     first(b.atom >= len(ATOM_KINDS), "atom", lambda i: f"unknown atom code {b.atom[i]} (codes 0..{len(ATOM_KINDS) - 1}: {', '.join(ATOM_KINDS)})")
-    first(b.warp < 0, "warp", lambda i: f"expected a non-negative integer, got {b.warp[i]}")
-    first((b.delay < 0) | (b.delay > MAX_INT), "delay", lambda i: f"expected a non-negative integer, got {b.delay[i]}")
+    for field in ("warp", "delay", "issue", "early"):  # int32 columns, and delay's int64 held to the int32 range
+        column = getattr(b, field)
+        first((column < 0) | (column > MAX_INT), field, lambda i: f"expected a non-negative integer, got {column[i]}")
     first(b.wait < NO_WAIT, "wait", lambda i: f"expected {NO_WAIT} (no wait) or a non-negative integer, got {b.wait[i]}")
-    first(b.issue < 0, "issue", lambda i: f"expected a non-negative integer, got {b.issue[i]}")
-    first(b.early < 0, "early", lambda i: f"expected a non-negative integer, got {b.early[i]}")
     return min(problems) if problems else None
 
 
