@@ -1,7 +1,8 @@
 """The timing engine: a hand-checked event log, the rules of issue, and properties over random traces.
 
 Expected cycles come from the sm_90 config's timing section (configs/sm_90.yaml: issue_interval 1,
-feed_interval 2, wavefronts_per_cycle 1, to_banks 3; LDS.32 latency 23, LDS.64 24), worked out by hand.
+shared_issue_interval 1, issue_priority youngest, feed_interval 2, wavefronts_per_cycle 1, to_banks 3;
+LDS.32 latency 23, LDS.64 24), worked out by hand.
 """
 
 import attrs
@@ -28,9 +29,9 @@ def run(sm90, ins, **kw):
 
 
 def test_event_log_of_a_tiny_trace(sm90):
-    """Warps 0 and 4 share sub-partition 0 (its port takes one instruction a cycle), warp 1 has
-    sub-partition 1; the data path passes one wavefront a cycle, each warp's instructions one per 2
-    cycles; #2 waits for #0 (done at 23) and spends 2 cycles first."""
+    """Warps 0 and 4 share sub-partition 0 (its port takes one instruction a cycle, the youngest warp's
+    first), warp 1 has sub-partition 1; the data path passes one wavefront a cycle, each warp's
+    instructions one per 2 cycles; #2 waits for #0 (done at 26) and spends 2 cycles first."""
     timeline, log = run(sm90, [
         Instruction("LDS", ROW, warp=0),
         Instruction("LDS", TWO_WAY, warp=1),
@@ -38,29 +39,31 @@ def test_event_log_of_a_tiny_trace(sm90):
         Instruction("LDS", ROW, warp=4),
     ])
     assert log == [
-        ("warp 0 issues #0", 0), ("warp 1 issues #1", 0), ("warp 4 issues #3", 1),
-        ("#0 wavefront 1/1", 3),  # issue + to_banks
-        ("#1 wavefront 1/2", 4),  # cycle 3 went to #0 (at the front since 3 too: warp 0 first)
-        ("#3 wavefront 1/1", 5),  # at the front since 4, which #1 (front since 3) took
-        ("#1 wavefront 2/2", 6),  # one wavefront per 2 cycles of warp 1
-        ("#0 completes", 23),  # 3 + 23 - 3
-        ("#3 completes", 25),
-        ("warp 0 issues #2", 25),  # 23 + delay 2
-        ("#1 completes", 26),
-        ("#2 wavefront 1/2", 28), ("#2 wavefront 2/2", 30),
-        ("#2 completes", 51),  # 30 + 24 - 3
+        ("warp 4 issues #3", 0),  # warp 4 is younger than warp 0
+        ("warp 1 issues #1", 0),
+        ("warp 0 issues #0", 1),  # the port took warp 4's at 0
+        ("#1 wavefront 1/2", 3),  # issue + to_banks; #3 too is at the front since 3: warp 1 first
+        ("#3 wavefront 1/1", 4),
+        ("#1 wavefront 2/2", 5),  # one wavefront per 2 cycles of warp 1
+        ("#0 wavefront 1/1", 6),  # at the front since 4: cycles 4 and 5 were taken
+        ("#3 completes", 24),  # 4 + 23 - 3
+        ("#1 completes", 25),
+        ("#0 completes", 26),
+        ("warp 0 issues #2", 28),  # 26 + delay 2
+        ("#2 wavefront 1/2", 31), ("#2 wavefront 2/2", 33),
+        ("#2 completes", 54),  # 33 + 24 - 3
     ]
-    assert timeline.cycles == 51
-    assert list(timeline.latency) == [23, 26, 26, 24]
-    assert timeline.wavefronts_per_cycle == 6 / 51
+    assert timeline.cycles == 54
+    assert list(timeline.latency) == [25, 25, 26, 24]
+    assert timeline.wavefronts_per_cycle == 6 / 54
     assert latency_by_form(timeline, labels(InstructionBatch.from_instructions([
         Instruction("LDS", ROW), Instruction("LDS", ROW), Instruction("LDS", WIDE, width=64), Instruction("LDS", ROW)]))) == {
-        "LDS": (73 / 3, 23, 26), "LDS.64": (26.0, 26, 26)}
+        "LDS": (74 / 3, 24, 25), "LDS.64": (26.0, 26, 26)}
 
 
 def test_event_log_with_wait_n_and_other_instructions(sm90):
     """``wait: 1`` lets the latest earlier load stay in flight; ``issue`` takes port slots of the
-    sub-partition that warps 0 and 4 share (sm_90 timing, as above)."""
+    sub-partition that warps 0 and 4 share, the younger warp 4 first (sm_90 timing, as above)."""
     timeline, log = run(sm90, [
         Instruction("LDS", ROW, warp=0),
         Instruction("LDS", TWO_WAY, warp=0),
@@ -68,23 +71,35 @@ def test_event_log_with_wait_n_and_other_instructions(sm90):
         Instruction("LDS", ROW, warp=4, issue=3),
     ])
     assert log == [
-        ("warp 0 issues #0", 0),
-        ("warp 4 issues 3 others", 1),  # slots 1, 2, 3 (warp 0 took cycle 0)
-        ("#0 wavefront 1/1", 3),
-        ("warp 0 issues #1", 4),  # ready at 1, the port busy with warp 4's others until 4
-        ("warp 4 issues #3", 5),  # ready at 4 (after 3 slots), port taken at 4
-        ("#1 wavefront 1/2", 7),  # 4 + to_banks 3
-        ("#3 wavefront 1/1", 8),  # 5 + 3: another warp, so not held back by #1's feed
-        ("#1 wavefront 2/2", 9),  # warp 0: one wavefront per 2 cycles
-        ("#0 completes", 23),
-        ("warp 0 issues 2 others", 23),  # wait 1: #0 done, #1 (done at 29) may stay in flight
-        ("warp 0 issues #2", 26),  # 23 + 2 slots + delay 1
-        ("#3 completes", 28),
-        ("#1 completes", 29),
-        ("#2 wavefront 1/1", 29),  # 26 + 3
-        ("#2 completes", 49),
+        ("warp 4 wants 3 slots", 0),  # slots 0, 1, 2: warp 0 waits for them
+        ("warp 4 issues #3", 3),  # at 3 both want the port: warp 4 first
+        ("warp 0 issues #0", 4),
+        ("warp 0 issues #1", 5),
+        ("#3 wavefront 1/1", 6),  # 3 + to_banks 3
+        ("#0 wavefront 1/1", 7),
+        ("#1 wavefront 1/2", 9),  # at the front since 8; warp 0's previous wavefront at 7
+        ("#1 wavefront 2/2", 11),  # warp 0: one wavefront per 2 cycles
+        ("#3 completes", 26),
+        ("#0 completes", 27),
+        ("warp 0 wants 2 slots", 27),  # wait 1: #0 done, #1 (done at 31) may stay in flight
+        ("warp 0 issues #2", 30),  # 27 + 2 slots + delay 1
+        ("#1 completes", 31),
+        ("#2 wavefront 1/1", 33),  # 30 + 3
+        ("#2 completes", 53),
     ]
-    assert timeline.cycles == 49
+    assert timeline.cycles == 53
+
+
+def test_the_port_goes_to_the_warp_of_highest_priority(sm90):
+    """Warps 0 and 4 (one sub-partition) want 6 and 2 slots at cycle 0, then a load each. Youngest first:
+    warp 4 has slots 0-1 and its load at 2, warp 0 slots 3-8 and its load at 9; oldest first: warp 0
+    slots 0-5 and its load at 6, warp 4 slots 7-8 and its load at 9."""
+    ins = [Instruction("LDS", ROW, warp=0, issue=6), Instruction("LDS", ROW, warp=4, issue=2)]
+    young, _ = run(sm90, ins)
+    assert list(young.issue) == [9, 2]
+    oldest_first = attrs.evolve(sm90, timing=attrs.evolve(sm90.timing, issue_priority="oldest"))
+    old, _ = run(oldest_first, ins)
+    assert list(old.issue) == [6, 9]
 
 
 def test_early_instructions_issue_before_the_wait(sm90):
@@ -93,10 +108,10 @@ def test_early_instructions_issue_before_the_wait(sm90):
     timeline, log = run(sm90, loads)
     assert log == [
         ("warp 0 issues #0", 0),
-        ("warp 0 issues 4 others", 1),  # early: cycles 1 to 4, while #0 is in flight
+        ("warp 0 wants 4 slots", 1),  # early: cycles 1 to 4, while #0 is in flight
         ("#0 wavefront 1/1", 3),
         ("#0 completes", 23),
-        ("warp 0 issues 2 others", 23),  # after the wait
+        ("warp 0 wants 2 slots", 23),  # after the wait
         ("warp 0 issues #1", 25),
         ("#1 wavefront 1/1", 28),
         ("#1 completes", 48),
@@ -119,6 +134,17 @@ def test_warps_issue_in_trace_order_one_per_cycle(sm90):
     assert list(timeline.complete) == [23, 25, 27, 29]
 
 
+def test_shared_issue_interval_throttles_a_sub_partition_s_shared_instructions(sm90):
+    """shared_issue_interval 4: loads 4 cycles apart, also of two warps: warp 4 (younger) has slots 0 and 1
+    and its load at 2, so warp 0's loads wait for 6 and 10 while the port is free."""
+    arch = attrs.evolve(sm90, timing=attrs.evolve(sm90.timing, shared_issue_interval=4))
+    timeline, _ = run(arch, [Instruction("LDS", ROW)] * 3)
+    assert list(timeline.issue) == [0, 4, 8]
+    assert list(timeline.complete) == [23, 27, 31]
+    timeline, _ = run(arch, [Instruction("LDS", ROW, warp=0), Instruction("LDS", ROW, warp=4, issue=2), Instruction("LDS", ROW, warp=0)])
+    assert list(timeline.issue) == [6, 2, 10]
+
+
 def test_full_queue_stalls_issue(sm90):
     """queue_depth 1: the next load issues only the cycle after the previous one's last wavefront."""
     arch = attrs.evolve(sm90, timing=attrs.evolve(sm90.timing, queue_depth=1))
@@ -127,12 +153,12 @@ def test_full_queue_stalls_issue(sm90):
 
 
 def test_sub_partition_of_each_warp_can_be_given(sm90):
-    """Warps 0 and 1 on one sub-partition share its issue port (their wavefronts are not held apart)."""
+    """Warps 0 and 1 on one sub-partition share its issue port, the younger first."""
     ins = [Instruction("LDS", ROW, warp=0), Instruction("LDS", ROW, warp=1)]
     apart, _ = run(sm90, ins)
     together, _ = run(sm90, ins, sub_partition=np.array([0, 0]))
     assert (list(apart.issue), list(apart.complete)) == ([0, 0], [23, 24])
-    assert (list(together.issue), list(together.complete)) == ([0, 1], [23, 24])  # wavefronts at 3 and 4 either way
+    assert (list(together.issue), list(together.complete)) == ([1, 0], [24, 23])  # the younger warp 1 first
 
 
 def test_no_wavefronts_still_takes_the_latency(sm90):

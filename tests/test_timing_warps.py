@@ -11,7 +11,8 @@ What it holds: with several warps on one sub-partition at high conflict degrees 
 longer fed one wavefront per 2 cycles per sub-partition (LDS.64 16-way, warps 0 and 4: measured 0.92
 wavefronts a cycle); the engine feeds per warp. Where few wavefronts per load leave the loop's issue
 rate in charge, the traces' projection of the SASS (and whatever makes the hardware issue shared loads
-slower than one a cycle) leaves the simulation too fast; the README's "Timing model" says more. The
+slower than one a cycle) leaves the simulation too fast (all rows off by more than 5% but 5 are too
+fast); the README's "Timing model" says more. The
 test pins how many rows are within 5% and the worst error, so a change of model shows here.
 
 ``pytest -s tests/test_timing_warps.py`` prints the table.
@@ -33,7 +34,7 @@ from simsmem.trace import load_trace
 
 RUN = H100 / "runs" / "2026-11-23-warps" / "timing_warps_same.txt"
 LINE = re.compile(r"W op=(\w+) deg=(\d+) warps=16 active=0x([0-9a-f]+) rep=(\d) ((?:\d+,\d+,\d+ ?){16})$")
-WITHIN_5_PERCENT = 116  # of 228 rows
+WITHIN_5_PERCENT = 129  # of 228 rows (116 when a warp took its other instructions in one run)
 WORST = 0.31  # the largest |error| (LDS.32 32-way, warps 0 and 4: -30%; measured 0.66 wavefronts a cycle)
 
 

@@ -32,6 +32,7 @@ Counter = Literal["ld", "st", "atom", "ldgsts"]
 #: 32-bit and narrower, a half-warp for 64-bit, a quarter-warp for 128-bit).
 #: ``matrix``: one phase per 8x8 b16 matrix, its 8 row addresses given by 8 consecutive lanes.
 PhaseRule = Literal["bytes", "matrix"]
+IssuePriority = Literal["youngest", "oldest"]
 
 
 @attrs.frozen
@@ -76,6 +77,8 @@ class Timing:
     """Rates, depths and delays of the LSU pipeline that the timing engine (``simsmem.engine``) runs."""
 
     issue_interval: int  # cycles a sub-partition's issue port is busy with one instruction (shared-memory or other)
+    shared_issue_interval: int  # cycles from a sub-partition's issue of a shared-memory instruction to its next (MIO throttle)
+    issue_priority: IssuePriority  # which of a sub-partition's warps wanting its issue port gets it: youngest (highest number) or oldest
     queue_depth: int  # shared-memory instructions a sub-partition's LSU queue holds; issue stalls when full
     feed_interval: int  # cycles between two wavefronts of one warp's instructions at the data path
     wavefronts_per_cycle: int  # wavefronts the data path (the banks) serves per cycle, all sub-partitions together
@@ -278,7 +281,7 @@ def _check(arch: ArchConfig, where: str) -> None:
         if sorted(op.latency) != sorted(forms):
             raise ConfigError(f"{at}.latency", f"needs one entry for each of {list(forms)}, got {sorted(op.latency)}")
     t = arch.timing
-    for name in ("issue_interval", "queue_depth", "feed_interval", "wavefronts_per_cycle"):
+    for name in ("issue_interval", "shared_issue_interval", "queue_depth", "feed_interval", "wavefronts_per_cycle"):
         if getattr(t, name) == 0:
             raise ConfigError(f"{where}: timing.{name}", "must be positive")
     for name, op in arch.ops.items():

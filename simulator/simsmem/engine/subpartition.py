@@ -1,7 +1,11 @@
 """A sub-partition (SMSP): its issue port, its LSU queue, and each warp's feed of wavefronts to the data path.
 
-Warps of the sub-partition share its issue port (one instruction per ``issue_interval`` cycles: the
-shared-memory ones, and the others a trace's ``early`` and ``issue`` count, which a warp takes in runs of slots).
+Warps of the sub-partition share its issue port: one instruction per ``issue_interval`` cycles, the
+shared-memory ones and the others a trace's ``early`` and ``issue`` count. Each cycle the port goes to
+the warp of highest priority (``issue_priority``: the youngest, highest-numbered, or the oldest) that
+wants it, so a younger warp's instructions cut into an older one's run of others. A shared-memory
+instruction issues only ``shared_issue_interval`` cycles after the sub-partition's previous one (the
+MIO throttle); a warp held by it takes no slots meanwhile, and the port serves the other warps.
 An issued instruction takes an entry of the LSU queue (``queue_depth`` entries: when none is free,
 issue stalls) and reaches the banks ``to_banks`` cycles later. Each warp's instructions go to the data
 path in order, one wavefront per ``feed_interval`` cycles (the next instruction's first wavefront too);
@@ -15,7 +19,7 @@ from __future__ import annotations
 import heapq
 from collections import defaultdict, deque
 
-from .cue import FRONT, ROOM, WARP, Cue, then
+from .cue import FRONT, ROOM, WARP, WARPS, Cue, then
 
 
 class SubPartition:
@@ -25,7 +29,10 @@ class SubPartition:
         self.run = run
         self.index = index
         self.timing = run.timing
-        self.port_free = 0  # first cycle the issue port is free
+        self.port_free = 0  # first cycle the issue port may start a slot (slots before it are handed out)
+        self.wanting: dict[int, int] = {}  # warp -> issue slots it still wants for other instructions
+        self.sign = -1 if run.timing.issue_priority == "youngest" else 1  # sign * warp: the lower goes first
+        self.shared_free = 0  # first cycle a shared-memory instruction may issue (MIO throttle)
         self.room = run.timing.queue_depth  # free entries of the LSU queue, as of the last look
         self.releases: list[int] = []  # heap: cycles taken entries are freed (of instructions served)
         self.room_waiters: deque[tuple[int, Cue]] = deque()  # warps that found the queue full, in order
@@ -34,6 +41,10 @@ class SubPartition:
         self.fronts: dict[int, int] = {}  # warp -> its instruction at the data path
         self.feed_free: dict[int, int] = {}  # warp -> first cycle its next wavefront may leave
         self.completion_waiters: dict[int, tuple[int, Cue]] = {}  # instruction -> (warp, cue) waiting for it
+
+    def order(self, warp: int) -> int:
+        """The place of ``warp``'s wake-ups within a cycle: warps of higher issue priority act first."""
+        return WARP + WARPS + self.sign * warp
 
     def take_room(self, warp: int) -> Cue | None:
         """Take an entry of the queue for ``warp``'s next instruction; None if one was free, else a cue
@@ -48,27 +59,54 @@ class SubPartition:
             self._cue_hand_over(self.releases[0])
         return cue
 
-    def issue(self, i: int, now: int) -> int:
-        """Issue instruction ``i`` (holding an entry) at the first cycle from ``now`` the port is free."""
-        t = max(now, self.port_free)
-        self.port_free = t + self.timing.issue_interval
-        self.run.issue[i] = t
+    def blocked_until(self, warp: int, now: int) -> int | None:
+        """None if ``warp`` may issue a shared-memory instruction at ``now``; else the cycle to look again."""
+        self._hand_out(now)
+        rank = self.sign * warp
+        ahead = sum(n for v, n in self.wanting.items() if self.sign * v < rank)
+        t = max(now, self.shared_free, self.port_free + ahead * self.timing.issue_interval)
+        return None if t == now else t
+
+    def issue(self, i: int, now: int) -> None:
+        """Issue instruction ``i`` (holding an entry) at ``now``, which ``blocked_until`` allowed."""
+        self.port_free = now + self.timing.issue_interval
+        self.shared_free = now + self.timing.shared_issue_interval
+        self.run.issue[i] = now
         if self.run.log is not None:
-            self.run.record(f"warp {self.run.program.warp[i]} issues #{i}", t)
+            self.run.record(f"warp {self.run.program.warp[i]} issues #{i}", now)
         w = int(self.run.program.warp[i])
         self.queues[w].append(i)
         if w not in self.fronts:
             self._next_front(w, now)
-        return t
 
-    def take_slots(self, warp: int, count: int, now: int) -> int:
-        """Issue ``count`` other instructions of ``warp`` at the first cycles from ``now`` the port is free;
-        the cycle after the last (when the warp may issue again)."""
-        t = max(now, self.port_free)
-        self.port_free = t + count * self.timing.issue_interval
+    def want_slots(self, warp: int, count: int, now: int) -> None:
+        """``warp`` wants ``count`` issue slots for other instructions from ``now`` on."""
+        self._hand_out(now)
+        self.wanting[warp] = self.wanting.get(warp, 0) + count
         if self.run.log is not None:
-            self.run.record(f"warp {warp} issues {count} others", t)
-        return self.port_free
+            self.run.record(f"warp {warp} wants {count} slots", now)
+
+    def slots_done(self, warp: int, now: int) -> int | None:
+        """None once ``warp`` has had all the slots it wanted by ``now``; else the cycle it will have had
+        them as things stand (later if warps of higher priority come to want slots first)."""
+        self._hand_out(now)
+        if warp not in self.wanting:
+            return None
+        rank = self.sign * warp
+        ahead = sum(n for v, n in self.wanting.items() if self.sign * v <= rank)
+        return self.port_free + ahead * self.timing.issue_interval
+
+    def _hand_out(self, now: int) -> None:
+        """Give the port's slots that started before ``now`` to the warps wanting them, highest priority first."""
+        interval = self.timing.issue_interval
+        while self.wanting and self.port_free < now:
+            w = max(self.wanting) if self.sign < 0 else min(self.wanting)
+            k = min(self.wanting[w], -(-(now - self.port_free) // interval))
+            self.port_free += k * interval
+            self.wanting[w] -= k
+            if not self.wanting[w]:
+                del self.wanting[w]
+        self.port_free = max(self.port_free, now)
 
     def wait_for(self, i: int, warp: int) -> Cue:
         """A cue that wakes ``warp`` once instruction ``i`` and all the warp's earlier ones completed."""
@@ -90,7 +128,7 @@ class SubPartition:
         run.warp_done[w] = run.settled[i] = max(run.warp_done.get(w, 0), done)
         if i in self.completion_waiters:
             warp, cue = self.completion_waiters.pop(i)
-            cue.fire(run.settled[i], WARP + warp)
+            cue.fire(run.settled[i], self.order(warp))
         if cycles:
             self.feed_free[w] = last + t.feed_interval
         heapq.heappush(self.releases, last + 1)
@@ -129,6 +167,6 @@ class SubPartition:
         while self.room and self.room_waiters:
             self.room -= 1
             warp, cue = self.room_waiters.popleft()
-            cue.fire(self.run.env.now, WARP + warp)
+            cue.fire(self.run.env.now, self.order(warp))
         if self.room_waiters and self.releases:
             self._cue_hand_over(self.releases[0])

@@ -4,13 +4,13 @@ Before instruction ``i`` the warp issues ``early[i]`` other instructions on its 
 then waits, if ``wait[i]`` is N (true: 0), until all its earlier instructions but the N latest
 completed (like ``cp.async.wait_group N``: its instructions complete in order); then issues
 ``issue[i]`` other instructions, then stalls ``delay[i]`` cycles, then issues ``i`` on its
-sub-partition (whose port and queue may make it wait more). It may issue again ``issue_interval``
-cycles after each instruction.
+sub-partition (whose port, MIO throttle and queue may make it wait more). It may issue again
+``issue_interval`` cycles after each instruction.
 """
 
 from __future__ import annotations
 
-from .cue import WARP, Cue
+from .cue import Cue
 
 
 def warp(run, w: int, instructions):
@@ -18,6 +18,8 @@ def warp(run, w: int, instructions):
     program, env = run.program, run.env
     sp = run.sub_partitions[program.sub_partition[instructions[0]]]
     free = 0  # first cycle the warp may issue again
+    order = sp.order(w)
+    yield Cue(env, 0, order)  # start in the order of issue priority, not of process creation
     for k, i in enumerate(instructions):
         i = int(i)
         ready = free
@@ -34,15 +36,24 @@ def warp(run, w: int, instructions):
         if others:
             ready = yield from _other_instructions(env, sp, w, others, ready)
         ready += int(program.delay[i])
-        yield Cue(env, max(ready, env.now), WARP + w)
+        if ready > env.now:
+            yield Cue(env, ready, order)
         handed = sp.take_room(w)
         if handed is not None:
             yield handed
-        free = sp.issue(i, env.now) + run.timing.issue_interval
+        while (later := sp.blocked_until(w, env.now)) is not None:
+            yield Cue(env, later, order)
+        sp.issue(i, env.now)
+        free = env.now + run.timing.issue_interval
 
 
 def _other_instructions(env, sp, w: int, count: int, ready: int):
-    """Warp ``w`` issues ``count`` other instructions on ``sp``'s port from cycle ``ready`` on (taking the
-    port's slots then, in warp order); the cycle it may issue again."""
-    yield Cue(env, max(ready, env.now), WARP + w)
-    return sp.take_slots(w, count, env.now)
+    """Warp ``w`` issues ``count`` other instructions on ``sp``'s port from cycle ``ready`` on (one slot
+    each, as the port's priority hands them out); the cycle it may issue again."""
+    order = sp.order(w)
+    if ready > env.now:
+        yield Cue(env, ready, order)
+    sp.want_slots(w, count, env.now)
+    while (done := sp.slots_done(w, env.now)) is not None:
+        yield Cue(env, done, order)
+    return env.now
