@@ -1,4 +1,4 @@
-"""Write the H100 timing microbenchmarks (``h100/src/timing.cu``) as trace v1 files in ``traces/timing/``.
+"""Write the H100 timing microbenchmarks (``h100/src/timing*.cu``) as trace v1 files in ``traces/timing/``.
 
     python3 calibration/timing_traces.py [--out traces/timing]
 
@@ -14,7 +14,10 @@ a trace instruction with the same addresses (``offset_for`` in timing.cu) and:
 - ``issue``: the other instructions from the waiting one on (or, with no wait, from the previous shared
   instruction), one issue slot each;
 - ``delay``: the rest of the stall counts of the ``issue`` ones (each instruction holds the warp for
-  its stall count, at least one cycle), plus ``BRANCH_TAKEN`` cycles after the loop's backward branch.
+  its stall count, at least one cycle), plus ``BRANCH_TAKEN`` cycles after the loop's backward branch;
+- a wait on a shared instruction's read scoreboard (an instruction overwriting a register that a store
+  or load before it reads) stalls ``READ_RELEASE`` cycles after that instruction's issue, less the
+  stall counts between the two: added to ``delay``.
 
 Left out: the waits of the ``early`` instructions (on older loads) and their stall counts beyond one
 cycle. The README's "Timing model" section says which rows stay outside 5%.
@@ -22,7 +25,9 @@ cycle. The README's "Timing model" section says which rows stay outside 5%.
 ``lat_<OP>_<ways>.json.gz`` is the dependent chain (one warp, 512 loads); ``thr_<OP>_<ways>.json.gz`` is
 the throughput loop of 32 warps x 512 loads, whose first N warps replay the N-warp rows;
 ``warps_<OP>_<ways>.json.gz`` is the loop of ``h100/src/timing_warps.cu`` (its SASS in
-``h100/runs/2026-11-23-warps/``), 16 warps x 512 loads, whose warps of a mask replay that run's rows.
+``h100/runs/2026-11-23-warps/``), 16 warps x 512 loads, whose warps of a mask replay that run's rows;
+``latf_<FORM>_<ways>`` and ``thrf_<FORM>_<ways>`` are the same two loops of ``h100/src/timing_forms.cu``
+(LDS.U8, LDS.U16, LDSM.x1, LDSM.x2; STS.32 throughput only; SASS and rows in ``h100/runs/2026-11-24-forms/``).
 """
 
 from __future__ import annotations
@@ -40,20 +45,54 @@ from simsmem.trace import NO_WAIT, OPS, InstructionBatch, Trace, write_trace
 HERE = Path(__file__).resolve().parent
 SASS = HERE / "h100" / "sass" / "timing.sass"
 LOADS = 512  # per warp, as measured (ITERS in timing.cu)
-#: kind -> (SASS file, the kernel's mangled name with {} for its template argument, warps in the trace)
+FORMS_SASS = HERE / "h100" / "runs" / "2026-11-24-forms" / "timing_forms.sass"
+
+
+@attrs.frozen
+class Form:
+    """A measured form: its kernel's template argument, its SASS op with access width (LDS, STS) or
+    matrix count (LDSM), the lanes' offsets (``offsets``' pattern) and the largest conflict degree."""
+
+    template: int
+    op: str
+    width: int  # 0 for LDSM
+    num: int  # 0 for LDS, STS
+    pattern: str
+    max_ways: int
+
+
+#: timing.cu's four forms, then timing_forms.cu's five (byte loads and STS.32 on LDS.32's offsets,
+#: LDSM.x1/.x2 on LDSM.x4's).
+FORMS = {
+    "LDS32": Form(0, "LDS", 32, 0, "LDS32", 32),
+    "LDS64": Form(1, "LDS", 64, 0, "LDS64", 16),
+    "LDS128": Form(2, "LDS", 128, 0, "LDS128", 8),
+    "LDSM4": Form(3, "LDSM", 0, 4, "LDSM4", 8),
+    "LDS8": Form(0, "LDS", 8, 0, "LDS32", 32),
+    "LDS16": Form(1, "LDS", 16, 0, "LDS32", 32),
+    "LDSM1": Form(2, "LDSM", 0, 1, "LDSM4", 8),
+    "LDSM2": Form(3, "LDSM", 0, 2, "LDSM4", 8),
+    "STS32": Form(4, "STS", 32, 0, "LDS32", 32),
+}
+#: kind -> (SASS file, the kernel's mangled name with {} for its template argument, warps in the trace, forms)
 KINDS = {
-    "lat": (SASS, "_Z3latILi{}EEviPxPj", 1),
-    "thr": (SASS, "_Z3thrILi{}EEviPxPji", 32),
-    "warps": (HERE / "h100" / "runs" / "2026-11-23-warps" / "timing_warps.sass", "_Z4thrwILi{}EEviPxPjij", 16),
+    "lat": (SASS, "_Z3latILi{}EEviPxPj", 1, ("LDS32", "LDS64", "LDS128", "LDSM4")),
+    "thr": (SASS, "_Z3thrILi{}EEviPxPji", 32, ("LDS32", "LDS64", "LDS128", "LDSM4")),
+    "warps": (HERE / "h100" / "runs" / "2026-11-23-warps" / "timing_warps.sass", "_Z4thrwILi{}EEviPxPjij", 16,
+              ("LDS32", "LDS64", "LDS128", "LDSM4")),
+    "latf": (FORMS_SASS, "_Z4latfILi{}EEviPxPj", 1, ("LDS8", "LDS16", "LDSM1", "LDSM2")),
+    "thrf": (FORMS_SASS, "_Z4thrfILi{}EEviPxPji", 32, ("LDS8", "LDS16", "LDSM1", "LDSM2", "STS32")),
 }
 #: Cycles a warp loses after its taken loop branch before the loop's first instruction issues. Not in
 #: the control codes; fitted to the one-warp throughput rows of LDS32 at 4 to 32 ways, whose loop
 #: takes 16 * 2 * wavefronts + 54 cycles (the 54: the wait for the last load, the loop's 20 other
 #: instructions from the wait to the first load, and 8 cycles of this).
 BRANCH_TAKEN = 8
-#: Kernel template argument, access width (0: LDSM) and lanes per phase of each measured op.
-OP = {"LDS32": (0, 32), "LDS64": (1, 64), "LDS128": (2, 128), "LDSM4": (3, 0)}
-MAX_WAYS = {"LDS32": 32, "LDS64": 16, "LDS128": 8, "LDSM4": 8}
+#: Cycles from a shared-memory instruction's issue until it has read its registers and releases its
+#: read scoreboard (which an instruction overwriting one of those registers waits on). Not in the
+#: control codes (the compiler puts those waits 8 to 9 cycles after the store or load); fitted to
+#: timing_forms.cu's STS.32 loop at 1-way, 1 to 4 warps (10: 13% fast; 12: 11% slow).
+READ_RELEASE = 11
 
 
 @attrs.frozen
@@ -62,8 +101,9 @@ class Sass:
 
     text: str
     stall: int  # cycles before the warp's next instruction may issue
-    sets: int | None  # scoreboard the instruction releases when its result is ready (7: none)
+    sets: int | None  # scoreboard the instruction releases when its result is ready (None: none)
     waits: int  # mask of scoreboards it waits on
+    reads: int | None = None  # scoreboard it releases once it has read its registers (None: none)
 
     @property
     def shared(self) -> bool:
@@ -71,7 +111,8 @@ class Sass:
 
 
 def read_sass(path: Path = SASS) -> dict[str, list[Sass]]:
-    """Each function's instructions with their control codes (Volta+ layout: bits 105-121 of 128)."""
+    """Each function's instructions with their control codes (Volta+ layout: bits 105-121 of 128: stall,
+    yield, write scoreboard, read scoreboard, wait mask)."""
     funcs: dict[str, list[Sass]] = {}
     pending = None
     for line in path.read_text().splitlines():
@@ -81,8 +122,9 @@ def read_sass(path: Path = SASS) -> dict[str, list[Sass]]:
             pending = m[1]
         elif pending and (m := re.match(r"\s*/\* 0x([0-9a-f]{16}) \*/", line)):
             hi = int(m[1], 16)
-            sets = hi >> 46 & 7
-            current.append(Sass(pending, max(1, hi >> 41 & 15), None if sets == 7 else sets, hi >> 52 & 63))
+            sets, reads = hi >> 46 & 7, hi >> 49 & 7
+            current.append(Sass(pending, max(1, hi >> 41 & 15), None if sets == 7 else sets, hi >> 52 & 63,
+                                None if reads == 7 else reads))
             pending = None
     return funcs
 
@@ -103,65 +145,87 @@ def project(body: list[Sass], issue_interval: int) -> list[tuple[int, int, int, 
     ``wait``: the latest instruction since the previous shared one that waits on a load not yet waited
     for (``NO_WAIT`` if none) gives N, the shared instructions issued after that load; ``early`` counts
     the instructions before it, ``issue`` and ``delay`` count from it on, else from the previous shared
-    instruction.
+    instruction. ``delay`` also holds the stalls of waits on read scoreboards (``read_stalls``).
     """
     n = len(body)
     shared = [k + n * lap for lap in (-1, 0, 1) for k, ins in enumerate(body) if ins.shared]  # the loop unrolled
+    read = read_stalls(body)
     waited = -n  # the youngest load waited for so far
     out = []
     for j in range(len(shared) // 3, len(shared)):  # the first lap settles ``waited``
         k, prev = shared[j], shared[j - 1]
         wait, start = NO_WAIT, prev
         for p in range(prev + 1, k):
-            target = _setter(body, p, body[p % n].waits) if body[p % n].waits else None
+            target = _setter(body, p, body[p % n].waits, "sets") if body[p % n].waits else None
             if target is not None and target > waited and body[target % n].shared:
                 waited, start, wait = target, p, j - shared.index(target) - 1
         early = 0 if start == prev else start - prev - 1
         others = k - start - (start == prev)
         cycles = sum(body[p % n].stall + (BRANCH_TAKEN if _branch(body[p % n]) else 0) for p in range(start, k))
+        cycles += sum(read[p % n] for p in range(prev + 1, k + 1))
         if k >= n:
             out.append((wait, early, others, cycles - issue_interval * (others + (start == prev))))
     return out
 
 
-def _setter(body: list[Sass], p: int, waits: int) -> int:
-    """The latest instruction before position ``p`` (in loop order, may be negative) setting one of ``waits``."""
+def read_stalls(body: list[Sass]) -> list[int]:
+    """Cycles each instruction of the loop stalls on the read scoreboard of a shared instruction before it:
+    ``READ_RELEASE`` less the cycles the stall counts put between the two (at least 0)."""
+    n = len(body)
+    at = np.cumsum([0] + [ins.stall + (BRANCH_TAKEN if _branch(ins) else 0) for ins in body])  # issue cycle in a lap
+    out = [0] * n
+    for p, ins in enumerate(body):
+        for sb in range(6):
+            if ins.waits >> sb & 1:
+                q = _setter(body, p, 1 << sb, "reads")
+                if q is not None and body[q % n].shared:
+                    since = at[p] - (at[q] if q >= 0 else at[q % n] - at[n])
+                    out[p] = max(out[p], READ_RELEASE - int(since))
+    return out
+
+
+def _setter(body: list[Sass], p: int, waits: int, kind: str) -> int | None:
+    """The latest instruction before position ``p`` (in loop order, may be negative) setting one of the
+    scoreboards of ``waits``, if it sets it as ``kind`` (``sets``: on its result, ``reads``: on reading
+    its registers); else None."""
     n = len(body)
     for q in range(p - 1, p - 1 - n, -1):
-        if body[q % n].sets is not None and waits >> body[q % n].sets & 1:
-            return q
-    return p - n
+        ins = body[q % n]
+        for how in ("sets", "reads"):
+            sb = getattr(ins, how)
+            if sb is not None and waits >> sb & 1:
+                return q if how == kind else None
+    return p - n if kind == "sets" else None
 
 
 def _branch(ins: Sass) -> bool:
     return ins.text.startswith("@P") and "BRA" in ins.text
 
 
-def offsets(op: str, ways: int) -> np.ndarray:
-    """The 32 lanes' byte offsets of ``offset_for`` in timing.cu."""
+def offsets(pattern: str, ways: int) -> np.ndarray:
+    """The 32 lanes' byte offsets of ``offset_for`` in timing.cu (``pattern``: its op)."""
     lane = np.arange(32)
-    if op == "LDS32":
+    if pattern == "LDS32":
         g = 32 // ways
         return lane % g * 4 + lane // g * 128
-    per, size = {"LDS64": (16, 8), "LDS128": (8, 16), "LDSM4": (8, 16)}[op]
+    per, size = {"LDS64": (16, 8), "LDS128": (8, 16), "LDSM4": (8, 16)}[pattern]
     j, g = lane % per, per // ways
     return lane // per * 4096 + j % g * size + j // g * 128
 
 
 def trace(op: str, ways: int, kind: str, issue_interval: int) -> Trace:
-    """The dependent chain (``lat``), the 32-warp throughput loop (``thr``) or the 16-warp loop of
-    timing_warps.cu (``warps``) of ``op`` at ``ways``."""
-    template, width = OP[op]
-    sass, kernel, warps = KINDS[kind]
-    body = loop_of(read_sass(sass)[kernel.format(template)])
+    """The dependent chain (``lat``, ``latf``), the 32-warp throughput loop (``thr``, ``thrf``) or the
+    16-warp loop of timing_warps.cu (``warps``) of form ``op`` at ``ways``."""
+    form = FORMS[op]
+    sass, kernel, warps, _ = KINDS[kind]
+    body = loop_of(read_sass(sass)[kernel.format(form.template)])
     steps = project(body, issue_interval)
     n = warps * LOADS
     per_loop = np.array(steps * (LOADS // len(steps)))
-    matrix = width == 0
     batch = InstructionBatch(
-        op=np.full(n, OPS.index("LDSM" if matrix else "LDS"), dtype=np.uint8),
-        width=np.full(n, width, dtype=np.uint8),
-        num=np.full(n, 4 if matrix else 0, dtype=np.uint8),
+        op=np.full(n, OPS.index(form.op), dtype=np.uint8),
+        width=np.full(n, form.width, dtype=np.uint8),
+        num=np.full(n, form.num, dtype=np.uint8),
         trans=np.zeros(n, dtype=bool),
         mask=np.full(n, 0xFFFFFFFF, dtype=np.uint32),
         warp=np.repeat(np.arange(warps, dtype=np.int32), LOADS),
@@ -171,14 +235,14 @@ def trace(op: str, ways: int, kind: str, issue_interval: int) -> Trace:
         early=np.tile(per_loop[:, 1], warps).astype(np.int32),
         generic=np.zeros(n, dtype=bool),
         atom=np.zeros(n, dtype=np.uint8),
-        addrs=np.tile(offsets(op, ways).astype(np.int32), (n, 1)),
+        addrs=np.tile(offsets(form.pattern, ways).astype(np.int32), (n, 1)),
     )
     return Trace(batch, name=f"{kind}_{op}_{ways}", arch="sm_90")
 
 
-def rows() -> list[tuple[str, int]]:
-    """Every (op, ways) that timing.json measured."""
-    return [(op, 1 << k) for op in OP for k in range(MAX_WAYS[op].bit_length())]
+def rows(kind: str) -> list[tuple[str, int]]:
+    """Every (form, ways) measured with ``kind``'s kernel."""
+    return [(op, 1 << k) for op in KINDS[kind][3] for k in range(FORMS[op].max_ways.bit_length())]
 
 
 def main() -> None:
@@ -187,10 +251,12 @@ def main() -> None:
     out = Path(parser.parse_args().out)
     out.mkdir(parents=True, exist_ok=True)
     issue_interval = load_arch("sm_90").timing.issue_interval
-    for op, ways in rows():
-        for kind in KINDS:
+    written = 0
+    for kind in KINDS:
+        for op, ways in rows(kind):
             write_trace(trace(op, ways, kind, issue_interval), out / f"{kind}_{op}_{ways}.json.gz")
-    print(f"{out}: {len(KINDS) * len(rows())} traces")
+            written += 1
+    print(f"{out}: {written} traces")
 
 
 if __name__ == "__main__":

@@ -39,40 +39,48 @@ OUTSIDE_5_PERCENT: dict[tuple[str, int, int], float] = {
 @pytest.fixture(scope="module")
 def simulated(sm90):
     out = simulate_rows(sm90)
-    _print_table(out)
+    print_table(out, ROWS, "calibration/h100/timing.json")
     return out
 
 
-def simulate_rows(arch):
-    """Simulated cycles of every latency and throughput row on ``arch``, keyed like the rows."""
+def simulate_rows(arch, rows=ROWS, kinds=("lat", "thr")):
+    """Simulated cycles of every latency and throughput row of ``rows`` on ``arch``, keyed like the rows;
+    ``kinds``: the trace names' prefixes of the latency and throughput loops."""
     out = {}
-    for row in ROWS["latency"]:
-        batch = load_trace(TRACES / f"lat_{row['op']}_{row['ways']}.json.gz").instructions
+    for row in rows["latency"]:
+        batch = load_trace(TRACES / f"{kinds[0]}_{row['op']}_{row['ways']}.json.gz").instructions
         issue = simulate(batch, count(batch, arch), arch).issue
         out["lat", row["op"], row["ways"]] = (issue[-1] - issue[0]) / (len(batch) - 1)
     loops = {}
-    for row in ROWS["throughput"]:
+    for row in rows["throughput"]:
         key = row["op"], row["ways"]
         if key not in loops:
-            loops[key] = load_trace(TRACES / f"thr_{row['op']}_{row['ways']}.json.gz").instructions
+            loops[key] = load_trace(TRACES / f"{kinds[1]}_{row['op']}_{row['ways']}.json.gz").instructions
         batch = loops[key].take(loops[key].warp < row["warps"])
         out["thr", *key, row["warps"]] = simulate(batch, count(batch, arch), arch).cycles / len(batch)
     return out
 
 
-def _print_table(out):
+def throughput_errors(out, rows=ROWS):
+    """(op, ways, warps) -> relative error of the simulated cycles per warp-instruction."""
+    return {(r["op"], r["ways"], r["warps"]): out["thr", r["op"], r["ways"], r["warps"]] / r["cycles_per_warp_instruction"] - 1
+            for r in rows["throughput"]}
+
+
+def print_table(out, rows, source):
+    """The measured-vs-simulated tables of ``rows`` (from ``source``), for ``pytest -s``."""
     console = Console(width=120)
-    table = Table(title="H100 (calibration/h100/timing.json) vs simsmem: cycles per dependent load")
+    table = Table(title=f"H100 ({source}) vs simsmem: cycles per dependent load")
     for col in ("op", "ways", "measured", "simulated", "difference"):
         table.add_column(col, justify="right")
-    for row in ROWS["latency"]:
+    for row in rows["latency"]:
         sim, meas = out["lat", row["op"], row["ways"]], row["cycles_per_dependent_load"]
         table.add_row(row["op"], str(row["ways"]), f"{meas:.2f}", f"{sim:.2f}", f"{sim - meas:+.2f}")
     console.print(table)
     table = Table(title="cycles per warp-instruction (throughput)")
     for col in ("op", "ways", "warps", "measured", "simulated", "error"):
         table.add_column(col, justify="right")
-    for row in ROWS["throughput"]:
+    for row in rows["throughput"]:
         sim, meas = out["thr", row["op"], row["ways"], row["warps"]], row["cycles_per_warp_instruction"]
         table.add_row(row["op"], str(row["ways"]), str(row["warps"]), f"{meas:.3f}", f"{sim:.3f}", f"{100 * (sim - meas) / meas:+.1f}%")
     console.print(table)
@@ -91,11 +99,7 @@ def test_latency_within_one_cycle(row, simulated):
 
 
 def test_throughput_within_five_percent_or_listed(simulated):
-    errors = {}
-    for row in ROWS["throughput"]:
-        key = row["op"], row["ways"], row["warps"]
-        meas = row["cycles_per_warp_instruction"]
-        errors[key] = (simulated["thr", *key] - meas) / meas
+    errors = throughput_errors(simulated)
     outside = {key for key, e in errors.items() if abs(e) > 0.05}
     assert outside == set(OUTSIDE_5_PERCENT), f"rows outside 5% changed: {sorted(outside ^ set(OUTSIDE_5_PERCENT))}"
     for key, bound in OUTSIDE_5_PERCENT.items():

@@ -47,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--text", type=Path, required=True)
     t.add_argument("--env", type=Path, required=True)
     t.add_argument("--out", type=Path, required=True)
+    t.add_argument("--source", default="calibration/h100/src/timing.cu", help="the measured program's source, for the record")
 
     g2 = sub.add_parser("agree", help="hold simsmem's bank model against corpus files: rows compared, exact, disagreements")
     g2.add_argument("corpus", type=Path, nargs="+")
@@ -99,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         return write_kernels(a.csv, a.sass, a.env, a.source, a.out)
     from .timing import write_timing
 
-    return write_timing(a.text, a.env, a.out)
+    return write_timing(a.text, a.env, a.out, a.source)
 
 
 if __name__ == "__main__":

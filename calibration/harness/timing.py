@@ -41,9 +41,9 @@ def parse(text: str) -> dict[str, list[dict]]:
     return out
 
 
-def write_timing(text_path: Path, env_path: Path, out: Path) -> int:
+def write_timing(text_path: Path, env_path: Path, out: Path, source: str = METHOD["source"]) -> int:
     """The ``timing`` command."""
-    doc = {**provenance(env_path.read_text()), "method": METHOD, **parse(text_path.read_text())}
+    doc = {**provenance(env_path.read_text()), "method": {**METHOD, "source": source}, **parse(text_path.read_text())}
     write_atomically(out, orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     print(f"{out}: {len(doc['latency'])} latency, {len(doc['throughput'])} throughput records")
     return 0

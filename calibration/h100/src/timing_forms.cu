@@ -1,0 +1,84 @@
+// timing.cu's two loops for the forms it left out: LDS.U8, LDS.U16, LDSM.x1, LDSM.x2 (latency and
+// throughput) and STS.32 (throughput: independent stores, clock64() after the closing barrier).
+// Same buffer, loop length and clocking as timing.cu; the byte loads and STS.32 use LDS.32's offsets
+// (one word per lane, `deg` words per bank), LDSM.x1/.x2 LDSM.x4's (only lanes 0-7 / 0-15 count).
+#include "timing_common.cuh"
+
+__device__ unsigned offset_form(int op, int deg, unsigned lane) {
+  return offset_for(op < 2 || op == 4 ? 0 : 3, deg, lane);
+}
+
+// 0 LDS.U8, 1 LDS.U16, 2 LDSM.x1, 3 LDSM.x2 (loads); 4 STS.32 (a store, returns 0)
+template <int OP>
+__device__ __forceinline__ unsigned access(unsigned a, unsigned v) {
+  unsigned r0, r1;
+  if (OP == 0) { asm volatile("ld.shared.u8 %0, [%1];" : "=r"(r0) : "r"(a)); return r0; }
+  if (OP == 1) { asm volatile("ld.shared.u16 %0, [%1];" : "=r"(r0) : "r"(a)); return r0; }
+  if (OP == 2) { asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(r0) : "r"(a)); return r0; }
+  if (OP == 3) { asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];" : "=r"(r0), "=r"(r1) : "r"(a)); return r0 | r1; }
+  asm volatile("st.shared.u32 [%0], %1;" :: "r"(a), "r"(v) : "memory");
+  return 0;
+}
+
+template <int OP>
+__global__ void latf(int deg, long long* cyc, unsigned* sink) {
+  __shared__ __align__(16) unsigned char smem[SB];
+  for (int i = threadIdx.x; i < SB / 4; i += blockDim.x) ((unsigned*)smem)[i] = 0;
+  __syncthreads();
+  unsigned a = (unsigned)__cvta_generic_to_shared(smem) + offset_form(OP, deg, threadIdx.x % 32);
+  unsigned v = 0;
+  for (int i = 0; i < 16; i++) v = access<OP>(a + v, 0);  // warm
+  __syncwarp();
+  long long t0 = clock64();
+#pragma unroll 16
+  for (int i = 0; i < ITERS; i++) v = access<OP>(a + v, 0);
+  long long t1 = clock64();
+  if (threadIdx.x == 0) cyc[0] = t1 - t0;
+  sink[threadIdx.x] = v;
+}
+
+template <int OP>
+__global__ void thrf(int deg, long long* cyc, unsigned* sink, int zmask) {
+  __shared__ __align__(16) unsigned char smem[SB];
+  for (int i = threadIdx.x; i < SB / 4; i += blockDim.x) ((unsigned*)smem)[i] = 0;
+  __syncthreads();
+  unsigned a = (unsigned)__cvta_generic_to_shared(smem) + offset_form(OP, deg, threadIdx.x % 32);
+  unsigned v = 0;
+  __syncthreads();
+  long long t0 = clock64();
+#pragma unroll 16
+  for (int i = 0; i < ITERS; i++) v += access<OP>(a + ((i & zmask) << 12), i);
+  sink[threadIdx.x] = v;  // waits for every load of this warp
+  __syncthreads();
+  long long t1 = clock64();
+  if (threadIdx.x == 0) cyc[0] = t1 - t0;
+  sink[threadIdx.x] = v;
+}
+
+template <int OP>
+int row(const char* name, int maxdeg, long long* cyc, unsigned* sink) {
+  const int warps[] = {1, 2, 4, 8, 16, 32};
+  long long c;
+  for (int deg = 1; deg <= maxdeg; deg *= 2) {
+    if (OP != 4) {
+      latf<OP><<<1, 32>>>(deg, cyc, sink);
+      CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
+      CK(cudaMemcpy(&c, cyc, 8, cudaMemcpyDeviceToHost));
+      printf("LAT op=%s deg=%d cyc_per_dependent_load=%.2f\n", name, deg, c / (double)ITERS);
+    }
+    for (int w = 0; w < 6; w++) {
+      thrf<OP><<<1, 32 * warps[w]>>>(deg, cyc, sink, 0);
+      CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
+      CK(cudaMemcpy(&c, cyc, 8, cudaMemcpyDeviceToHost));
+      printf("THR op=%s deg=%d warps=%d cyc_per_warp_inst=%.3f\n", name, deg, warps[w], c / (double)(ITERS * warps[w]));
+    }
+  }
+  return 0;
+}
+
+int main() {
+  long long* cyc; unsigned* sink; CK(cudaMalloc(&cyc, 8)); CK(cudaMalloc(&sink, 4096 * 4));
+  if (row<0>("LDS8", 32, cyc, sink) || row<1>("LDS16", 32, cyc, sink) || row<2>("LDSM1", 8, cyc, sink) ||
+      row<3>("LDSM2", 8, cyc, sink) || row<4>("STS32", 32, cyc, sink)) return 1;
+  return 0;
+}
