@@ -27,7 +27,8 @@ the throughput loop of 32 warps x 512 loads, whose first N warps replay the N-wa
 ``warps_<OP>_<ways>.json.gz`` is the loop of ``h100/src/timing_warps.cu`` (its SASS in
 ``h100/runs/2026-11-23-warps/``), 16 warps x 512 loads, whose warps of a mask replay that run's rows;
 ``latf_<FORM>_<ways>`` and ``thrf_<FORM>_<ways>`` are the same two loops of ``h100/src/timing_forms.cu``
-(LDS.U8, LDS.U16, LDSM.x1, LDSM.x2; STS.32 throughput only; SASS and rows in ``h100/runs/2026-11-24-forms/``).
+(LDS.U8, LDS.U16, LDSM.x1, LDSM.x2, LDSM.x4.trans, ATOMS.ADD; STS.32/.64/.128 and STSM.x4 throughput
+only; SASS and rows in ``h100/runs/2026-11-24-forms/``).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from pathlib import Path
 import attrs
 import numpy as np
 
-from simsmem.config import load_arch
+from simsmem.config import Timing, load_arch
 from simsmem.trace import NO_WAIT, OPS, InstructionBatch, Trace, write_trace
 
 HERE = Path(__file__).resolve().parent
@@ -55,14 +56,14 @@ class Form:
 
     template: int
     op: str
-    width: int  # 0 for LDSM
-    num: int  # 0 for LDS, STS
+    width: int  # 0 for LDSM, STSM
+    num: int  # 0 for LDS, STS, ATOMS
     pattern: str
     max_ways: int
+    trans: bool = False
 
 
-#: timing.cu's four forms, then timing_forms.cu's five (byte loads and STS.32 on LDS.32's offsets,
-#: LDSM.x1/.x2 on LDSM.x4's).
+#: timing.cu's four forms, then timing_forms.cu's ten, each on the offsets of timing.cu's op of its shape.
 FORMS = {
     "LDS32": Form(0, "LDS", 32, 0, "LDS32", 32),
     "LDS64": Form(1, "LDS", 64, 0, "LDS64", 16),
@@ -73,6 +74,11 @@ FORMS = {
     "LDSM1": Form(2, "LDSM", 0, 1, "LDSM4", 8),
     "LDSM2": Form(3, "LDSM", 0, 2, "LDSM4", 8),
     "STS32": Form(4, "STS", 32, 0, "LDS32", 32),
+    "STS64": Form(5, "STS", 64, 0, "LDS64", 16),
+    "STS128": Form(6, "STS", 128, 0, "LDS128", 8),
+    "STSM4": Form(7, "STSM", 0, 4, "LDSM4", 8),
+    "LDSM4T": Form(8, "LDSM", 0, 4, "LDSM4", 8, trans=True),
+    "ATOMS32": Form(9, "ATOMS", 32, 0, "LDS32", 32),
 }
 #: kind -> (SASS file, the kernel's mangled name with {} for its template argument, warps in the trace, forms)
 KINDS = {
@@ -80,8 +86,9 @@ KINDS = {
     "thr": (SASS, "_Z3thrILi{}EEviPxPji", 32, ("LDS32", "LDS64", "LDS128", "LDSM4")),
     "warps": (HERE / "h100" / "runs" / "2026-11-23-warps" / "timing_warps.sass", "_Z4thrwILi{}EEviPxPjij", 16,
               ("LDS32", "LDS64", "LDS128", "LDSM4")),
-    "latf": (FORMS_SASS, "_Z4latfILi{}EEviPxPj", 1, ("LDS8", "LDS16", "LDSM1", "LDSM2")),
-    "thrf": (FORMS_SASS, "_Z4thrfILi{}EEviPxPji", 32, ("LDS8", "LDS16", "LDSM1", "LDSM2", "STS32")),
+    "latf": (FORMS_SASS, "_Z4latfILi{}EEviPxPj", 1, ("LDS8", "LDS16", "LDSM1", "LDSM2", "LDSM4T", "ATOMS32")),
+    "thrf": (FORMS_SASS, "_Z4thrfILi{}EEviPxPji", 32,
+             ("LDS8", "LDS16", "LDSM1", "LDSM2", "STS32", "STS64", "STS128", "STSM4", "LDSM4T", "ATOMS32")),
 }
 #: Cycles a warp loses after its taken loop branch before the loop's first instruction issues. Not in
 #: the control codes; fitted to the one-warp throughput rows of LDS32 at 4 to 32 ways, whose loop
@@ -89,9 +96,10 @@ KINDS = {
 #: instructions from the wait to the first load, and 8 cycles of this).
 BRANCH_TAKEN = 8
 #: Cycles from a shared-memory instruction's issue until it has read its registers and releases its
-#: read scoreboard (which an instruction overwriting one of those registers waits on). Not in the
-#: control codes (the compiler puts those waits 8 to 9 cycles after the store or load); fitted to
-#: timing_forms.cu's STS.32 loop at 1-way, 1 to 4 warps (10: 13% fast; 12: 11% slow).
+#: read scoreboard (which an instruction overwriting one of those registers waits on); wider stores
+#: take longer (``read_release``). Not in the control codes (the compiler puts those waits 8 to 9
+#: cycles after the store or load); fitted to timing_forms.cu's STS.32 loop at 1-way, 1 to 4 warps
+#: (10: 13% fast; 12: 11% slow).
 READ_RELEASE = 11
 
 
@@ -139,7 +147,7 @@ def loop_of(instructions: list[Sass]) -> list[Sass]:
     raise ValueError("no loop")
 
 
-def project(body: list[Sass], issue_interval: int) -> list[tuple[int, int, int, int]]:
+def project(body: list[Sass], timing: Timing) -> list[tuple[int, int, int, int]]:
     """``(wait, early, issue, delay)`` of each shared instruction of a loop body, the loop running round and round.
 
     ``wait``: the latest instruction since the previous shared one that waits on a load not yet waited
@@ -149,7 +157,7 @@ def project(body: list[Sass], issue_interval: int) -> list[tuple[int, int, int, 
     """
     n = len(body)
     shared = [k + n * lap for lap in (-1, 0, 1) for k, ins in enumerate(body) if ins.shared]  # the loop unrolled
-    read = read_stalls(body)
+    read = read_stalls(body, timing.feed_interval)
     waited = -n  # the youngest load waited for so far
     out = []
     for j in range(len(shared) // 3, len(shared)):  # the first lap settles ``waited``
@@ -164,13 +172,14 @@ def project(body: list[Sass], issue_interval: int) -> list[tuple[int, int, int, 
         cycles = sum(body[p % n].stall + (BRANCH_TAKEN if _branch(body[p % n]) else 0) for p in range(start, k))
         cycles += sum(read[p % n] for p in range(prev + 1, k + 1))
         if k >= n:
-            out.append((wait, early, others, cycles - issue_interval * (others + (start == prev))))
+            out.append((wait, early, others, cycles - timing.issue_interval * (others + (start == prev))))
     return out
 
 
-def read_stalls(body: list[Sass]) -> list[int]:
+def read_stalls(body: list[Sass], feed_interval: int) -> list[int]:
     """Cycles each instruction of the loop stalls on the read scoreboard of a shared instruction before it:
-    ``READ_RELEASE`` less the cycles the stall counts put between the two (at least 0)."""
+    the cycles that one takes to read its registers (``read_release``) less the cycles the stall counts
+    put between the two (at least 0)."""
     n = len(body)
     at = np.cumsum([0] + [ins.stall + (BRANCH_TAKEN if _branch(ins) else 0) for ins in body])  # issue cycle in a lap
     out = [0] * n
@@ -180,8 +189,21 @@ def read_stalls(body: list[Sass]) -> list[int]:
                 q = _setter(body, p, 1 << sb, "reads")
                 if q is not None and body[q % n].shared:
                     since = at[p] - (at[q] if q >= 0 else at[q % n] - at[n])
-                    out[p] = max(out[p], READ_RELEASE - int(since))
+                    out[p] = max(out[p], read_release(body[q % n], feed_interval) - int(since))
     return out
+
+
+def read_release(ins: Sass, feed_interval: int) -> int:
+    """Cycles from a shared instruction's issue until it has read its registers: ``READ_RELEASE``, and for
+    a store whose data takes several phases (STS.64: 2, STS.128 and STSM.x4: 4) ``feed_interval`` more
+    per phase after the first, the data of one phase being read as it leaves."""
+    op = ins.text.split()[0]
+    phases = 1
+    if op.startswith("STSM"):
+        phases = int(op.rsplit(".", 1)[1])
+    elif op.startswith("STS."):
+        phases = max(1, int(op.split(".")[1]) // 32)
+    return READ_RELEASE + feed_interval * (phases - 1)
 
 
 def _setter(body: list[Sass], p: int, waits: int, kind: str) -> int | None:
@@ -213,20 +235,20 @@ def offsets(pattern: str, ways: int) -> np.ndarray:
     return lane // per * 4096 + j % g * size + j // g * 128
 
 
-def trace(op: str, ways: int, kind: str, issue_interval: int) -> Trace:
+def trace(op: str, ways: int, kind: str, timing: Timing) -> Trace:
     """The dependent chain (``lat``, ``latf``), the 32-warp throughput loop (``thr``, ``thrf``) or the
     16-warp loop of timing_warps.cu (``warps``) of form ``op`` at ``ways``."""
     form = FORMS[op]
     sass, kernel, warps, _ = KINDS[kind]
     body = loop_of(read_sass(sass)[kernel.format(form.template)])
-    steps = project(body, issue_interval)
+    steps = project(body, timing)
     n = warps * LOADS
     per_loop = np.array(steps * (LOADS // len(steps)))
     batch = InstructionBatch(
         op=np.full(n, OPS.index(form.op), dtype=np.uint8),
         width=np.full(n, form.width, dtype=np.uint8),
         num=np.full(n, form.num, dtype=np.uint8),
-        trans=np.zeros(n, dtype=bool),
+        trans=np.full(n, form.trans, dtype=bool),
         mask=np.full(n, 0xFFFFFFFF, dtype=np.uint32),
         warp=np.repeat(np.arange(warps, dtype=np.int32), LOADS),
         wait=np.tile(per_loop[:, 0], warps).astype(np.int32),
@@ -250,11 +272,11 @@ def main() -> None:
     parser.add_argument("--out", default=str(HERE.parent / "traces" / "timing"))
     out = Path(parser.parse_args().out)
     out.mkdir(parents=True, exist_ok=True)
-    issue_interval = load_arch("sm_90").timing.issue_interval
+    timing = load_arch("sm_90").timing
     written = 0
     for kind in KINDS:
         for op, ways in rows(kind):
-            write_trace(trace(op, ways, kind, issue_interval), out / f"{kind}_{op}_{ways}.json.gz")
+            write_trace(trace(op, ways, kind, timing), out / f"{kind}_{op}_{ways}.json.gz")
             written += 1
     print(f"{out}: {written} traces")
 

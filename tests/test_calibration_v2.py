@@ -119,3 +119,27 @@ def test_timing_output_parses_to_the_committed_json():
     text = (H100 / "runs" / "2026-11-22-design" / "timing.txt").read_text()
     committed = json.loads((H100 / "timing_rerun.json").read_text())
     assert parse(text) == {"latency": committed["latency"], "throughput": committed["throughput"]}
+
+
+def test_forms_run_parses_to_the_committed_json():
+    """runs/2026-11-24-forms: timing_forms.txt is forms.json's rows, and forms.json names timing_forms.cu."""
+    from harness.timing import parse
+
+    run = H100 / "runs" / "2026-11-24-forms"
+    committed = json.loads((run / "forms.json").read_text())
+    assert parse((run / "timing_forms.txt").read_text()) == {"latency": committed["latency"], "throughput": committed["throughput"]}
+    assert committed["method"]["source"] == "calibration/h100/src/timing_forms.cu"
+    assert committed["date"] == "2026-11-24T10:10:20Z"
+
+
+def test_harness_names_a_missing_file_in_one_line(tmp_path):
+    """A missing input: one line on stderr, exit status 2, nothing written."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "t.json"
+    (tmp_path / "env.txt").write_text("NVIDIA H100 80GB HBM3, 580.159.04, 1980 MHz, 1980 MHz\n")
+    done = subprocess.run([sys.executable, "-m", "harness", "timing", "--text", str(tmp_path / "none.txt"), "--env", str(tmp_path / "env.txt"),
+                           "--out", str(out)], cwd=ROOT / "calibration", capture_output=True, text=True)
+    assert done.returncode == 2 and not out.exists()
+    assert done.stderr.count("\n") == 1 and "none.txt" in done.stderr

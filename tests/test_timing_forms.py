@@ -1,15 +1,19 @@
-"""The timing engine against the forms timing.json left out: LDS.U8, LDS.U16, LDSM.x1, LDSM.x2 and STS.32.
+"""The timing engine against the forms timing.json left out: LDS.U8, LDS.U16, LDSM.x1, LDSM.x2, LDSM.x4.trans,
+ATOMS.ADD (latency and throughput), STS.32, STS.64, STS.128 and STSM.x4 (throughput).
 
 Provenance: H100 80GB HBM3 (sm_90), clock64() in calibration/h100/src/timing_forms.cu (CUDA 13.0, -O3;
-timing.cu's two loops), run calibration/h100/runs/2026-11-24-forms (forms.json: 20 latency and 156
+timing.cu's two loops), run calibration/h100/runs/2026-11-24-forms (forms.json: 30 latency and 294
 throughput rows; timing_forms.sass). Traces: traces/timing/latf_* and thrf_* (calibration/timing_traces.py).
 
-These rows were predicted before they were looked at: the config's latencies for these forms were
-copies of the measured LDS.32 and LDSM.x4 ones, and with them all 20 latency rows came out within 0.22
-cycle and 145 of the 156 throughput rows within 5%. The one number fitted to them since is
-``READ_RELEASE`` in timing_traces.py (the STS.32 loop waits on its stores' read scoreboards), fitted to
-STS.32 1-way at 1 to 4 warps; it put 150 within. The rows outside 5% are held to their own bound, and
-the test fails if that set changes either way.
+These rows were predicted before they were looked at. In a first run of the first five forms, with the
+config's latencies for them copied from the measured LDS.32 and LDSM.x4 ones, all 20 latency rows came
+out within 0.22 cycle and 145 of the 156 throughput rows within 5%; ``READ_RELEASE`` in timing_traces.py
+(the STS.32 loop waits on its stores' read scoreboards) was then fitted to STS.32 1-way at 1 to 4
+warps (150 within). The run was then made again with five more forms: every latency row within 0.23
+cycle (ATOMS.ADD's, copied from LDS.32, within 0.01), 274 of the 294 throughput rows within 5%; the
+wide stores were 14% to 28% fast at 1 and 2 warps, and giving a store ``feed_interval`` more cycles per
+data phase to read its registers (``read_release``: nothing fitted) put 278 within. The rows outside
+5% are held to their own bound, and the test fails if that set changes either way.
 
 ``pytest -s tests/test_timing_forms.py`` prints the table.
 """
@@ -23,8 +27,9 @@ from test_timing_calibration import print_table, simulate_rows, throughput_error
 RUN = ROOT / "calibration" / "h100" / "runs" / "2026-11-24-forms" / "forms.json"
 ROWS = orjson.loads(RUN.read_bytes())
 #: (op, ways, warps) -> the largest relative error allowed, for the rows outside 5%: the byte loads run
-#: LDS.32's loop and share its rows outside (tests/test_timing_calibration.py); two warps per
-#: sub-partition overlap better in the model than measured (README "Timing model").
+#: LDS.32's loop and share its rows outside (tests/test_timing_calibration.py); at 8 warps, two per
+#: sub-partition overlap better in the model than measured; at 4 warps (one per sub-partition) the
+#: model's warps collide on the data path less or more than the hardware's (README "Timing model").
 OUTSIDE_5_PERCENT: dict[tuple[str, int, int], float] = {
     ("LDS8", 1, 8): 0.10,  # -8.2%
     ("LDS8", 2, 4): 0.10,  # -8.7%
@@ -32,6 +37,16 @@ OUTSIDE_5_PERCENT: dict[tuple[str, int, int], float] = {
     ("LDS16", 2, 4): 0.10,  # -8.7%
     ("LDSM2", 1, 8): 0.10,  # -9.0%
     ("STS32", 1, 8): 0.10,  # -6.9%
+    ("STS64", 1, 1): 0.10,  # -8.2%: a 2-phase store's registers read later than READ_RELEASE + 2 (14 would fit)
+    ("STS64", 1, 2): 0.10,  # -7.6%
+    ("STS64", 1, 4): 0.20,  # -17.7%: one warp per sub-partition, 2 wavefronts per store
+    ("STS64", 2, 1): 0.10,  # -7.2%
+    ("STS64", 2, 2): 0.10,  # -7.2%
+    ("STS128", 1, 4): 0.10,  # -9.5%
+    ("STSM4", 1, 4): 0.10,  # -9.7%
+    ("ATOMS32", 1, 32): 0.10,  # -5.2%
+    ("ATOMS32", 2, 4): 0.15,  # -14.3%: like LDS32 2-way at 4 warps
+    ("ATOMS32", 4, 4): 0.15,  # +10.7%
 }
 
 
@@ -43,8 +58,8 @@ def simulated(sm90):
 
 
 def test_the_run_has_every_form():
-    assert len(ROWS["latency"]) == 20 and len(ROWS["throughput"]) == 156
-    assert {r["op"] for r in ROWS["throughput"]} == {"LDS8", "LDS16", "LDSM1", "LDSM2", "STS32"}
+    assert len(ROWS["latency"]) == 30 and len(ROWS["throughput"]) == 294
+    assert {r["op"] for r in ROWS["throughput"]} == {"LDS8", "LDS16", "LDSM1", "LDSM2", "STS32", "STS64", "STS128", "STSM4", "LDSM4T", "ATOMS32"}
 
 
 @pytest.mark.parametrize("row", ROWS["latency"], ids=lambda r: f"{r['op']}-ways{r['ways']}")

@@ -104,4 +104,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except (OSError, ValueError) as exc:  # a file that cannot be read, a line that is not a record
+        print(f"harness: {exc}", file=sys.stderr)
+        sys.exit(2)
