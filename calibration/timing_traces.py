@@ -13,6 +13,7 @@ a trace instruction with the same addresses (``offset_for`` in timing.cu) and:
 - ``early``: the other instructions before that waiting one, one issue slot each;
 - ``issue``: the other instructions from the waiting one on (or, with no wait, from the previous shared
   instruction), one issue slot each;
+- ``early_alu``, ``issue_alu``: how many of those are integer-ALU instructions (``INTEGER_ALU``);
 - ``delay``: the rest of the stall counts of the ``issue`` ones (each instruction holds the warp for
   its stall count, at least one cycle), plus ``BRANCH_TAKEN`` cycles after the loop's backward branch;
 - a wait on a shared instruction's read scoreboard (an instruction overwriting a register that a store
@@ -103,6 +104,11 @@ BRANCH_TAKEN = 8
 READ_RELEASE = 11
 
 
+#: SASS ops of the sub-partition's integer-ALU pipe, one instruction per ``alu_interval`` cycles: LOP3
+#: measured (runs/2026-11-24-alu); the others are the same pipe's logic, add and compare ops (not measured).
+INTEGER_ALU = frozenset({"LOP3", "IADD3", "LEA", "ISETP", "SHF", "SEL", "PRMT", "IABS", "IMNMX", "POPC", "FLO", "BMSK", "SGXT"})
+
+
 @attrs.frozen
 class Sass:
     """One SASS instruction and what its control code says about timing."""
@@ -112,6 +118,12 @@ class Sass:
     sets: int | None  # scoreboard the instruction releases when its result is ready (None: none)
     waits: int  # mask of scoreboards it waits on
     reads: int | None = None  # scoreboard it releases once it has read its registers (None: none)
+
+    @property
+    def alu(self) -> bool:
+        """Issued on the sub-partition's integer-ALU pipe (``INTEGER_ALU``)."""
+        words = self.text.split()
+        return (words[1] if words[0].startswith("@") else words[0]).split(".")[0] in INTEGER_ALU
 
     @property
     def shared(self) -> bool:
@@ -147,13 +159,15 @@ def loop_of(instructions: list[Sass]) -> list[Sass]:
     raise ValueError("no loop")
 
 
-def project(body: list[Sass], timing: Timing) -> list[tuple[int, int, int, int]]:
-    """``(wait, early, issue, delay)`` of each shared instruction of a loop body, the loop running round and round.
+def project(body: list[Sass], timing: Timing) -> list[tuple[int, int, int, int, int, int]]:
+    """``(wait, early, issue, delay, early_alu, issue_alu)`` of each shared instruction of a loop body, the loop
+    running round and round.
 
     ``wait``: the latest instruction since the previous shared one that waits on a load not yet waited
     for (``NO_WAIT`` if none) gives N, the shared instructions issued after that load; ``early`` counts
     the instructions before it, ``issue`` and ``delay`` count from it on, else from the previous shared
     instruction. ``delay`` also holds the stalls of waits on read scoreboards (``read_stalls``).
+    ``early_alu`` and ``issue_alu`` count the integer-ALU instructions among the early and issue ones.
     """
     n = len(body)
     shared = [k + n * lap for lap in (-1, 0, 1) for k, ins in enumerate(body) if ins.shared]  # the loop unrolled
@@ -171,8 +185,10 @@ def project(body: list[Sass], timing: Timing) -> list[tuple[int, int, int, int]]
         others = k - start - (start == prev)
         cycles = sum(body[p % n].stall + (BRANCH_TAKEN if _branch(body[p % n]) else 0) for p in range(start, k))
         cycles += sum(read[p % n] for p in range(prev + 1, k + 1))
+        first = start + (start == prev)  # the first issue instruction
+        alu = (sum(body[p % n].alu for p in range(prev + 1, start)) if start != prev else 0, sum(body[p % n].alu for p in range(first, k)))
         if k >= n:
-            out.append((wait, early, others, cycles - timing.issue_interval * (others + (start == prev))))
+            out.append((wait, early, others, cycles - timing.issue_interval * (others + (start == prev)), *alu))
     return out
 
 
@@ -255,6 +271,8 @@ def trace(op: str, ways: int, kind: str, timing: Timing) -> Trace:
         delay=np.tile(per_loop[:, 3], warps).astype(np.int64),
         issue=np.tile(per_loop[:, 2], warps).astype(np.int32),
         early=np.tile(per_loop[:, 1], warps).astype(np.int32),
+        early_alu=np.tile(per_loop[:, 4], warps).astype(np.int32),
+        issue_alu=np.tile(per_loop[:, 5], warps).astype(np.int32),
         generic=np.zeros(n, dtype=bool),
         atom=np.zeros(n, dtype=np.uint8),
         addrs=np.tile(offsets(form.pattern, ways).astype(np.int32), (n, 1)),

@@ -102,6 +102,21 @@ def test_the_port_goes_to_the_warp_of_highest_priority(sm90):
     assert list(old.issue) == [6, 9]
 
 
+def test_integer_alu_instructions_share_the_sub_partition_s_pipe(sm90):
+    """alu_interval 2: one integer-ALU instruction per 2 cycles per sub-partition. Warps 0 and 4 (one
+    sub-partition) each issue 4 other instructions, all ALU (``issue_alu``), then a load. Warp 4 (younger)
+    has port slots 0-3; its ALU instructions, booked from its stretch's start, go at 0, 2, 4, 6, so its
+    load issues at 7. Warp 0 has slots 4-6 and 8 (warp 4's load took 7); its ALU instructions find 0-6
+    taken and go at 8, 10, 12, 14: its load at 15. With alu_interval 1 the port alone paces them (4, 9);
+    two ALU of four others from one warp fit in the port's 4 cycles (4)."""
+    ins = [Instruction("LDS", ROW, warp=0, issue=4, issue_alu=4), Instruction("LDS", ROW, warp=4, issue=4, issue_alu=4)]
+    timeline, _ = run(sm90, ins)
+    assert list(timeline.issue) == [15, 7]
+    one = attrs.evolve(sm90, timing=attrs.evolve(sm90.timing, alu_interval=1))
+    assert list(run(one, ins)[0].issue) == [9, 4]
+    assert list(run(sm90, [Instruction("LDS", ROW, warp=0, issue=4, issue_alu=2)])[0].issue) == [4]
+
+
 def test_early_instructions_issue_before_the_wait(sm90):
     """``early`` slots go before the wait (they overlap the load waited for), ``issue`` slots after it."""
     loads = [Instruction("LDS", ROW, warp=0), Instruction("LDS", ROW, warp=0, wait=True, early=4, issue=2)]

@@ -34,6 +34,7 @@ def test_every_arch_times_every_form():
         (lambda d: d["ops"]["STS"]["latency"].__setitem__(32, 3), "ops.STS.latency.32: must exceed timing.to_banks (3)"),
         (lambda d: d["timing"].__setitem__("feed_interval", 0), "timing.feed_interval: must be positive"),
         (lambda d: d["timing"].__setitem__("shared_issue_interval", 0), "timing.shared_issue_interval: must be positive"),
+        (lambda d: d["timing"].__setitem__("alu_interval", 0), "timing.alu_interval: must be positive"),
         (lambda d: d["timing"].__setitem__("issue_priority", "random"), "timing: issue_priority: expected one of ['youngest', 'oldest'], got 'random'"),
         (lambda d: d["timing"].pop("to_banks"), "timing: missing field 'to_banks'"),
         (lambda d: d["timing"]["calibrated"].append("TMA.latency"), "'TMA.latency' is neither a timing field nor an OP.latency"),

@@ -96,6 +96,8 @@ def test_cut_at_a_line_boundary(tmp_path, capsys):
         ("issue", 2**31, "issue", "got 2147483648"),
         ("early", -1, "early", "expected a non-negative integer, got -1"),
         ("early", "3", "early", "expected a non-negative integer, got '3'"),
+        ("issue_alu", 1, "issue_alu", "1 of the 0 issue other instructions"),
+        ("early_alu", -1, "early_alu", "expected a non-negative integer, got -1"),
         ("op", "LDX", "op", "unknown op 'LDX'"),
         ("num", 4, "line 2 (instruction 0)", "field 'num' is not valid for LDS"),
         ("addrs", [0] * 31, "addrs", "expected 32 entries, got 31"),

@@ -47,18 +47,20 @@ def test_timing_fields_round_trip(tmp_path, form):
     """``wait`` (false, true, N), ``issue`` and ``early`` (other instructions) survive every format; only
     values other than the defaults are written back (``wait: 0`` is ``wait: true``)."""
     row = CORPUS.instructions[0]
-    ins = [attrs.evolve(row, wait=w, issue=k, delay=d, early=e)
-           for w, k, d, e in ((False, 0, 0, 0), (True, 3, 1, 0), (5, 0, 2, 4), (0, 7, 0, 0), (2**31 - 1, 2**31 - 1, 0, 2**31 - 1))]
+    ins = [attrs.evolve(row, wait=w, issue=k, delay=d, early=e, early_alu=ea, issue_alu=ia)
+           for w, k, d, e, ea, ia in ((False, 0, 0, 0, 0, 0), (True, 3, 1, 0, 0, 2), (5, 0, 2, 4, 4, 0), (0, 7, 0, 0, 0, 0),
+                                      (2**31 - 1, 2**31 - 1, 0, 2**31 - 1, 1, 2**31 - 1))]
     trace = Trace(InstructionBatch.from_instructions(ins), name="timing")
     path = tmp_path / f"timing.{form}"
     write_trace(trace, path)
     back = load_trace(path).instructions
     assert same(back, trace.instructions)
-    assert [(i.wait, i.issue, i.early) for i in back] == [(False, 0, 0), (True, 3, 0), (5, 0, 4), (True, 7, 0), (2**31 - 1, 2**31 - 1, 2**31 - 1)]
+    assert [(i.wait, i.issue, i.early, i.early_alu, i.issue_alu) for i in back] == [
+        (False, 0, 0, 0, 0), (True, 3, 0, 0, 2), (5, 0, 4, 4, 0), (True, 7, 0, 0, 0), (2**31 - 1, 2**31 - 1, 2**31 - 1, 1, 2**31 - 1)]
     objs = instruction_objects(back)
-    assert [{k: o[k] for k in ("wait", "issue", "delay", "early") if k in o} for o in objs] == [
-        {}, {"wait": True, "issue": 3, "delay": 1}, {"wait": 5, "delay": 2, "early": 4}, {"wait": True, "issue": 7},
-        {"wait": 2**31 - 1, "issue": 2**31 - 1, "early": 2**31 - 1}]
+    assert [{k: o[k] for k in ("wait", "issue", "delay", "early", "early_alu", "issue_alu") if k in o} for o in objs] == [
+        {}, {"wait": True, "issue": 3, "delay": 1, "issue_alu": 2}, {"wait": 5, "delay": 2, "early": 4, "early_alu": 4},
+        {"wait": True, "issue": 7}, {"wait": 2**31 - 1, "issue": 2**31 - 1, "early": 2**31 - 1, "early_alu": 1, "issue_alu": 2**31 - 1}]
 
 
 @pytest.mark.parametrize("form", FORMS)
@@ -135,7 +137,7 @@ BREAKS = [
     ("width", 32.0), ("width", True), ("width", "32"), ("width", 24), ("width", 288), ("warp", -1), ("warp", 2**31),
     ("warp", False), ("delay", None), ("mask", "0x1g"), ("mask", 2**32), ("mask", -1), ("mask", True), ("wait", -1),
     ("wait", 2**31), ("wait", 1.0), ("wait", None), ("issue", -1), ("issue", 2**31), ("issue", True), ("issue", "2"),
-    ("early", -1), ("early", 2**31), ("early", True), ("early", 1.0), ("trans", False), ("num", 4), ("op", "LDG"), ("op", None), ("extra", 1), ("addrs", [0] * 31),
+    ("early", -1), ("early", 2**31), ("early", True), ("early", 1.0), ("issue_alu", 1), ("early_alu", -1), ("trans", False), ("num", 4), ("op", "LDG"), ("op", None), ("extra", 1), ("addrs", [0] * 31),
     ("addrs", [0] * 33), ("addrs", [0.0] * 32), ("addrs", [True] + [0] * 31), ("addrs", ["0"] * 32), ("addrs", [None] * 32),
     ("addrs", [-4] + [0] * 31), ("addrs", [2**31] + [0] * 31), ("addrs", [2**40] + [0] * 31), ("addrs", [[0]] * 32),
     ("addrs", [2**63] + [0] * 31),

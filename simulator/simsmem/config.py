@@ -78,6 +78,7 @@ class Timing:
 
     issue_interval: int  # cycles a sub-partition's issue port is busy with one instruction (shared-memory or other)
     shared_issue_interval: int  # cycles from a sub-partition's issue of a shared-memory instruction to its next (MIO throttle)
+    alu_interval: int  # cycles from a sub-partition's issue of an integer-ALU instruction to its next (a trace's early_alu, issue_alu)
     issue_priority: IssuePriority  # which of a sub-partition's warps wanting its issue port gets it: youngest (highest number) or oldest
     queue_depth: int  # shared-memory instructions a sub-partition's LSU queue holds; issue stalls when full
     feed_interval: int  # cycles between two wavefronts of one warp's instructions at the data path
@@ -281,7 +282,7 @@ def _check(arch: ArchConfig, where: str) -> None:
         if sorted(op.latency) != sorted(forms):
             raise ConfigError(f"{at}.latency", f"needs one entry for each of {list(forms)}, got {sorted(op.latency)}")
     t = arch.timing
-    for name in ("issue_interval", "shared_issue_interval", "queue_depth", "feed_interval", "wavefronts_per_cycle"):
+    for name in ("issue_interval", "shared_issue_interval", "alu_interval", "queue_depth", "feed_interval", "wavefronts_per_cycle"):
         if getattr(t, name) == 0:
             raise ConfigError(f"{where}: timing.{name}", "must be positive")
     for name, op in arch.ops.items():

@@ -20,8 +20,10 @@ class Program:
     wavefronts: np.ndarray  # int64: from the counting model
     latency: np.ndarray  # int64: cycles from issue to data with one wavefront, empty pipeline (config)
     early: np.ndarray  # int64: other instructions the warp issues before the wait, one issue slot each
+    early_alu: np.ndarray  # int64: how many of those use the sub-partition's integer-ALU pipe
     wait: np.ndarray  # int64: issue once at most this many earlier instructions of the warp are in flight (NO_WAIT: any)
     issue: np.ndarray  # int64: other instructions the warp issues after the wait, one issue slot each
+    issue_alu: np.ndarray  # int64: how many of those use the integer-ALU pipe
     delay: np.ndarray  # int64: cycles the warp stalls first
     by_warp: tuple[np.ndarray, ...]  # instruction indices of each warp that has any, in trace order
 
@@ -45,8 +47,10 @@ def program(batch: InstructionBatch, counts: Counts, arch: ArchConfig, sub_parti
         wavefronts=counts.wavefronts.astype(np.int64),
         latency=_latency(batch, arch),
         early=batch.early.astype(np.int64),
+        early_alu=batch.early_alu.astype(np.int64),
         wait=batch.wait.astype(np.int64),
         issue=batch.issue.astype(np.int64),
+        issue_alu=batch.issue_alu.astype(np.int64),
         delay=batch.delay.astype(np.int64),
         by_warp=tuple(np.split(order, starts[1:])) if len(warp) else (),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import SimpleNamespace
 
 import numpy as np
 import simpy
@@ -34,6 +35,8 @@ class Run:
         self.passed = np.zeros(len(prog), dtype=np.int64)  # wavefronts the data path passed, per instruction
         self.warp_done: dict[int, int] = {}  # warp -> the latest completion of its instructions served so far
         self.settled = np.full(len(prog), -1, dtype=np.int64)  # cycle by which the instruction and its warp's earlier ones completed
+        names = ("sub_partition", "early", "early_alu", "wait", "issue", "issue_alu", "delay")
+        self.columns = SimpleNamespace(**{name: getattr(prog, name).tolist() for name in names})  # for the warps' loops
         self.sub_partitions = [SubPartition(self, s) for s in range(max(sub_partitions, int(prog.sub_partition.max(initial=-1)) + 1))]
 
     def record(self, name: str, cycle: int) -> None:

@@ -16,6 +16,7 @@ wavefront.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 from collections import defaultdict, deque
 
@@ -33,6 +34,8 @@ class SubPartition:
         self.wanting: dict[int, int] = {}  # warp -> issue slots it still wants for other instructions
         self.sign = -1 if run.timing.issue_priority == "youngest" else 1  # sign * warp: the lower goes first
         self.shared_free = 0  # first cycle a shared-memory instruction may issue (MIO throttle)
+        self.alu_starts: list[int] = []  # sorted: cycles integer-ALU instructions are booked to issue at
+        self.stretches: dict[int, int] = {}  # warp -> start of its stretch of other instructions not yet booked
         self.room = run.timing.queue_depth  # free entries of the LSU queue, as of the last look
         self.releases: list[int] = []  # heap: cycles taken entries are freed (of instructions served)
         self.room_waiters: deque[tuple[int, Cue]] = deque()  # warps that found the queue full, in order
@@ -41,6 +44,23 @@ class SubPartition:
         self.fronts: dict[int, int] = {}  # warp -> its instruction at the data path
         self.feed_free: dict[int, int] = {}  # warp -> first cycle its next wavefront may leave
         self.completion_waiters: dict[int, tuple[int, Cue]] = {}  # instruction -> (warp, cue) waiting for it
+
+    def book_alu(self, t: int, count: int) -> int:
+        """Book ``count`` integer-ALU instructions of a warp on the sub-partition's ALU pipe, the first at cycle
+        ``t`` or later, each ``alu_interval`` cycles from every other booked one; the cycle after the last.
+        ``t`` may be past (a stretch of other instructions is booked once it is over, from its start)."""
+        gap, starts = self.timing.alu_interval, self.alu_starts
+        if len(starts) > 4096:  # forget bookings no stretch still open can reach
+            past = bisect.bisect_left(starts, min([self.run.env.now, t, *self.stretches.values()]) - gap)
+            del starts[:past]
+        for _ in range(count):
+            k = bisect.bisect_right(starts, t - gap)
+            while k < len(starts) and starts[k] < t + gap:  # too close to a booked one: after it
+                t = starts[k] + gap
+                k += 1
+            starts.insert(k, t)
+            t += gap
+        return t - gap + 1
 
     def order(self, warp: int) -> int:
         """The place of ``warp``'s wake-ups within a cycle: warps of higher issue priority act first."""
@@ -61,6 +81,8 @@ class SubPartition:
 
     def blocked_until(self, warp: int, now: int) -> int | None:
         """None if ``warp`` may issue a shared-memory instruction at ``now``; else the cycle to look again."""
+        if not self.wanting and self.port_free <= now and self.shared_free <= now:
+            return None  # the port is idle
         self._hand_out(now)
         rank = self.sign * warp
         ahead = sum(n for v, n in self.wanting.items() if self.sign * v < rank)
@@ -79,19 +101,21 @@ class SubPartition:
         if w not in self.fronts:
             self._next_front(w, now)
 
-    def want_slots(self, warp: int, count: int, now: int) -> None:
-        """``warp`` wants ``count`` issue slots for other instructions from ``now`` on."""
+    def want_slots(self, warp: int, count: int, now: int) -> int | None:
+        """``warp`` wants ``count`` issue slots for other instructions from ``now`` on; ``slots_done``."""
         self._hand_out(now)
         self.wanting[warp] = self.wanting.get(warp, 0) + count
         if self.run.log is not None:
             self.run.record(f"warp {warp} wants {count} slots", now)
+        return self._projected_end(warp)
 
     def slots_done(self, warp: int, now: int) -> int | None:
         """None once ``warp`` has had all the slots it wanted by ``now``; else the cycle it will have had
         them as things stand (later if warps of higher priority come to want slots first)."""
         self._hand_out(now)
-        if warp not in self.wanting:
-            return None
+        return self._projected_end(warp) if warp in self.wanting else None
+
+    def _projected_end(self, warp: int) -> int:
         rank = self.sign * warp
         ahead = sum(n for v, n in self.wanting.items() if self.sign * v <= rank)
         return self.port_free + ahead * self.timing.issue_interval

@@ -69,6 +69,8 @@ class Instruction:
     src: tuple[int | None, ...] | None = None  # LDGSTS: 32 global source byte addresses; None for other ops
     bypass: bool = False  # LDGSTS: cp.async .cg (L1 bypassed, 16 bytes a lane); False: .ca, and for other ops
     early: int = 0  # other instructions the warp issues before its wait, one issue slot each (timing)
+    early_alu: int = 0  # how many of the early ones use the sub-partition's integer-ALU pipe (timing)
+    issue_alu: int = 0  # how many of the issue ones use it (timing)
 
     @property
     def active_lanes(self) -> list[int]:
@@ -117,6 +119,10 @@ class InstructionBatch:
     bypass: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=bool), takes_self=True))
     #: int32: other instructions issued before the wait (the default: none)
     early: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.int32), takes_self=True))
+    #: int32: how many of the early other instructions use the integer-ALU pipe (the default: none)
+    early_alu: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.int32), takes_self=True))
+    #: int32: how many of the issue other instructions use the integer-ALU pipe (the default: none)
+    issue_alu: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.int32), takes_self=True))
 
     def __len__(self) -> int:
         return len(self.op)
@@ -145,6 +151,8 @@ class InstructionBatch:
             src=tuple(None if a == INACTIVE else int(a) for a in self.src[i]) if OPS[self.op[i]] in SOURCE_OPS else None,
             bypass=bool(self.bypass[i]),
             early=int(self.early[i]),
+            early_alu=int(self.early_alu[i]),
+            issue_alu=int(self.issue_alu[i]),
         )
 
     def __iter__(self):
@@ -192,6 +200,8 @@ class InstructionBatch:
             src=src,
             bypass=np.array([r.bypass for r in rows], dtype=bool),
             early=np.array([r.early for r in rows], dtype=np.int32),
+            early_alu=np.array([r.early_alu for r in rows], dtype=np.int32),
+            issue_alu=np.array([r.issue_alu for r in rows], dtype=np.int32),
         )
 
 

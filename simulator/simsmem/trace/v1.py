@@ -8,7 +8,7 @@
        {"op": "LDS", "width": 128, "mask": "0x0000ffff", "addrs": [0, 16, ..., null]},
        {"op": "STS", "width": 32, "addrs": [...], "wait": true, "delay": 4},
        {"op": "LDGSTS", "width": 128, "bypass": true, "addrs": [...], "src": [4096, 4112, ...]},
-       {"op": "LDS", "width": 32, "addrs": [...], "early": 2, "wait": 3, "issue": 5, "delay": 2}]}
+       {"op": "LDS", "width": 32, "addrs": [...], "early": 2, "wait": 3, "issue": 5, "issue_alu": 3, "delay": 2}]}
 
 The fields each op takes live in one table, ``OP_FIELDS``. Instructions as JSON text, one per line,
 become an ``InstructionBatch`` through ``batch_from_lines``: msgspec decodes each line against a
@@ -40,7 +40,7 @@ from .stream import gc_paused
 
 FORMAT_VERSION = 1
 HEADER_FIELDS = frozenset({"simsmem_trace", "name", "arch", "ctas", "count", "instructions"})
-COMMON_FIELDS = frozenset({"op", "addrs", "warp", "wait", "delay", "issue", "early"})
+COMMON_FIELDS = frozenset({"op", "addrs", "warp", "wait", "delay", "issue", "early", "early_alu", "issue_alu"})
 WIDTHS = (8, 16, 32, 64, 128)
 NUMS = (1, 2, 4)
 MAX_INT = 2**31 - 1
@@ -75,7 +75,7 @@ IS_SOURCE = np.array([name in SOURCE_OPS for name in OPS])
 DTYPES = {
     "op": np.uint8, "width": np.uint8, "num": np.uint8, "trans": np.bool_, "mask": np.uint32,
     "warp": np.int32, "wait": np.int32, "delay": np.int64, "issue": np.int32, "generic": np.bool_, "atom": np.uint8, "addrs": np.int32,
-    "src": np.int64, "bypass": np.bool_, "early": np.int32,
+    "src": np.int64, "bypass": np.bool_, "early": np.int32, "early_alu": np.int32, "issue_alu": np.int32,
 }
 #: Columns of one entry per lane, shape (n, 32).
 LANE_COLUMNS = ("addrs", "src")
@@ -128,7 +128,7 @@ I32 = Annotated[int, msgspec.Meta(ge=0, le=MAX_INT)]
 FIELD_TYPES: dict[str, tuple[Any, Any]] = {
     "addrs": (msgspec.Raw, msgspec.NODEFAULT),  # the lane lists stay text here: ``lanes.parse_lists`` reads them in bulk
     "warp": (I32, 0), "wait": (bool | I32, False), "delay": (I32, 0), "issue": (I32, 0), "trans": (bool, False), "generic": (bool, False),
-    "bypass": (bool, False), "early": (I32, 0),
+    "bypass": (bool, False), "early": (I32, 0), "early_alu": (I32, 0), "issue_alu": (I32, 0),
     "mask": (Annotated[int, msgspec.Meta(ge=0, le=FULL_MASK)] | str, FULL_MASK),
     "atom": (Literal[ATOM_KINDS], "add"),
     "src": (msgspec.Raw, msgspec.NODEFAULT),
@@ -160,7 +160,8 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
         with gc_paused():
             objs = list(map(_DECODE, data.split(b"\n")))
             # wait_code inlined: a call per line costs a tenth of the whole read
-            fields = np.array([(o.code, o.width, o.num, o.warp, o.delay, o.issue, o.trans, ((0 if o.wait else NO_WAIT) if o.wait.__class__ is bool else o.wait), o.generic, ATOM_CODE[o.atom], o.bypass, o.early)
+            fields = np.array([(o.code, o.width, o.num, o.warp, o.delay, o.issue, o.trans, ((0 if o.wait else NO_WAIT) if o.wait.__class__ is bool else o.wait), o.generic, ATOM_CODE[o.atom], o.bypass, o.early,
+                                o.early_alu, o.issue_alu)
                                for o in objs], dtype=np.int64)
             masks = [o.mask for o in objs]
             if str in set(map(type, masks)):  # hex strings: each distinct one parsed once
@@ -179,7 +180,9 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
         return None
     if addrs is None:
         return None
-    op, width, num, warp, delay, issue, trans, wait, generic, atom, bypass, early = fields.T
+    op, width, num, warp, delay, issue, trans, wait, generic, atom, bypass, early, early_alu, issue_alu = fields.T
+    if np.any(early_alu > early) or np.any(issue_alu > issue):
+        return None  # more ALU instructions than others: the exact check names it
     mask = np.array(masks, dtype=np.uint32)
     active = active_lanes(op, num, mask)
     if np.any(active & (addrs < 0)) or np.any(active[sourced] & (src[sourced] < 0)):
@@ -191,7 +194,7 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
     return InstructionBatch(
         op=op.astype(np.uint8), width=width.astype(np.uint8), num=num.astype(np.uint8), trans=trans.astype(bool), mask=mask,
         warp=warp.astype(np.int32), wait=wait.astype(np.int32), delay=delay, issue=issue.astype(np.int32), generic=generic.astype(bool), atom=atom.astype(np.uint8), addrs=lanes, src=src,
-        bypass=bypass.astype(bool), early=early.astype(np.int32),
+        bypass=bypass.astype(bool), early=early.astype(np.int32), early_alu=early_alu.astype(np.int32), issue_alu=issue_alu.astype(np.int32),
     )
 
 
@@ -223,6 +226,7 @@ def scalar_fields(ins: dict, at: str) -> dict[str, Any]:
         "mask": FULL_MASK if matrix else _mask(ins.get("mask", FULL_MASK), f"{at}: mask"),
         "warp": _nonneg(ins, "warp", at), "wait": _wait(ins, at), "delay": _nonneg(ins, "delay", at), "issue": _nonneg(ins, "issue", at),
         "generic": _flag(ins, "generic", at), "atom": _atom(ins, at), "bypass": _flag(ins, "bypass", at), "early": _nonneg(ins, "early", at),
+        "early_alu": _part(ins, "early_alu", "early", at), "issue_alu": _part(ins, "issue_alu", "issue", at),
     }
 
 
@@ -283,10 +287,12 @@ def form_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
         if "src" not in spec.required:
             first(rows & has_src, "src", lambda i: f"{name} takes no src")
     first(b.atom >= len(ATOM_KINDS), "atom", lambda i: f"unknown atom code {b.atom[i]} (codes 0..{len(ATOM_KINDS) - 1}: {', '.join(ATOM_KINDS)})")
-    for field in ("warp", "delay", "issue", "early"):  # int32 columns, and delay's int64 held to the int32 range
+    for field in ("warp", "delay", "issue", "early", "early_alu", "issue_alu"):  # int32 columns, and delay's int64 held to the int32 range
         column = getattr(b, field)
         first((column < 0) | (column > MAX_INT), field, lambda i: f"expected a non-negative integer, got {column[i]}")
     first(b.wait < NO_WAIT, "wait", lambda i: f"expected {NO_WAIT} (no wait) or a non-negative integer, got {b.wait[i]}")
+    first(b.early_alu > b.early, "early_alu", lambda i: f"{b.early_alu[i]} of the {b.early[i]} early other instructions")
+    first(b.issue_alu > b.issue, "issue_alu", lambda i: f"{b.issue_alu[i]} of the {b.issue[i]} issue other instructions")
     return min(problems) if problems else None
 
 
@@ -408,7 +414,7 @@ def instruction_objects(b: InstructionBatch) -> list[dict[str, Any]]:
             ins["generic"] = True
         if cols["wait"][i] != NO_WAIT:
             ins["wait"] = wait_value(cols["wait"][i])
-        for count in ("early", "issue", "delay"):
+        for count in ("early", "early_alu", "issue", "issue_alu", "delay"):
             if cols[count][i]:
                 ins[count] = cols[count][i]
         for field in LANE_COLUMNS if op in SOURCE_OPS else ("addrs",):
@@ -474,6 +480,14 @@ def _nonneg(ins: dict, field: str, at: str) -> int:
     v = ins.get(field, 0)
     if not _is_int(v) or not 0 <= v <= MAX_INT:
         raise TraceError(f"{at}: {field}", f"expected a non-negative integer, got {v!r}")
+    return v
+
+
+def _part(ins: dict, field: str, whole: str, at: str) -> int:
+    """A count of some of ``whole``'s other instructions (``early_alu``, ``issue_alu``)."""
+    v = _nonneg(ins, field, at)
+    if v > ins.get(whole, 0):
+        raise TraceError(f"{at}: {field}", f"{v} of the {ins.get(whole, 0)} {whole} other instructions")
     return v
 
 
