@@ -96,7 +96,7 @@ def test_cut_at_a_line_boundary(tmp_path, capsys):
         ("issue", 2**31, "issue", "got 2147483648"),
         ("early", -1, "early", "expected a non-negative integer, got -1"),
         ("early", "3", "early", "expected a non-negative integer, got '3'"),
-        ("issue_alu", 1, "issue_alu", "1 of the 0 issue other instructions"),
+        ("issue_alu", 1, "issue_alu", "expected at most issue (0): these are some of those other instructions, got 1"),
         ("early_alu", -1, "early_alu", "expected a non-negative integer, got -1"),
         ("op", "LDX", "op", "unknown op 'LDX'"),
         ("num", 4, "line 2 (instruction 0)", "field 'num' is not valid for LDS"),
@@ -169,10 +169,11 @@ def test_broken_npz(tmp_path, capsys):
     ("wait", -2, "expected -1 (no wait) or a non-negative integer, got -2"),
     ("issue", -1, "expected a non-negative integer, got -1"),
     ("early", -5, "expected a non-negative integer, got -5"),
+    ("issue_alu", 1, "expected at most issue (0): these are some of those other instructions, got 1"),
 ])
 def test_bad_timing_column_in_npz(tmp_path, capsys, column, value, what):
-    """.npz columns hold ``wait``, ``issue`` and ``early`` to the JSON rules (``v1.column_problem``);
-    ``early``, all 0 in the good file and so left out of it, is added."""
+    """.npz columns hold ``wait``, ``issue``, ``early`` and ``issue_alu`` to the JSON rules (``v1.column_problem``);
+    ``early`` and ``issue_alu``, all 0 in the good file and so left out of it, are added."""
     good = tmp_path / "good.npz"
     write_trace(corpus_trace(list(ROWS.values())), good)
     bad = tmp_path / "bad.npz"
