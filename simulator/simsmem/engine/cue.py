@@ -27,10 +27,8 @@ class Cue(simpy.Event):
 
     def __init__(self, env: simpy.Environment, cycle: int | None = None, order: int = WARP) -> None:
         super().__init__(env)
-        if cycle is not None:  # fire, inlined: a cue is made for every wake-up of a warp
-            self._ok = True
-            self._value = None
-            env.schedule(self, order, max(0, int(cycle) - env.now))
+        if cycle is not None:
+            self.fire(cycle, order)
 
     def fire(self, cycle: int, order: int) -> None:
         """Succeed at ``cycle`` (not before now), in place ``order`` within it.

@@ -84,9 +84,7 @@ class SubPartition:
         if not self.wanting and self.port_free <= now and self.shared_free <= now:
             return None  # the port is idle
         self._hand_out(now)
-        rank = self.sign * warp
-        ahead = sum(n for v, n in self.wanting.items() if self.sign * v < rank)
-        t = max(now, self.shared_free, self.port_free + ahead * self.timing.issue_interval)
+        t = max(now, self.shared_free, self._slots_end(warp, mine=False))
         return None if t == now else t
 
     def issue(self, i: int, now: int) -> None:
@@ -107,17 +105,19 @@ class SubPartition:
         self.wanting[warp] = self.wanting.get(warp, 0) + count
         if self.run.log is not None:
             self.run.record(f"warp {warp} wants {count} slots", now)
-        return self._projected_end(warp)
+        return self._slots_end(warp)
 
     def slots_done(self, warp: int, now: int) -> int | None:
         """None once ``warp`` has had all the slots it wanted by ``now``; else the cycle it will have had
         them as things stand (later if warps of higher priority come to want slots first)."""
         self._hand_out(now)
-        return self._projected_end(warp) if warp in self.wanting else None
+        return self._slots_end(warp) if warp in self.wanting else None
 
-    def _projected_end(self, warp: int) -> int:
+    def _slots_end(self, warp: int, mine: bool = True) -> int:
+        """The cycle the port, as things stand, has served the slots wanted by the warps of higher priority
+        than ``warp`` (``mine``: and ``warp``'s own)."""
         rank = self.sign * warp
-        ahead = sum(n for v, n in self.wanting.items() if self.sign * v <= rank)
+        ahead = sum(n for v, n in self.wanting.items() if self.sign * v < rank or mine and v == warp)
         return self.port_free + ahead * self.timing.issue_interval
 
     def _hand_out(self, now: int) -> None:

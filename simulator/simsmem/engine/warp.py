@@ -29,7 +29,9 @@ def warp(run, w: int, instructions):
             alu = sp.book_alu(max(ready, env.now), c.early_alu[i]) if c.early_alu[i] else 0
             if ready > env.now:
                 yield Cue(env, ready, order)
-            done = sp.want_slots(w, early, env.now)  # the port's slots, as its priority hands them out
+            # the port's slots, as its priority hands them out; written out here and for ``issue`` below,
+            # since a helper generator (``yield from``) costs the engine 3% (benchmarks/bench_engine.py)
+            done = sp.want_slots(w, early, env.now)
             while done is not None:
                 yield Cue(env, done, order)
                 done = sp.slots_done(w, env.now)

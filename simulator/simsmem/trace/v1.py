@@ -291,8 +291,9 @@ def form_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
         column = getattr(b, field)
         first((column < 0) | (column > MAX_INT), field, lambda i: f"expected a non-negative integer, got {column[i]}")
     first(b.wait < NO_WAIT, "wait", lambda i: f"expected {NO_WAIT} (no wait) or a non-negative integer, got {b.wait[i]}")
-    first(b.early_alu > b.early, "early_alu", lambda i: f"expected at most early ({b.early[i]}): these are some of those other instructions, got {b.early_alu[i]}")
-    first(b.issue_alu > b.issue, "issue_alu", lambda i: f"expected at most issue ({b.issue[i]}): these are some of those other instructions, got {b.issue_alu[i]}")
+    for part, whole in (("early_alu", "early"), ("issue_alu", "issue")):
+        p, w = getattr(b, part), getattr(b, whole)
+        first(p > w, part, lambda i: _too_many(whole, w[i], p[i]))
     return min(problems) if problems else None
 
 
@@ -487,8 +488,12 @@ def _part(ins: dict, field: str, whole: str, at: str) -> int:
     """A count of some of ``whole``'s other instructions (``early_alu``, ``issue_alu``)."""
     v = _nonneg(ins, field, at)
     if v > ins.get(whole, 0):
-        raise TraceError(f"{at}: {field}", f"expected at most {whole} ({ins.get(whole, 0)}): these are some of those other instructions, got {v}")
+        raise TraceError(f"{at}: {field}", _too_many(whole, ins.get(whole, 0), v))
     return v
+
+
+def _too_many(whole: str, n: int, got: int) -> str:
+    return f"expected at most {whole} ({n}): these are some of those other instructions, got {got}"
 
 
 def _atom(ins: dict, at: str) -> int:
