@@ -10,8 +10,9 @@ data path when several warps' wavefronts meet, and how one instruction's wavefro
   1, 4 and 16 loads, warp 0 alone; a few on warps 1-4 alone;
 - ``pair``: two warps on different sub-partitions (0 and 1), the second started 0 to 40 cycles late;
   the same on one sub-partition (0 and 4);
+- ``one``: three and four warps on one sub-partition (0, 4, 8, 12), LDS.32 1-way and 2-way, random skews;
 - ``triple``: warps 0-2, LDS.32 32-way, at skews (0, d, 2d) and (0, 0, d);
-- ``quad``: warps 0-3 at random skews: LDS.32 32-way and 2-way, LDS.64 1-way, LDS.128 1-way, LDSM.x4
+- ``quad``: warps 0-3 (one per sub-partition) at random skews: LDS.32 32-way and 2-way, LDS.64 1-way, LDS.128 1-way, LDSM.x4
   1-way, and random forms;
 - ``eight``: warps 0-7 (two per sub-partition), LDS.32 1-way and 4-way, random skews.
 
@@ -62,7 +63,8 @@ def launches(rng: random.Random) -> list[str]:
             out.append(line(16, [(w, f, 2 if f == 0 else 1, 0)]))
     # pairs: different sub-partitions (0, 1), then one sub-partition (0, 4)
     for second in (1, 4):
-        for nl, a, b in ((1, (0, 32), (0, 32)), (16, (0, 2), (0, 2)), (16, (1, 1), (1, 1)), (1, (0, 32), (2, 1)), (4, (0, 8), (1, 1))):
+        for nl, a, b in ((1, (0, 32), (0, 32)), (16, (0, 2), (0, 2)), (16, (1, 1), (1, 1)), (1, (0, 32), (2, 1)), (4, (0, 8), (1, 1)),
+                         (16, (0, 1), (0, 1)), (16, (0, 4), (0, 4))):
             for d in range(41):
                 out.append(line(nl, [(0, *a, 0), (second, *b, d)]))
     # triples
@@ -80,6 +82,11 @@ def launches(rng: random.Random) -> list[str]:
             f = rng.randrange(4)
             warps.append((w, f, rng.choice(degrees(f)), rng.randrange(17)))
         out.append(line(4, warps))
+    # three and four warps on one sub-partition
+    for ways in (1, 2):
+        for n in (3, 4):
+            for _ in range(10):
+                out.append(line(16, [(w, 0, ways, rng.randrange(17)) for w in (0, 4, 8, 12)[:n]]))
     # two warps per sub-partition
     for ways in (1, 4):
         for _ in range(20):
