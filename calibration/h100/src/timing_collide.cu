@@ -1,12 +1,15 @@
 // Who gets the data path when the wavefronts of several warps meet, and how one instruction's
 // wavefronts are spaced: each warp of a launch (16 launched, warp w on sub-partition w % 4) is given
-// a form, its 32 lanes' byte offsets and a start skew; it spins until the CTA's common start plus its
-// skew, reads clock64, issues NL independent loads (LDS.32/.64/.128 or LDSM.x4, only the first
-// register of each used), stores their sum (which waits for all of them) and reads clock64 again.
+// a form, its 32 lanes' byte offsets, a start skew and a pad; it spins until the CTA's common start
+// plus its skew (the spin's period is about 33 cycles), runs `pad` more FADDs (0-31: finer starts),
+// reads clock64, issues NL independent loads (LDS.32/.64/.128 or LDSM.x4, only the first register of
+// each used), reads clock64 again (so the loads stay before it), stores the sum of the loads (K = -1)
+// or load K's value alone (the store waits for that load only), and reads clock64 a third time (then,
+// for K >= 0, stores the sum of all loads, so that each keeps its own registers).
 // Warps with form -1 stay idle. Lines of the spec file (stdin):
-//   nl  w:form:skew:o0,o1,...,o31  w:form:skew:...
+//   nl k  w:form:skew:pad:o0,o1,...,o31  w:form:skew:pad:...
 // one launch each; every launch is made 3 times (rep 0 warms the instruction cache). Output lines:
-//   C <spec line number> nl=<nl> rep=<r> w:start:end ...   (clocks relative to the common start)
+//   C <spec line number> nl=<nl> k=<k> rep=<r> w:start:end ...   (clocks relative to the common start)
 #include "timing_common.cuh"
 #include <cstdlib>
 #include <cstring>
@@ -21,80 +24,113 @@ __device__ __forceinline__ unsigned first(unsigned a) {
   return r0;
 }
 
-template <int OP, int NL>
+template <int OP, int NL, int K>
 __device__ __forceinline__ void burst(unsigned a, unsigned zero, unsigned* sink, long long& s, long long& e) {
-  unsigned v = 0, b[NL];
+  unsigned v = 0, b[NL], r[NL];
 #pragma unroll
   for (int i = 0; i < NL; i++) b[i] = OP == 3 ? a + i * zero : a;  // LDSM: the same address, which ptxas cannot tell (ldmatrix is not volatile)
   s = clock64();
 #pragma unroll
-  for (int i = 0; i < NL; i++) v += first<OP>(b[i]);
-  sink[threadIdx.x] = v;
+  for (int i = 0; i < NL; i++) r[i] = first<OP>(b[i]);
+  long long m = clock64();  // the loads issue before this; the store below waits
+#pragma unroll
+  for (int i = 0; i < NL; i++) v += K < 0 || i == K ? r[i] : 0;
+  sink[threadIdx.x] = v + (unsigned)m;
   e = clock64();
+  if (K >= 0) {  // the other loads' results stay live (their own registers) until after the end clock
+    unsigned rest = 0;
+#pragma unroll
+    for (int i = 0; i < NL; i++) rest += r[i];
+    sink[threadIdx.x + 512] = rest;
+  }
 }
 
-template <int NL>
-__global__ void collide(const int* form, const int* skew, const unsigned* offs, unsigned zero, long long* cyc, unsigned* sink) {
+// Delays a warp by `pad` issue slots (0-31) of a run of FADDs entered by a jump table.
+__device__ __forceinline__ float sled(int pad, float y) {
+  float x0 = y, x1 = y, x2 = y, x3 = y;
+  switch (pad) {
+#define F(n, x) case n: x += y; [[fallthrough]];
+    F(31, x0) F(30, x1) F(29, x2) F(28, x3) F(27, x0) F(26, x1) F(25, x2) F(24, x3)
+    F(23, x0) F(22, x1) F(21, x2) F(20, x3) F(19, x0) F(18, x1) F(17, x2) F(16, x3)
+    F(15, x0) F(14, x1) F(13, x2) F(12, x3) F(11, x0) F(10, x1) F(9, x2) F(8, x3)
+    F(7, x0) F(6, x1) F(5, x2) F(4, x3) F(3, x0) F(2, x1) F(1, x2)
+#undef F
+    default: break;
+  }
+  return x0 + x1 + x2 + x3;
+}
+
+template <int NL, int K>
+__global__ void collide(const int* form, const int* skew, const int* pad, const unsigned* offs, unsigned zero, long long* cyc, unsigned* sink) {
   __shared__ __align__(16) unsigned char smem[SB / 2];  // offsets below 24 KiB
   __shared__ long long start;
   for (int i = threadIdx.x; i < SB / 8; i += blockDim.x) ((unsigned*)smem)[i] = 0;
-  int w = threadIdx.x / 32, f = form[w], k = skew[w];
+  int w = threadIdx.x / 32, f = form[w], k = skew[w], p = pad[w];
   unsigned a = (unsigned)__cvta_generic_to_shared(smem) + offs[threadIdx.x];
-  if ((unsigned)(f ^ k) == a) sink[threadIdx.x] = 1;  // waits for the three global loads before the barrier
+  if ((unsigned)(f ^ k ^ p) == a) sink[threadIdx.x] = 1;  // waits for the global loads before the barrier
   __syncthreads();
   if (threadIdx.x == 0) start = clock64() + 200;
   __syncthreads();
   long long s = 0, e = 0, t = start + k;
   if (f >= 0) {
     while (clock64() < t) {}
-    if (f == 0) burst<0, NL>(a, zero, sink, s, e);
-    if (f == 1) burst<1, NL>(a, zero, sink, s, e);
-    if (f == 2) burst<2, NL>(a, zero, sink, s, e);
-    if (f == 3) burst<3, NL>(a, zero, sink, s, e);
+    if (sled(p, (float)zero) != 0.0f) sink[threadIdx.x] = 2;
+    if (f == 0) burst<0, NL, K>(a, zero, sink, s, e);
+    if (f == 1) burst<1, NL, K>(a, zero, sink, s, e);
+    if (f == 2) burst<2, NL, K>(a, zero, sink, s, e);
+    if (f == 3) burst<3, NL, K>(a, zero, sink, s, e);
   }
   __syncthreads();
   if (threadIdx.x % 32 == 0) { cyc[2 * w] = s - start; cyc[2 * w + 1] = e - start; }
 }
 
-int launch(int nl, const int* form, const int* skew, const unsigned* offs, long long* cyc, unsigned* sink) {
-  if (nl == 1) collide<1><<<1, 512>>>(form, skew, offs, 0, cyc, sink);
-  else if (nl == 4) collide<4><<<1, 512>>>(form, skew, offs, 0, cyc, sink);
-  else if (nl == 16) collide<16><<<1, 512>>>(form, skew, offs, 0, cyc, sink);
-  else { printf("bad nl %d\n", nl); return 1; }
-  return 0;
+using Kernel = void (*)(const int*, const int*, const int*, const unsigned*, unsigned, long long*, unsigned*);
+template <int K>
+struct Probes { static void fill(Kernel* t) { t[K] = collide<16, K>; Probes<K - 1>::fill(t); } };
+template <>
+struct Probes<-1> { static void fill(Kernel* t) {} };
+
+Kernel kernel(int nl, int k) {
+  static Kernel probes[16];
+  if (!probes[0]) Probes<15>::fill(probes);
+  if (k < 0) return nl == 1 ? collide<1, -1> : nl == 4 ? collide<4, -1> : nl == 16 ? collide<16, -1> : nullptr;
+  return nl == 16 && k < 16 ? probes[k] : nullptr;
 }
 
 int main() {
-  int *form, *skew; unsigned *offs, *sink; long long* cyc;
-  CK(cudaMalloc(&form, 16 * 4)); CK(cudaMalloc(&skew, 16 * 4)); CK(cudaMalloc(&offs, 512 * 4));
-  CK(cudaMalloc(&cyc, 32 * 8)); CK(cudaMalloc(&sink, 512 * 4));
+  int *form, *skew, *pad; unsigned *offs, *sink; long long* cyc;
+  CK(cudaMalloc(&form, 16 * 4)); CK(cudaMalloc(&skew, 16 * 4)); CK(cudaMalloc(&pad, 16 * 4)); CK(cudaMalloc(&offs, 512 * 4));
+  CK(cudaMalloc(&cyc, 32 * 8)); CK(cudaMalloc(&sink, 1024 * 4));
   static char line[1 << 16];
   int number = 0;
   while (fgets(line, sizeof line, stdin)) {
     number++;
-    int hform[16], hskew[16]; unsigned hoffs[512] = {0};
-    for (int w = 0; w < 16; w++) { hform[w] = -1; hskew[w] = 0; }
+    int hform[16], hskew[16], hpad[16]; unsigned hoffs[512] = {0};
+    for (int w = 0; w < 16; w++) { hform[w] = -1; hskew[w] = 0; hpad[w] = 0; }
     char* save = nullptr;
     char* tok = strtok_r(line, " \n", &save);
     if (!tok) continue;
-    int nl = atoi(tok);
+    int nl = atoi(tok), k = atoi(strtok_r(nullptr, " \n", &save));
+    Kernel run = kernel(nl, k);
+    if (!run) { printf("bad nl %d k %d on line %d\n", nl, k, number); return 1; }
     while ((tok = strtok_r(nullptr, " \n", &save))) {
-      int w = atoi(strtok(tok, ":")), f = atoi(strtok(nullptr, ":")), k = atoi(strtok(nullptr, ":"));
+      int w = atoi(strtok(tok, ":")), f = atoi(strtok(nullptr, ":")), sk = atoi(strtok(nullptr, ":")), pd = atoi(strtok(nullptr, ":"));
       char* lanes = strtok(nullptr, ":");
-      if (w < 0 || w >= 16 || !lanes) { printf("bad spec line %d\n", number); return 1; }
-      hform[w] = f; hskew[w] = k;
-      char* p = lanes;
-      for (int l = 0; l < 32; l++) { hoffs[32 * w + l] = (unsigned)strtoul(p, &p, 10); if (*p == ',') p++; }
+      if (w < 0 || w >= 16 || pd < 0 || pd > 31 || !lanes) { printf("bad spec line %d\n", number); return 1; }
+      hform[w] = f; hskew[w] = sk; hpad[w] = pd;
+      char* q = lanes;
+      for (int l = 0; l < 32; l++) { hoffs[32 * w + l] = (unsigned)strtoul(q, &q, 10); if (*q == ',') q++; }
     }
     CK(cudaMemcpy(form, hform, sizeof hform, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(skew, hskew, sizeof hskew, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(pad, hpad, sizeof hpad, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(offs, hoffs, sizeof hoffs, cudaMemcpyHostToDevice));
     for (int rep = 0; rep < 3; rep++) {
-      if (launch(nl, form, skew, offs, cyc, sink)) return 1;
+      run<<<1, 512>>>(form, skew, pad, offs, 0, cyc, sink);
       CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
       long long c[32];
       CK(cudaMemcpy(c, cyc, sizeof c, cudaMemcpyDeviceToHost));
-      printf("C %d nl=%d rep=%d", number, nl, rep);
+      printf("C %d nl=%d k=%d rep=%d", number, nl, k, rep);
       for (int w = 0; w < 16; w++) if (hform[w] >= 0) printf(" %d:%lld:%lld", w, c[2 * w], c[2 * w + 1]);
       printf("\n");
     }
