@@ -2,47 +2,47 @@
 // wavefronts are spaced: each warp of a launch (16 launched, warp w on sub-partition w % 4) is given
 // a form, its 32 lanes' byte offsets, a start skew and a pad; it spins until the CTA's common start
 // plus its skew (the spin's period is about 33 cycles), runs `pad` more FADDs (0-31: finer starts),
-// reads clock64, issues NL independent loads (LDS.32/.64/.128 or LDSM.x4, only the first register of
-// each used), reads clock64 again (so the loads stay before it), stores the sum of the loads (K = -1)
-// or load K's value alone (the store waits for that load only), and reads clock64 a third time (then,
-// for K >= 0, stores the sum of all loads, so that each keeps its own registers).
+// reads clock64 (start), issues NL independent loads (LDS.32/.64/.128 or LDSM.x4), reads clock64 again (mid: once the last load has issued; the loads stay
+// before it), stores the sum of the loads' first registers (K = -1) or load K's first register alone
+// (the store waits for that load only), and reads clock64 a third time (end; then stores what all
+// registers of all loads add up to, so that each keeps its own, and nothing waits for the mid clock
+// before the end).
 // Warps with form -1 stay idle. Lines of the spec file (stdin):
 //   nl k  w:form:skew:pad:o0,o1,...,o31  w:form:skew:pad:...
 // one launch each; every launch is made 3 times (rep 0 warms the instruction cache). Output lines:
-//   C <spec line number> nl=<nl> k=<k> rep=<r> w:start:end ...   (clocks relative to the common start)
+//   C <spec line number> nl=<nl> k=<k> rep=<r> w:start:mid:end ...   (clocks relative to the common start)
 #include "timing_common.cuh"
 #include <cstdlib>
 #include <cstring>
 
 template <int OP>
-__device__ __forceinline__ unsigned first(unsigned a) {
-  unsigned r0, r1, r2, r3;
-  if (OP == 0) asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(r0) : "r"(a));
-  if (OP == 1) asm volatile("ld.volatile.shared.v2.u32 {%0,%1}, [%2];" : "=r"(r0), "=r"(r1) : "r"(a));
-  if (OP == 2) asm volatile("ld.volatile.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(a));
-  if (OP == 3) asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];" : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(a));
-  return r0;
+__device__ __forceinline__ uint4 load(unsigned a) {
+  uint4 r = {0, 0, 0, 0};
+  if (OP == 0) asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(r.x) : "r"(a));
+  if (OP == 1) asm volatile("ld.volatile.shared.v2.u32 {%0,%1}, [%2];" : "=r"(r.x), "=r"(r.y) : "r"(a));
+  if (OP == 2) asm volatile("ld.volatile.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "r"(a));
+  if (OP == 3) asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "r"(a));
+  return r;
 }
 
 template <int OP, int NL, int K>
-__device__ __forceinline__ void burst(unsigned a, unsigned zero, unsigned* sink, long long& s, long long& e) {
-  unsigned v = 0, b[NL], r[NL];
+__device__ __forceinline__ void burst(unsigned a, unsigned zero, unsigned* sink, long long& s, long long& m, long long& e) {
+  unsigned v = 0, b[NL];
+  uint4 r[NL];
 #pragma unroll
   for (int i = 0; i < NL; i++) b[i] = OP == 3 ? a + i * zero : a;  // LDSM: the same address, which ptxas cannot tell (ldmatrix is not volatile)
   s = clock64();
 #pragma unroll
-  for (int i = 0; i < NL; i++) r[i] = first<OP>(b[i]);
-  long long m = clock64();  // the loads issue before this; the store below waits
+  for (int i = 0; i < NL; i++) r[i] = load<OP>(b[i]);
+  m = clock64();  // the loads issue before this clock read (when the last has issued); nothing waits for its value before the end clock
 #pragma unroll
-  for (int i = 0; i < NL; i++) v += K < 0 || i == K ? r[i] : 0;
-  sink[threadIdx.x] = v + (unsigned)m;
+  for (int i = 0; i < NL; i++) v += K < 0 || i == K ? r[i].x : 0;
+  sink[threadIdx.x] = v;
   e = clock64();
-  if (K >= 0) {  // the other loads' results stay live (their own registers) until after the end clock
-    unsigned rest = 0;
+  unsigned rest = 0;  // every register of every load stays live (its own) until after the end clock
 #pragma unroll
-    for (int i = 0; i < NL; i++) rest += r[i];
-    sink[threadIdx.x + 512] = rest;
-  }
+  for (int i = 0; i < NL; i++) rest += r[i].x ^ r[i].y ^ r[i].z ^ r[i].w;
+  sink[threadIdx.x + 512] = rest;
 }
 
 // Delays a warp by `pad` issue slots (0-31) of a run of FADDs entered by a jump table.
@@ -71,17 +71,17 @@ __global__ void collide(const int* form, const int* skew, const int* pad, const 
   __syncthreads();
   if (threadIdx.x == 0) start = clock64() + 200;
   __syncthreads();
-  long long s = 0, e = 0, t = start + k;
+  long long s = 0, m = 0, e = 0, t = start + k;
   if (f >= 0) {
     while (clock64() < t) {}
     if (sled(p, (float)zero) != 0.0f) sink[threadIdx.x] = 2;
-    if (f == 0) burst<0, NL, K>(a, zero, sink, s, e);
-    if (f == 1) burst<1, NL, K>(a, zero, sink, s, e);
-    if (f == 2) burst<2, NL, K>(a, zero, sink, s, e);
-    if (f == 3) burst<3, NL, K>(a, zero, sink, s, e);
+    if (f == 0) burst<0, NL, K>(a, zero, sink, s, m, e);
+    if (f == 1) burst<1, NL, K>(a, zero, sink, s, m, e);
+    if (f == 2) burst<2, NL, K>(a, zero, sink, s, m, e);
+    if (f == 3) burst<3, NL, K>(a, zero, sink, s, m, e);
   }
   __syncthreads();
-  if (threadIdx.x % 32 == 0) { cyc[2 * w] = s - start; cyc[2 * w + 1] = e - start; }
+  if (threadIdx.x % 32 == 0) { cyc[3 * w] = s - start; cyc[3 * w + 1] = m - start; cyc[3 * w + 2] = e - start; }
 }
 
 using Kernel = void (*)(const int*, const int*, const int*, const unsigned*, unsigned, long long*, unsigned*);
@@ -100,7 +100,7 @@ Kernel kernel(int nl, int k) {
 int main() {
   int *form, *skew, *pad; unsigned *offs, *sink; long long* cyc;
   CK(cudaMalloc(&form, 16 * 4)); CK(cudaMalloc(&skew, 16 * 4)); CK(cudaMalloc(&pad, 16 * 4)); CK(cudaMalloc(&offs, 512 * 4));
-  CK(cudaMalloc(&cyc, 32 * 8)); CK(cudaMalloc(&sink, 1024 * 4));
+  CK(cudaMalloc(&cyc, 48 * 8)); CK(cudaMalloc(&sink, 1024 * 4));
   static char line[1 << 16];
   int number = 0;
   while (fgets(line, sizeof line, stdin)) {
@@ -128,10 +128,10 @@ int main() {
     for (int rep = 0; rep < 3; rep++) {
       run<<<1, 512>>>(form, skew, pad, offs, 0, cyc, sink);
       CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
-      long long c[32];
+      long long c[48];
       CK(cudaMemcpy(c, cyc, sizeof c, cudaMemcpyDeviceToHost));
       printf("C %d nl=%d k=%d rep=%d", number, nl, k, rep);
-      for (int w = 0; w < 16; w++) if (hform[w] >= 0) printf(" %d:%lld:%lld", w, c[2 * w], c[2 * w + 1]);
+      for (int w = 0; w < 16; w++) if (hform[w] >= 0) printf(" %d:%lld:%lld:%lld", w, c[3 * w], c[3 * w + 1], c[3 * w + 2]);
       printf("\n");
     }
   }
