@@ -16,7 +16,7 @@
 #include <cstring>
 
 template <int OP>
-__device__ __forceinline__ uint4 load(unsigned a) {
+__device__ __forceinline__ uint4 volatile_load(unsigned a) {
   uint4 r = {0, 0, 0, 0};
   if (OP == 0) asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(r.x) : "r"(a));
   if (OP == 1) asm volatile("ld.volatile.shared.v2.u32 {%0,%1}, [%2];" : "=r"(r.x), "=r"(r.y) : "r"(a));
@@ -33,7 +33,7 @@ __device__ __forceinline__ void burst(unsigned a, unsigned zero, unsigned* sink,
   for (int i = 0; i < NL; i++) b[i] = OP == 3 ? a + i * zero : a;  // LDSM: the same address, which ptxas cannot tell (ldmatrix is not volatile)
   s = clock64();
 #pragma unroll
-  for (int i = 0; i < NL; i++) r[i] = load<OP>(b[i]);
+  for (int i = 0; i < NL; i++) r[i] = volatile_load<OP>(b[i]);
   m = clock64();  // the loads issue before this clock read (when the last has issued); nothing waits for its value before the end clock
 #pragma unroll
   for (int i = 0; i < NL; i++) v += K < 0 || i == K ? r[i].x : 0;
