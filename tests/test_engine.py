@@ -30,8 +30,9 @@ def run(sm90, ins, **kw):
 
 def test_event_log_of_a_tiny_trace(sm90):
     """Warps 0 and 4 share sub-partition 0 (its port takes one instruction a cycle, the youngest warp's
-    first), warp 1 has sub-partition 1; the data path passes one wavefront a cycle, each warp's
-    instructions one per 2 cycles; #2 waits for #0 (done at 26) and spends 2 cycles first."""
+    first), warp 1 has sub-partition 1; the data path passes one wavefront a cycle, the oldest
+    instruction's first (instructions issued in one cycle: in the order of issue priority), each warp's
+    one per 2 cycles; #2 waits for #0 (done at 25) and spends 2 cycles first."""
     timeline, log = run(sm90, [
         Instruction("LDS", ROW, warp=0),
         Instruction("LDS", TWO_WAY, warp=1),
@@ -39,26 +40,26 @@ def test_event_log_of_a_tiny_trace(sm90):
         Instruction("LDS", ROW, warp=4),
     ])
     assert log == [
-        ("warp 4 issues #3", 0),  # warp 4 is younger than warp 0
+        ("warp 4 issues #3", 0),  # warp 4 is younger than warp 0, and acts before warp 1 in the cycle: #3 is the oldest
         ("warp 1 issues #1", 0),
         ("warp 0 issues #0", 1),  # the port took warp 4's at 0
-        ("#1 wavefront 1/2", 3),  # issue + to_banks; #3 too is at the front since 3: warp 1 first
-        ("#3 wavefront 1/1", 4),
-        ("#1 wavefront 2/2", 5),  # one wavefront per 2 cycles of warp 1
-        ("#0 wavefront 1/1", 6),  # at the front since 4: cycles 4 and 5 were taken
-        ("#3 completes", 24),  # 4 + 23 - 3
-        ("#1 completes", 25),
-        ("#0 completes", 26),
-        ("warp 0 issues #2", 28),  # 26 + delay 2
-        ("#2 wavefront 1/2", 31), ("#2 wavefront 2/2", 33),
-        ("#2 completes", 54),  # 33 + 24 - 3
+        ("#3 wavefront 1/1", 3),  # issue + to_banks
+        ("#1 wavefront 1/2", 4),  # at the banks since 3, but #3 is older
+        ("#0 wavefront 1/1", 5),  # at the banks since 4, but #1 is older
+        ("#1 wavefront 2/2", 6),  # one wavefront per 2 cycles of warp 1
+        ("#3 completes", 23),  # 3 + 23 - 3
+        ("#0 completes", 25),
+        ("#1 completes", 26),
+        ("warp 0 issues #2", 27),  # 25 + delay 2
+        ("#2 wavefront 1/2", 30), ("#2 wavefront 2/2", 32),
+        ("#2 completes", 53),  # 32 + 24 - 3
     ]
-    assert timeline.cycles == 54
-    assert list(timeline.latency) == [25, 25, 26, 24]
-    assert timeline.wavefronts_per_cycle == 6 / 54
+    assert timeline.cycles == 53
+    assert list(timeline.latency) == [24, 26, 26, 23]
+    assert timeline.wavefronts_per_cycle == 6 / 53
     assert latency_by_form(timeline, labels(InstructionBatch.from_instructions([
         Instruction("LDS", ROW), Instruction("LDS", ROW), Instruction("LDS", WIDE, width=64), Instruction("LDS", ROW)]))) == {
-        "LDS": (74 / 3, 24, 25), "LDS.64": (26.0, 26, 26)}
+        "LDS": (73 / 3, 23, 26), "LDS.64": (26.0, 26, 26)}
 
 
 def test_event_log_with_wait_n_and_other_instructions(sm90):
@@ -135,6 +136,29 @@ def test_early_instructions_issue_before_the_wait(sm90):
     assert list(late.issue) == [0, 29]  # the same six others all after the wait
 
 
+def test_the_data_path_serves_the_oldest_instructions_only(sm90):
+    """window_phases 2: warp 0 (sub-partition 0) issues three 2-way loads at 0, 1 and 2 (1 phase each:
+    wavefronts at 3, 5 / 7, 9 / 11, 13, one per 2 cycles of the warp); warp 1 (sub-partition 1) issues a
+    1-way load at 3 after 3 other instructions. It reaches the banks at 6, but warp 0's loads #1 and #2
+    are older and unfinished (2 phases: the window), so it waits until #1's last wavefront (9) and
+    passes at 10, between warp 0's; with sm_90's 16 phases it passes at 6."""
+    ins = [Instruction("LDS", TWO_WAY, warp=0)] * 3 + [Instruction("LDS", ROW, warp=1, issue=3)]
+    narrow = attrs.evolve(sm90, timing=attrs.evolve(sm90.timing, window_phases=2))
+    timeline, log = run(narrow, ins)
+    assert list(timeline.issue) == [0, 1, 2, 3]
+    assert [c for name, c in log if name.startswith("#3 wavefront")] == [10]
+    assert list(timeline.complete) == [25, 29, 33, 30]  # last wavefront + 23 - 3
+    wide, log = run(sm90, ins)
+    assert [c for name, c in log if name.startswith("#3 wavefront")] == [6]
+    assert by_wavefront(narrow, ins) == (list(timeline.issue), list(timeline.complete))
+
+
+def by_wavefront(arch, ins):
+    batch = InstructionBatch.from_instructions(ins)
+    timeline = simulate_by_wavefront(batch, count(batch, arch), arch)
+    return list(timeline.issue), list(timeline.complete)
+
+
 def test_lone_load_takes_latency_plus_two_cycles_per_extra_wavefront(sm90):
     """Empty pipeline: latency(form) + feed_interval * (wavefronts - 1); 32-way LDS: 23 + 2 * 31."""
     addrs = tuple(l * 128 for l in range(32))
@@ -168,11 +192,12 @@ def test_full_queue_stalls_issue(sm90):
 
 
 def test_sub_partition_of_each_warp_can_be_given(sm90):
-    """Warps 0 and 1 on one sub-partition share its issue port, the younger first."""
+    """Warps 0 and 1 on one sub-partition share its issue port, the younger first; apart they issue in
+    one cycle, the younger first too, so its load is the older at the data path."""
     ins = [Instruction("LDS", ROW, warp=0), Instruction("LDS", ROW, warp=1)]
     apart, _ = run(sm90, ins)
     together, _ = run(sm90, ins, sub_partition=np.array([0, 0]))
-    assert (list(apart.issue), list(apart.complete)) == ([0, 0], [23, 24])
+    assert (list(apart.issue), list(apart.complete)) == ([0, 0], [24, 23])
     assert (list(together.issue), list(together.complete)) == ([1, 0], [24, 23])  # the younger warp 1 first
 
 
@@ -221,10 +246,12 @@ def test_engine_passes_exactly_the_counted_wavefronts(sm90, ins):
                 assert timeline.issue[i] >= timeline.complete[rows[:settled]].max() + batch.issue[i] + batch.delay[i]
 
 
-@given(traces())
-def test_booking_equals_wavefront_by_wavefront(sm90, ins):
-    """Booking a front's wavefronts at once gives the schedule of passing them one by one."""
+@given(traces(), st.sampled_from([1, 2, 3, 4, 8, 16]))
+def test_booking_equals_wavefront_by_wavefront(sm90, ins, window):
+    """Booking an instruction's wavefronts when it issues gives the schedule of passing them one by one,
+    whatever the window (small ones fill often)."""
+    arch = attrs.evolve(sm90, timing=attrs.evolve(sm90.timing, window_phases=window))
     batch = InstructionBatch.from_instructions(ins)
-    counts = count(batch, sm90)
-    booked, by_wavefront = simulate(batch, counts, sm90), simulate_by_wavefront(batch, counts, sm90)
+    counts = count(batch, arch)
+    booked, by_wavefront = simulate(batch, counts, arch), simulate_by_wavefront(batch, counts, arch)
     assert (booked.issue == by_wavefront.issue).all() and (booked.complete == by_wavefront.complete).all()

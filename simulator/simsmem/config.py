@@ -83,6 +83,7 @@ class Timing:
     queue_depth: int  # shared-memory instructions a sub-partition's LSU queue holds; issue stalls when full
     feed_interval: int  # cycles between two wavefronts of one warp's instructions at the data path
     wavefronts_per_cycle: int  # wavefronts the data path (the banks) serves per cycle, all sub-partitions together
+    window_phases: int  # the data path serves only the oldest issued instructions whose phases add up to this (the oldest always)
     to_banks: int  # cycles from issue to an instruction's first wavefront at the banks, empty pipeline
     calibrated: tuple[str, ...]  # which numbers were fitted to measurements: timing fields and ``OP.latency``
     calibration: str  # what they were fitted to
@@ -282,7 +283,7 @@ def _check(arch: ArchConfig, where: str) -> None:
         if sorted(op.latency) != sorted(forms):
             raise ConfigError(f"{at}.latency", f"needs one entry for each of {list(forms)}, got {sorted(op.latency)}")
     t = arch.timing
-    for name in ("issue_interval", "shared_issue_interval", "alu_interval", "queue_depth", "feed_interval", "wavefronts_per_cycle"):
+    for name in ("issue_interval", "shared_issue_interval", "alu_interval", "queue_depth", "feed_interval", "wavefronts_per_cycle", "window_phases"):
         if getattr(t, name) == 0:
             raise ConfigError(f"{where}: timing.{name}", "must be positive")
     for name, op in arch.ops.items():

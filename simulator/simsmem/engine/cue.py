@@ -3,8 +3,8 @@
 Results must not depend on the order in which events happened to be created (the batched data path and
 the wavefront-by-wavefront one create them at different times), so every event the engine schedules
 names its place within its cycle: queue room is freed first, then warps act in the order of their
-issue priority (``SubPartition.order``), then warps' fronts reach the data path in warp order, then
-(wavefront by wavefront) the data path passes the cycle's wavefronts.
+issue priority (``SubPartition.order``; instructions issued in one cycle are older in that order),
+then (wavefront by wavefront) the data path passes the cycle's wavefronts.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import simpy
 ROOM = 0  # a queue entry is freed
 WARP = 1  # + WARPS + (the warp, negated for youngest first): a warp wakes (SubPartition.order)
 WARPS = 1 << 32  # more than any trace's warp number (int32)
-FRONT = 1 << 40  # + warp: an instruction reaches the front of its warp's queue
 PASS = 1 << 41  # the data path passes this cycle's wavefronts (wavefront by wavefront only)
 
 

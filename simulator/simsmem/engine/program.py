@@ -1,11 +1,11 @@
-"""What the engine runs: each instruction's warp, sub-partition, wavefronts, latency, ``early``, ``wait``, ``issue`` and ``delay``."""
+"""What the engine runs: each instruction's warp, sub-partition, wavefronts, phases, latency, ``early``, ``wait``, ``issue`` and ``delay``."""
 
 from __future__ import annotations
 
 import attrs
 import numpy as np
 
-from ..banks import Counts
+from ..banks import Counts, shape_of
 from ..config import ArchConfig
 from ..trace import InstructionBatch
 from ..trace.records import Form
@@ -18,6 +18,7 @@ class Program:
     warp: np.ndarray  # int64
     sub_partition: np.ndarray  # int64: the sub-partition (SMSP) the warp runs on
     wavefronts: np.ndarray  # int64: from the counting model
+    phases: np.ndarray  # int64: phases of its form (its weight in the data path's window, ``timing.window_phases``)
     latency: np.ndarray  # int64: cycles from issue to data with one wavefront, empty pipeline (config)
     early: np.ndarray  # int64: other instructions the warp issues before the wait, one issue slot each
     early_alu: np.ndarray  # int64: how many of those use the sub-partition's integer-ALU pipe
@@ -39,13 +40,15 @@ def program(batch: InstructionBatch, counts: Counts, arch: ArchConfig, sub_parti
         where = warp % arch.sub_partitions
     else:
         where = np.asarray(sub_partition, dtype=np.int64)[warp]
+    latency, phases = _per_form(batch, arch)
     order = np.argsort(warp, kind="stable")
     starts = np.flatnonzero(np.r_[True, np.diff(warp[order]) != 0]) if len(warp) else np.empty(0, dtype=np.int64)
     return Program(
         warp=warp,
         sub_partition=where,
         wavefronts=counts.wavefronts.astype(np.int64),
-        latency=_latency(batch, arch),
+        phases=phases,
+        latency=latency,
         early=batch.early.astype(np.int64),
         early_alu=batch.early_alu.astype(np.int64),
         wait=batch.wait.astype(np.int64),
@@ -56,12 +59,15 @@ def program(batch: InstructionBatch, counts: Counts, arch: ArchConfig, sub_parti
     )
 
 
-def _latency(batch: InstructionBatch, arch: ArchConfig) -> np.ndarray:
-    """Each instruction's latency, looked up once per form (op and width or matrix count)."""
-    out = np.zeros(len(batch), dtype=np.int64)
+def _per_form(batch: InstructionBatch, arch: ArchConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Each instruction's latency and phases, looked up once per form (op and width or matrix count)."""
+    latency = np.zeros(len(batch), dtype=np.int64)
+    phases = np.zeros(len(batch), dtype=np.int64)
     form = batch.forms()
     for key in np.unique(form):
         f = Form.of(key)
         spec = arch.op(f.op)
-        out[form == key] = spec.latency[f.width if spec.phase == "bytes" else f.num]
-    return out
+        rows = form == key
+        latency[rows] = spec.latency[f.width if spec.phase == "bytes" else f.num]
+        phases[rows] = shape_of(spec, arch, f.width, f.num, f.atom, f.bypass).phases
+    return latency, phases

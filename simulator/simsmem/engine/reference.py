@@ -1,14 +1,19 @@
 """The same model passing wavefronts one cycle at a time: the reference the booking data path is held to.
 
-Each cycle the data path looks at the front instruction of every warp whose next wavefront is ready
-(one per ``feed_interval`` cycles of the warp) and passes up to ``wavefronts_per_cycle`` of them, the
-front that has waited longest first (ties: lower warp).
-An instruction is served when its last wavefront has passed. Warps, sub-partitions and queues are the
-engine's own; only the data path differs from ``datapath.DataPath``, which books each front's cycles at
-once. One event per busy cycle makes this several times slower, so ``simsmem`` runs the booking path.
+The data path keeps the issued instructions that have not finished in the order they issued. Each
+cycle it looks at the oldest of them whose phases add up to at most ``window_phases`` (the oldest
+always), takes those that are the first unfinished instruction of their warp and whose next
+wavefront is ready (arrived at the banks, one per ``feed_interval`` cycles of the warp), and passes up
+to ``wavefronts_per_cycle`` of them, oldest first. An instruction is served when its last wavefront
+has passed (one without wavefronts when it is its warp's first and ready). Warps, sub-partitions and
+queues are the engine's own; only the data path differs from ``datapath.DataPath``, which books an
+instruction's cycles when it issues. One event per busy cycle makes this several times slower, so
+``simsmem`` runs the booking path.
 """
 
 from __future__ import annotations
+
+from collections import defaultdict, deque
 
 import attrs
 import numpy as np
@@ -23,38 +28,46 @@ from .timeline import Timeline
 
 
 @attrs.define
-class Front:
-    """A queue's front instruction, part way through the data path."""
+class Pending:
+    """An issued instruction the data path has not finished."""
 
-    first: int  # cycle it reached the front
     sp: object  # its SubPartition
-    warp: int
     i: int
     left: int  # wavefronts still to pass
-    ready: int  # cycle its next wavefront may pass
+    arrive: int  # cycle it reaches the banks
     cycles: list[int] = attrs.Factory(list)
+    ready: int = -1  # cycle its next wavefront may pass, once it is its warp's first (-1: not yet)
 
 
 class WavefrontByWavefront:
     """The data path as one simpy event per busy cycle."""
 
-    def __init__(self, per_cycle: int) -> None:
-        self.per_cycle = per_cycle
-        self.fronts: dict[int, Front] = {}  # warp -> its front
+    def __init__(self, timing) -> None:
+        self.per_cycle = timing.wavefronts_per_cycle
+        self.window = timing.window_phases
+        self.pending: list[Pending] = []  # issued, not finished, oldest first
+        self.warps: defaultdict[int, deque[Pending]] = defaultdict(deque)  # warp -> its pending, oldest first
         self.cued: set[int] = set()  # cycles with a pass already cued
         self.passed = -1  # last cycle passed
 
-    def serve(self, sp, i: int, first: int) -> None:
-        """Instruction ``i`` of ``sp`` is at the front from cycle ``first`` (now)."""
-        count = int(sp.run.program.wavefronts[i])
-        if count == 0:
-            sp.served(i, first, [])
-            return
-        w = int(sp.run.program.warp[i])
-        self.fronts[w] = Front(first, sp, w, i, count, first)
-        self._cue(sp.run.env, first)
+    def issue(self, sp, i: int, now: int) -> None:
+        """Instruction ``i`` of ``sp`` issued at ``now`` (now the youngest)."""
+        run = sp.run
+        p = Pending(sp, i, int(run.program.wavefronts[i]), now + sp.timing.to_banks)
+        self.pending.append(p)
+        queue = self.warps[int(run.program.warp[i])]
+        queue.append(p)
+        if len(queue) == 1:
+            self._first_of_warp(p)
+
+    def _first_of_warp(self, p: Pending) -> None:
+        """``p`` is now the first unfinished instruction of its warp."""
+        w = int(p.sp.run.program.warp[p.i])
+        p.ready = max(p.arrive, p.sp.feed_free.get(w, 0))
+        self._cue(p.sp.run.env, p.ready)
 
     def _cue(self, env, cycle: int) -> None:
+        cycle = max(cycle, env.now)
         if cycle not in self.cued:
             self.cued.add(cycle)
             then(env, cycle, PASS, lambda: self._pass(env))
@@ -65,20 +78,39 @@ class WavefrontByWavefront:
         if t <= self.passed:
             return
         self.passed = t
-        ready = sorted((f for f in self.fronts.values() if f.ready <= t), key=lambda f: (f.first, f.warp))
-        for f in ready[: self.per_cycle]:
-            f.cycles.append(t)
-            f.left -= 1
-            f.ready = t + f.sp.timing.feed_interval
-            if f.left == 0:
-                del self.fronts[f.warp]
-                f.sp.served(f.i, f.first, f.cycles)
-        if self.fronts:
-            self._cue(env, max(t + 1, min(f.ready for f in self.fronts.values())))
+        done = [p for p in self.pending if p.left == 0 and 0 <= p.ready <= t]  # no wavefronts: served when first and ready
+        budget, window = self.window, []
+        for p in self.pending:
+            if p.left == 0:
+                continue
+            phases = int(p.sp.run.program.phases[p.i])
+            if window and phases > budget:
+                break
+            window.append(p)
+            budget -= phases
+        for p in [p for p in window if 0 <= p.ready <= t][: self.per_cycle]:
+            p.cycles.append(t)
+            p.left -= 1
+            p.ready = t + p.sp.timing.feed_interval
+            if p.left == 0:
+                done.append(p)
+        for p in done:
+            self._finish(p)
+        later = [p.ready for p in self.pending if p.ready >= 0]
+        if later:
+            self._cue(env, max(t + 1, min(later)))
+
+    def _finish(self, p: Pending) -> None:
+        self.pending.remove(p)
+        queue = self.warps[int(p.sp.run.program.warp[p.i])]
+        queue.popleft()
+        p.sp.served(p.i, p.ready if not p.cycles else p.cycles[0], p.cycles)
+        if queue:
+            self._first_of_warp(queue[0])
 
 
 def simulate_by_wavefront(batch: InstructionBatch, counts: Counts, arch: ArchConfig, *, sub_partition: np.ndarray | None = None,
                           log: list | None = None) -> Timeline:
     """``engine.simulate`` with the data path passing one wavefront at a time."""
     prog = program(batch, counts, arch, sub_partition)
-    return Run(prog, arch.timing, arch.sub_partitions, WavefrontByWavefront(arch.timing.wavefronts_per_cycle), log).run(None)
+    return Run(prog, arch.timing, arch.sub_partitions, WavefrontByWavefront(arch.timing), log).run(None)

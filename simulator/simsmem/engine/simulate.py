@@ -35,8 +35,8 @@ class Run:
         self.passed = np.zeros(len(prog), dtype=np.int64)  # wavefronts the data path passed, per instruction
         self.warp_done: dict[int, int] = {}  # warp -> the latest completion of its instructions served so far
         self.settled = np.full(len(prog), -1, dtype=np.int64)  # cycle by which the instruction and its warp's earlier ones completed
-        names = ("sub_partition", "early", "early_alu", "wait", "issue", "issue_alu", "delay")
-        self.columns = SimpleNamespace(**{name: getattr(prog, name).tolist() for name in names})  # for the warps' loops
+        names = ("warp", "sub_partition", "wavefronts", "phases", "latency", "early", "early_alu", "wait", "issue", "issue_alu", "delay")
+        self.columns = SimpleNamespace(**{name: getattr(prog, name).tolist() for name in names})  # per instruction, for the hot loops
         self.sub_partitions = [SubPartition(self, s) for s in range(max(sub_partitions, int(prog.sub_partition.max(initial=-1)) + 1))]
 
     def record(self, name: str, cycle: int) -> None:
@@ -68,4 +68,4 @@ def simulate(batch: InstructionBatch, counts: Counts, arch: ArchConfig, *, sub_p
     """Simulate one CTA of ``batch`` (counted by ``counts``) on ``arch``; ``log`` collects ``(name, cycle)``
     events, ``advance(n)`` hears of ``n`` more issued instructions now and then."""
     prog = program(batch, counts, arch, sub_partition)
-    return Run(prog, arch.timing, arch.sub_partitions, DataPath(arch.timing.wavefronts_per_cycle), log).run(advance)
+    return Run(prog, arch.timing, arch.sub_partitions, DataPath(arch.timing), log).run(advance)

@@ -1,4 +1,4 @@
-"""A sub-partition (SMSP): its issue port, its LSU queue, and each warp's feed of wavefronts to the data path.
+"""A sub-partition (SMSP): its issue port and its LSU queue.
 
 Warps of the sub-partition share its issue port: one instruction per ``issue_interval`` cycles, the
 shared-memory ones and the others a trace's ``early`` and ``issue`` count. Each cycle the port goes to
@@ -7,20 +7,18 @@ wants it, so a younger warp's instructions cut into an older one's run of others
 instruction issues only ``shared_issue_interval`` cycles after the sub-partition's previous one (the
 MIO throttle); a warp held by it takes no slots meanwhile, and the port serves the other warps.
 An issued instruction takes an entry of the LSU queue (``queue_depth`` entries: when none is free,
-issue stalls) and reaches the banks ``to_banks`` cycles later. Each warp's instructions go to the data
-path in order, one wavefront per ``feed_interval`` cycles (the next instruction's first wavefront too);
-different warps' instructions, also of one sub-partition, are at the data path at once. An instruction
-completes ``latency - to_banks`` cycles after its last wavefront and frees its entry the cycle after that
-wavefront.
+issue stalls), goes to the data path (``datapath.py``), reaches the banks ``to_banks`` cycles later,
+completes ``latency - to_banks`` cycles after its last wavefront and frees its entry the cycle after
+that wavefront.
 """
 
 from __future__ import annotations
 
 import bisect
 import heapq
-from collections import defaultdict, deque
+from collections import deque
 
-from .cue import FRONT, ROOM, WARP, WARPS, Cue, then
+from .cue import ROOM, WARP, WARPS, Cue, then
 
 
 class SubPartition:
@@ -40,8 +38,6 @@ class SubPartition:
         self.releases: list[int] = []  # heap: cycles taken entries are freed (of instructions served)
         self.room_waiters: deque[tuple[int, Cue]] = deque()  # warps that found the queue full, in order
         self.room_cued: set[int] = set()  # cycles a hand-over of freed entries is cued for
-        self.queues: defaultdict[int, deque[int]] = defaultdict(deque)  # warp -> its issued instructions behind its front
-        self.fronts: dict[int, int] = {}  # warp -> its instruction at the data path
         self.feed_free: dict[int, int] = {}  # warp -> first cycle its next wavefront may leave
         self.completion_waiters: dict[int, tuple[int, Cue]] = {}  # instruction -> (warp, cue) waiting for it
 
@@ -94,10 +90,7 @@ class SubPartition:
         self.run.issue[i] = now
         if self.run.log is not None:
             self.run.record(f"warp {self.run.program.warp[i]} issues #{i}", now)
-        w = int(self.run.program.warp[i])
-        self.queues[w].append(i)
-        if w not in self.fronts:
-            self._next_front(w, now)
+        self.run.path.issue(self, i, now)
 
     def want_slots(self, warp: int, count: int, now: int) -> int | None:
         """``warp`` wants ``count`` issue slots for other instructions from ``now`` on; ``slots_done``."""
@@ -139,16 +132,17 @@ class SubPartition:
         return cue
 
     def served(self, i: int, first: int, cycles: list[int]) -> None:
-        """The data path has passed (or booked) ``cycles`` for the wavefronts of ``i``, front since ``first``."""
+        """The data path has passed (or booked) ``cycles`` for the wavefronts of ``i``, which could reach
+        the banks from ``first`` (without wavefronts it completes ``latency - to_banks`` after that)."""
         run, t = self.run, self.timing
         last = cycles[-1] if cycles else first
-        done = last + run.program.latency[i] - t.to_banks
+        done = last + run.columns.latency[i] - t.to_banks
         run.complete[i] = done
         run.passed[i] = len(cycles)
         if run.log is not None:
             run.log.extend((f"#{i} wavefront {k + 1}/{len(cycles)}", c) for k, c in enumerate(cycles))
             run.record(f"#{i} completes", done)
-        w = int(run.program.warp[i])
+        w = run.columns.warp[i]
         run.warp_done[w] = run.settled[i] = max(run.warp_done.get(w, 0), done)
         if i in self.completion_waiters:
             warp, cue = self.completion_waiters.pop(i)
@@ -158,19 +152,6 @@ class SubPartition:
         heapq.heappush(self.releases, last + 1)
         if self.room_waiters:
             self._cue_hand_over(last + 1)
-        del self.fronts[w]
-        self._next_front(w, run.env.now + 1)
-
-    def _next_front(self, w: int, earliest: int) -> None:
-        """Move warp ``w``'s next queued instruction to its front: it reaches the banks once it has arrived,
-        the warp's previous wavefront left ``feed_interval`` cycles before, and not before ``earliest``."""
-        queue = self.queues[w]
-        if not queue:
-            return
-        i = queue.popleft()
-        self.fronts[w] = i
-        first = max(int(self.run.issue[i]) + self.timing.to_banks, self.feed_free.get(w, 0), earliest)
-        then(self.run.env, first, FRONT + w, lambda: self.run.path.serve(self, i, first))
 
     def _collect(self) -> None:
         """Count the entries freed by now (freed lazily: an event only when a warp waits for one)."""
