@@ -25,7 +25,8 @@ class Cue(simpy.Event):
     """
 
     def __init__(self, env: simpy.Environment, cycle: int | None = None, order: int = WARP) -> None:
-        super().__init__(env)
+        self.env = env
+        self.callbacks = []
         if cycle is not None:
             self.fire(cycle, order)
 
@@ -36,7 +37,8 @@ class Cue(simpy.Event):
         clock, and all arithmetic on it, numpy scalars, several times slower."""
         self._ok = True
         self._value = None
-        self.env.schedule(self, order, max(0, int(cycle) - self.env.now))
+        delay = int(cycle) - self.env.now
+        self.env.schedule(self, order, delay if delay > 0 else 0)
 
 
 def then(env: simpy.Environment, cycle: int, order: int, action) -> None:

@@ -31,6 +31,7 @@ class DataPath:
         self.full: dict[int, int] = {}  # full cycle -> a later cycle to look at for room (a disjoint-set forest)
         self.unfinished: list[tuple[int, int]] = []  # (last wavefront's cycle, phases) of booked instructions, sorted
         self.unfinished_phases = 0  # their phases together
+        self.uniform: int | None = 0  # the phases of every unfinished one, when they are the same (None: they differ)
         self.bookings = 0
 
     def issue(self, sp, i: int, now: int) -> None:
@@ -55,6 +56,7 @@ class DataPath:
                 start += step
             bisect.insort(self.unfinished, (cycles[-1], phases))
             self.unfinished_phases += phases
+            self.uniform = phases if len(self.unfinished) == 1 or self.uniform == phases else None
             self.bookings += 1
             if self.bookings % PRUNE_EVERY == 0:
                 self._forget_before(arrive)
@@ -69,9 +71,14 @@ class DataPath:
             gone = bisect.bisect_left(unfinished, (horizon, 0))
             self.unfinished_phases -= sum(p for _, p in unfinished[:gone])
             del unfinished[:gone]
+            if not unfinished:
+                self.uniform = 0
         budget = self.window - phases
         if self.unfinished_phases <= budget:
             return first
+        if self.uniform:  # every unfinished one has these phases: the window is the latest budget // uniform of them
+            k = len(unfinished) - 1 - max(budget, 0) // self.uniform
+            return max(first, unfinished[k][0] + 1) if k >= 0 else first
         for k in range(len(unfinished) - 1, -1, -1):  # the last to finish first
             last, weight = unfinished[k]
             if last < first:
