@@ -11,11 +11,13 @@ at most one per ``shared_issue_interval`` cycles and into an LSU queue of
 ``queue_depth`` entries (a full queue stalls issue); each warp's instructions then feed the data path
 in order, one wavefront per ``feed_interval`` cycles (several warps of a sub-partition at once); the data
 path, one pass of the 32 bank ports per wavefront, serves ``wavefronts_per_cycle`` wavefronts a cycle,
-the instruction that reached the front of its warp's queue first going first. The counting model
-(``simsmem.banks.count``) says how many wavefronts each instruction makes; the engine only schedules them.
+the oldest instruction (the first issued) first, and only among the oldest unfinished ones,
+``window_phases`` phases of them. The counting model (``simsmem.banks.count``) says how many
+wavefronts each instruction makes; the engine only schedules them.
 
-``simulate`` books each instruction's wavefront cycles in one step when it reaches the front of its warp's queue;
-``reference.py`` is the same model passing one wavefront per cycle event (slow, for tests).
+``simulate`` books each instruction's wavefront cycles in one step when it issues (older ones are booked
+already, younger ones cannot take their cycles); ``reference.py`` is the same model passing one
+wavefront per cycle event (slow, for tests).
 """
 
 from .program import Program, program
