@@ -52,18 +52,17 @@ class WavefrontByWavefront:
 
     def issue(self, sp, i: int, now: int) -> None:
         """Instruction ``i`` of ``sp`` issued at ``now`` (now the youngest)."""
-        run = sp.run
-        p = Pending(sp, i, int(run.program.wavefronts[i]), now + sp.timing.to_banks)
+        c = sp.run.columns
+        p = Pending(sp, i, c.wavefronts[i], now + sp.timing.to_banks)
         self.pending.append(p)
-        queue = self.warps[int(run.program.warp[i])]
+        queue = self.warps[c.warp[i]]
         queue.append(p)
         if len(queue) == 1:
             self._first_of_warp(p)
 
     def _first_of_warp(self, p: Pending) -> None:
         """``p`` is now the first unfinished instruction of its warp."""
-        w = int(p.sp.run.program.warp[p.i])
-        p.ready = max(p.arrive, p.sp.feed_free.get(w, 0))
+        p.ready = max(p.arrive, p.sp.feed_free.get(p.sp.run.columns.warp[p.i], 0))
         self._cue(p.sp.run.env, p.ready)
 
     def _cue(self, env, cycle: int) -> None:
@@ -83,7 +82,7 @@ class WavefrontByWavefront:
         for p in self.pending:
             if p.left == 0:
                 continue
-            phases = int(p.sp.run.program.phases[p.i])
+            phases = p.sp.run.columns.phases[p.i]
             if window and phases > budget:
                 break
             window.append(p)
@@ -102,7 +101,7 @@ class WavefrontByWavefront:
 
     def _finish(self, p: Pending) -> None:
         self.pending.remove(p)
-        queue = self.warps[int(p.sp.run.program.warp[p.i])]
+        queue = self.warps[p.sp.run.columns.warp[p.i]]
         queue.popleft()
         p.sp.served(p.i, p.ready if not p.cycles else p.cycles[0], p.cycles)
         if queue:
