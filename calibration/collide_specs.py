@@ -1,6 +1,6 @@
 """Write the launch list of ``h100/src/timing_collide.cu`` (``patterns/collide.txt``), committed before it is measured.
 
-    python3 calibration/collide_specs.py [--out calibration/patterns/collide.txt]
+    python3 calibration/collide_specs.py [--aligned] [--out FILE]
 
 Each line is one launch: ``nl k`` (loads per warp; -1, or the one load whose completion the end clock
 waits for), then ``w:form:skew:pad:offsets`` per active warp (form 0-3: LDS.32, LDS.64, LDS.128,
@@ -22,7 +22,8 @@ cost each other:
   some load by load;
 - ``eight``: warps 0-7 (two per sub-partition), bursts of 16 LDS.32 1-way and 4-way.
 
-Start offsets are drawn with a fixed seed; what counts is each warp's measured start.
+Start offsets are drawn with a fixed seed; what counts is each warp's measured start. ``--aligned``
+writes ``patterns/collide_aligned.txt`` instead: bursts whose warps all start together (``aligned``).
 """
 
 from __future__ import annotations
@@ -121,11 +122,28 @@ def launches(rng: random.Random) -> list[str]:
     return out
 
 
+def aligned() -> list[str]:
+    """Bursts of 16 loads whose warps all start together (no skew, no pad: they leave the spin within a
+    cycle or two), whole and load by load: four warps on four sub-partitions (LDS.32 2-way, LDS.64
+    1-way, LDS.128 1-way), two and four on one (LDS.32 1-way and 2-way), eight and sixteen (two and
+    four per sub-partition)."""
+    out = []
+    for warps, forms in (((0, 1, 2, 3), ((0, 2), (1, 1), (2, 1))), ((0, 4), ((0, 1), (0, 2))), ((0, 4, 8, 12), ((0, 1), (0, 2))),
+                         (tuple(range(8)), ((0, 1), (0, 2)))):
+        for f, ways in forms:
+            out += load_by_load(16, [(w, f, ways, 0) for w in warps])
+    for ways in (1, 2):
+        out.append(line(16, -1, [(w, 0, ways, 0) for w in range(16)]))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=str(HERE / "patterns" / "collide.txt"))
-    out = Path(parser.parse_args().out)
-    rows = launches(random.Random(20261124))
+    parser.add_argument("--aligned", action="store_true", help="write the list of bursts started together (patterns/collide_aligned.txt)")
+    a = parser.parse_args()
+    out = Path(a.out if not a.aligned or a.out != parser.get_default("out") else HERE / "patterns" / "collide_aligned.txt")
+    rows = aligned() if a.aligned else launches(random.Random(20261124))
     out.write_text("\n".join(rows) + "\n")
     print(f"{out}: {len(rows)} launches")
 
