@@ -9,8 +9,9 @@ src=calibration/h100/src
 mkdir -p "$OUT" /tmp/probes
 { nvidia-smi --query-gpu=name,driver_version,clocks.current.sm,clocks.max.sm --format=csv; nvcc --version | tail -2;
   date -u +date_utc:%Y-%m-%dT%H:%M:%SZ; } > "$OUT/env.txt"
-for p in timing_collide ${LIST:+none} ${LIST:-timing_pipes}; do
-  [ "$p" = none ] && continue
+probes=timing_collide
+[ -n "$LIST" ] || probes="$probes timing_pipes"
+for p in $probes; do
   nvcc -O3 -gencode arch=compute_90,code=sm_90 -o /tmp/probes/$p $src/$p.cu
   cuobjdump -sass /tmp/probes/$p > "$OUT/$p.sass"
 done
