@@ -1,6 +1,6 @@
 """Replay the launches of ``h100/runs/2026-11-24-collide`` (``h100/src/timing_collide.cu``) through the timing engine.
 
-    python3 calibration/collide_replay.py [--family NAME] [--show N]
+    python3 calibration/collide_replay.py [--aligned] [--family NAME] [--show N]
 
 Each active warp's code from its start clock to its end clock is read from the run's SASS (control
 codes included) and written as trace instructions: its loads, with the stall counts and scoreboard
@@ -36,6 +36,8 @@ from timing_traces import Sass, read_sass
 HERE = Path(__file__).resolve().parent
 RUN = HERE / "h100" / "runs" / "2026-11-24-collide"
 SPECS = HERE / "patterns" / "collide.txt"
+#: the second run of the same binary: bursts whose warps all start together
+ALIGNED = (HERE / "h100" / "runs" / "2026-11-24-aligned", HERE / "patterns" / "collide_aligned.txt")
 #: form number -> (op, width, num) of its loads
 FORMS = {0: ("LDS", 32, 0), 1: ("LDS", 64, 0), 2: ("LDS", 128, 0), 3: ("LDSM", 0, 4)}
 SASS_FORM = {"LDS": 0, "LDS.64": 1, "LDS.128": 2, "LDSM.16.M88.4": 3}
@@ -99,10 +101,10 @@ def program(seg: list[Sass]) -> tuple[list[tuple[int, int, int, int, int, int]],
     return out, waits_on
 
 
-def launches() -> list[tuple[int, int, dict[int, tuple[int, list[int]]]]]:
+def launches(specs: Path = SPECS) -> list[tuple[int, int, dict[int, tuple[int, list[int]]]]]:
     """Each spec line: (loads per warp, k, warp -> (form, lane offsets))."""
     out = []
-    for line in SPECS.read_text().splitlines():
+    for line in specs.read_text().splitlines():
         nl, k, *warps = line.split()
         spec = {}
         for w in warps:
@@ -112,11 +114,11 @@ def launches() -> list[tuple[int, int, dict[int, tuple[int, list[int]]]]]:
     return out
 
 
-def measured() -> dict[int, list[dict[int, tuple[int, int, int]]]]:
+def measured(run: Path = RUN) -> dict[int, list[dict[int, tuple[int, int, int]]]]:
     """Spec line number -> per timed repetition (rep 0 warms the instruction cache), warp -> (start,
     mid, end) clocks."""
     out = defaultdict(list)
-    for line in (RUN / "timing_collide.txt").read_text().splitlines():
+    for line in (run / "timing_collide.txt").read_text().splitlines():
         m = re.match(r"C (\d+) nl=\d+ k=-?\d+ rep=(\d) (.*)", line)
         if int(m[2]):
             out[int(m[1])].append({int(w): (int(s), int(c), int(e)) for w, s, c, e in (x.split(":") for x in m[3].split())})
@@ -132,7 +134,7 @@ def family(nl: int, spec: dict) -> str:
         return "pair-same" if warps[1] % 4 == warps[0] % 4 else "meet" if nl == 1 else "pair"
     if all(w % 4 == 0 for w in warps):
         return "one"
-    return {3: "triple", 4: "quad", 8: "eight"}[len(warps)]
+    return {3: "triple", 4: "quad", 8: "eight", 16: "sixteen"}[len(warps)]
 
 
 def replay(arch, segs, nl: int, k: int, spec: dict, starts: dict[int, tuple[int, int, int]]) -> dict[int, tuple[int, int]]:
@@ -170,15 +172,16 @@ def replay(arch, segs, nl: int, k: int, spec: dict, starts: dict[int, tuple[int,
     return out
 
 
-def agreement(arch=None, families: tuple[str, ...] | None = None, show: int = 0) -> dict[tuple[str, int, bool], dict[str, float]]:
+def agreement(arch=None, families: tuple[str, ...] | None = None, show: int = 0, run: Path = RUN, specs: Path = SPECS
+              ) -> dict[tuple[str, int, bool], dict[str, float]]:
     """(family, loads per warp, load by load) -> how many warps (of the timed repetitions), how many of
     them the simulation gives end - start of exactly, within 2 and within 5 cycles, the mean error, and
     how many mid clocks it gives exactly; ``show`` launches per family that miss printed."""
     arch = arch or load_arch("sm_90")
-    segs, meas = segments(), measured()
+    segs, meas = segments(), measured(run)
     ends, mids = defaultdict(list), defaultdict(list)
     shown = defaultdict(int)
-    for number, (nl, k, spec) in enumerate(launches(), 1):
+    for number, (nl, k, spec) in enumerate(launches(specs), 1):
         fam = family(nl, spec)
         if families and fam not in families:
             continue
@@ -202,9 +205,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--family", action="append", help="only this family (repeatable)")
     parser.add_argument("--show", type=int, default=0, help="print this many launches of each family that the replay misses")
+    parser.add_argument("--aligned", action="store_true", help="the run of bursts started together (runs/2026-11-24-aligned)")
     a = parser.parse_args()
+    run, specs = ALIGNED if a.aligned else (RUN, SPECS)
     print(f"{'family':10} {'loads':>5} {'load':>4} {'warps':>6} {'exact':>6} {'<=2':>6} {'<=5':>6} {'mean err':>9} {'mid exact':>10}")
-    for (fam, nl, probe), r in agreement(families=tuple(a.family or ()), show=a.show).items():
+    for (fam, nl, probe), r in agreement(families=tuple(a.family or ()), show=a.show, run=run, specs=specs).items():
         n = r["warps"]
         print(f"{fam:10} {nl:>5} {'k' if probe else 'all':>4} {n:>6} {r['exact'] / n:>6.0%} {r['within 2'] / n:>6.0%} "
               f"{r['within 5'] / n:>6.0%} {r['mean error']:>+9.2f} {r['mid exact'] / n:>10.0%}")
