@@ -30,7 +30,7 @@ def run(sm90, ins, **kw):
 
 def test_event_log_of_a_tiny_trace(sm90):
     """Warps 0 and 4 share sub-partition 0 (its port takes one instruction a cycle, the youngest warp's
-    first), warp 1 has sub-partition 1; the data path passes one wavefront a cycle, the oldest
+    first; its LSU accepts one per 2 cycles), warp 1 has sub-partition 1; the data path passes one wavefront a cycle, the oldest
     instruction's first (instructions issued in one cycle: in the order of issue priority), each warp's
     one per 2 cycles; #2 waits for #0 (done at 25) and spends 2 cycles first."""
     timeline, log = run(sm90, [
@@ -45,7 +45,7 @@ def test_event_log_of_a_tiny_trace(sm90):
         ("warp 0 issues #0", 1),  # the port took warp 4's at 0
         ("#3 wavefront 1/1", 3),  # issue + to_banks
         ("#1 wavefront 1/2", 4),  # at the banks since 3, but #3 is older
-        ("#0 wavefront 1/1", 5),  # at the banks since 4, but #1 is older
+        ("#0 wavefront 1/1", 5),  # accepted at 2, 2 cycles after warp 4's #3 (accept_interval); #1 took 4
         ("#1 wavefront 2/2", 6),  # one wavefront per 2 cycles of warp 1
         ("#3 completes", 23),  # 3 + 23 - 3
         ("#0 completes", 25),
@@ -76,19 +76,19 @@ def test_event_log_with_wait_n_and_other_instructions(sm90):
         ("warp 4 issues #3", 3),  # at 3 both want the port: warp 4 first
         ("warp 0 issues #0", 4),
         ("warp 0 issues #1", 5),
-        ("#3 wavefront 1/1", 6),  # 3 + to_banks 3
-        ("#0 wavefront 1/1", 7),
-        ("#1 wavefront 1/2", 9),  # at the front since 8; warp 0's previous wavefront at 7
-        ("#1 wavefront 2/2", 11),  # warp 0: one wavefront per 2 cycles
+        ("#3 wavefront 1/1", 6),  # accepted at 3, + to_banks 3
+        ("#0 wavefront 1/1", 8),  # the sub-partition's LSU accepts one per 2 cycles: #0 at 5
+        ("#1 wavefront 1/2", 10),  # accepted at 7
+        ("#1 wavefront 2/2", 12),  # warp 0: one wavefront per 2 cycles
         ("#3 completes", 26),
-        ("#0 completes", 27),
-        ("warp 0 wants 2 slots", 27),  # wait 1: #0 done, #1 (done at 31) may stay in flight
-        ("warp 0 issues #2", 30),  # 27 + 2 slots + delay 1
-        ("#1 completes", 31),
-        ("#2 wavefront 1/1", 33),  # 30 + 3
-        ("#2 completes", 53),
+        ("#0 completes", 28),
+        ("warp 0 wants 2 slots", 28),  # wait 1: #0 done, #1 (done at 32) may stay in flight
+        ("warp 0 issues #2", 31),  # 28 + 2 slots + delay 1
+        ("#1 completes", 32),
+        ("#2 wavefront 1/1", 34),  # 31 + 3
+        ("#2 completes", 54),
     ]
-    assert timeline.cycles == 53
+    assert timeline.cycles == 54
 
 
 def test_the_port_goes_to_the_warp_of_highest_priority(sm90):
@@ -191,14 +191,29 @@ def test_full_queue_stalls_issue(sm90):
     assert list(timeline.issue) == [0, 6, 12]  # wavefronts at 3 and 5: the entry frees at 6
 
 
+def test_the_lsu_accepts_one_instruction_per_accept_interval(sm90):
+    """Warps 0, 4, 8 and 12 (one sub-partition) each issue a 1-way load at once: the port takes them at
+    0 to 3, the youngest first; the LSU accepts one per 2 cycles, so they reach the banks at 3, 5, 7 and 9
+    (at 3 to 6 with accept_interval 1; a warp's own loads are spaced by its feed anyway)."""
+    ins = [Instruction("LDS", ROW, warp=w) for w in (0, 4, 8, 12)]
+    timeline, log = run(sm90, ins)
+    assert list(timeline.issue) == [3, 2, 1, 0]
+    assert [e for e in log if "wavefront" in e[0]] == [("#3 wavefront 1/1", 3), ("#2 wavefront 1/1", 5), ("#1 wavefront 1/1", 7),
+                                                         ("#0 wavefront 1/1", 9)]
+    assert list(timeline.complete) == [29, 27, 25, 23]
+    eager = attrs.evolve(sm90, timing=attrs.evolve(sm90.timing, accept_interval=1))
+    assert list(run(eager, ins)[0].complete) == [26, 25, 24, 23]
+
+
 def test_sub_partition_of_each_warp_can_be_given(sm90):
-    """Warps 0 and 1 on one sub-partition share its issue port, the younger first; apart they issue in
-    one cycle, the younger first too, so its load is the older at the data path."""
+    """Warps 0 and 1 on one sub-partition share its issue port and its LSU, the younger first; apart they
+    issue in one cycle, the younger first too, so its load is the older at the data path."""
     ins = [Instruction("LDS", ROW, warp=0), Instruction("LDS", ROW, warp=1)]
     apart, _ = run(sm90, ins)
     together, _ = run(sm90, ins, sub_partition=np.array([0, 0]))
     assert (list(apart.issue), list(apart.complete)) == ([0, 0], [24, 23])
-    assert (list(together.issue), list(together.complete)) == ([1, 0], [24, 23])  # the younger warp 1 first
+    # the younger warp 1 first; warp 0's load, issued at 1, is accepted at 2 (accept_interval 2)
+    assert (list(together.issue), list(together.complete)) == ([1, 0], [25, 23])
 
 
 def test_no_wavefronts_still_takes_the_latency(sm90):

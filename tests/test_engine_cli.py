@@ -2,7 +2,8 @@
 
 Expected cycles: the tiny trace of tests/test_engine.py (sm_90 config: LDS.32 latency 23, LDS.64 24,
 to_banks 3, feed_interval 2, one wavefront per cycle, the oldest instruction first, shared_issue_interval
-1, youngest warp first), worked out by hand there.
+1, accept_interval 2 (delaying warp 0's first load by a cycle, which changes no cycle count), youngest warp
+first), worked out by hand there.
 """
 
 import csv

@@ -81,6 +81,7 @@ class Timing:
     alu_interval: int  # cycles from a sub-partition's issue of an integer-ALU instruction to its next (a trace's early_alu, issue_alu)
     issue_priority: IssuePriority  # which of a sub-partition's warps wanting its issue port gets it: youngest (highest number) or oldest
     queue_depth: int  # shared-memory instructions a sub-partition's LSU queue holds; issue stalls when full
+    accept_interval: int  # cycles between two instructions the LSU accepts from a sub-partition's queue (in order)
     feed_interval: int  # cycles between two wavefronts of one warp's instructions at the data path
     wavefronts_per_cycle: int  # wavefronts the data path (the banks) serves per cycle, all sub-partitions together
     window_phases: int  # the data path serves only the oldest issued instructions whose phases add up to this (the oldest always)
@@ -283,7 +284,7 @@ def _check(arch: ArchConfig, where: str) -> None:
         if sorted(op.latency) != sorted(forms):
             raise ConfigError(f"{at}.latency", f"needs one entry for each of {list(forms)}, got {sorted(op.latency)}")
     t = arch.timing
-    for name in ("issue_interval", "shared_issue_interval", "alu_interval", "queue_depth", "feed_interval", "wavefronts_per_cycle", "window_phases"):
+    for name in ("issue_interval", "shared_issue_interval", "alu_interval", "queue_depth", "accept_interval", "feed_interval", "wavefronts_per_cycle", "window_phases"):
         if getattr(t, name) == 0:
             raise ConfigError(f"{where}: timing.{name}", "must be positive")
     for name, op in arch.ops.items():

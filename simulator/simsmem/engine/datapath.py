@@ -34,16 +34,17 @@ class DataPath:
         self.uniform: int | None = 0  # the phases of every unfinished one, when they are the same (None: they differ)
         self.bookings = 0
 
-    def issue(self, sp, i: int, now: int) -> None:
-        """Book instruction ``i`` of sub-partition ``sp``, issued at ``now`` (after every older one)."""
+    def issue(self, sp, i: int, now: int, arrive: int) -> None:
+        """Book instruction ``i`` of sub-partition ``sp``, issued at ``now`` (after every older one) and
+        reaching the banks at ``arrive``."""
         t, c = sp.timing, sp.run.columns
-        arrive = now + t.to_banks
+        horizon = now + t.to_banks  # no instruction issued from now on reaches the banks before it
         first = max(arrive, sp.feed_free.get(c.warp[i], 0))
         count = c.wavefronts[i]
         cycles = []
         if count:
             phases = c.phases[i]
-            start = self._window_entry(first, phases, arrive)
+            start = self._window_entry(first, phases, horizon)
             booked, full, per_cycle, step = self.booked, self.full, self.per_cycle, t.feed_interval
             for _ in range(count):
                 if start in full:
@@ -59,7 +60,7 @@ class DataPath:
             self.uniform = phases if len(self.unfinished) == 1 or self.uniform == phases else None
             self.bookings += 1
             if self.bookings % PRUNE_EVERY == 0:
-                self._forget_before(arrive)
+                self._forget_before(horizon)
         sp.served(i, first, cycles)
 
     def _window_entry(self, first: int, phases: int, horizon: int) -> int:

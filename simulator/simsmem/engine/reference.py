@@ -50,10 +50,10 @@ class WavefrontByWavefront:
         self.cued: set[int] = set()  # cycles with a pass already cued
         self.passed = -1  # last cycle passed
 
-    def issue(self, sp, i: int, now: int) -> None:
-        """Instruction ``i`` of ``sp`` issued at ``now`` (now the youngest)."""
+    def issue(self, sp, i: int, now: int, arrive: int) -> None:
+        """Instruction ``i`` of ``sp`` issued at ``now`` (now the youngest), reaching the banks at ``arrive``."""
         c = sp.run.columns
-        p = Pending(sp, i, c.wavefronts[i], now + sp.timing.to_banks)
+        p = Pending(sp, i, c.wavefronts[i], arrive)
         self.pending.append(p)
         queue = self.warps[c.warp[i]]
         queue.append(p)

@@ -7,9 +7,10 @@ wants it, so a younger warp's instructions cut into an older one's run of others
 instruction issues only ``shared_issue_interval`` cycles after the sub-partition's previous one (the
 MIO throttle); a warp held by it takes no slots meanwhile, and the port serves the other warps.
 An issued instruction takes an entry of the LSU queue (``queue_depth`` entries: when none is free,
-issue stalls), goes to the data path (``datapath.py``), reaches the banks ``to_banks`` cycles later,
-completes ``latency - to_banks`` cycles after its last wavefront and frees its entry the cycle after
-that wavefront.
+issue stalls). The LSU accepts the queued instructions in order, one per ``accept_interval`` cycles
+(the earliest at issue); an instruction reaches the data path (``datapath.py``) ``to_banks`` cycles
+after it is accepted, completes ``latency - to_banks`` cycles after its last wavefront and frees its
+entry the cycle after that wavefront.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class SubPartition:
         self.wanting: dict[int, int] = {}  # warp -> issue slots it still wants for other instructions
         self.sign = -1 if run.timing.issue_priority == "youngest" else 1  # sign * warp: the lower goes first
         self.shared_free = 0  # first cycle a shared-memory instruction may issue (MIO throttle)
+        self.accept_free = 0  # first cycle the LSU may accept the next queued instruction
         self.alu_starts: list[int] = []  # sorted: cycles integer-ALU instructions are booked to issue at
         self.stretches: dict[int, int] = {}  # warp -> start of its stretch of other instructions not yet booked
         self.room = run.timing.queue_depth  # free entries of the LSU queue, as of the last look
@@ -90,7 +92,9 @@ class SubPartition:
         self.run.issue[i] = now
         if self.run.log is not None:
             self.run.record(f"warp {self.run.program.warp[i]} issues #{i}", now)
-        self.run.path.issue(self, i, now)
+        accept = max(now, self.accept_free)
+        self.accept_free = accept + self.timing.accept_interval
+        self.run.path.issue(self, i, now, accept + self.timing.to_banks)
 
     def want_slots(self, warp: int, count: int, now: int) -> int | None:
         """``warp`` wants ``count`` issue slots for other instructions from ``now`` on; ``slots_done``."""
