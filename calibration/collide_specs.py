@@ -23,7 +23,9 @@ cost each other:
 - ``eight``: warps 0-7 (two per sub-partition), bursts of 16 LDS.32 1-way and 4-way.
 
 Start offsets are drawn with a fixed seed; what counts is each warp's measured start. ``--aligned``
-writes ``patterns/collide_aligned.txt`` instead: bursts whose warps all start together (``aligned``).
+writes ``patterns/collide_aligned.txt`` instead: bursts whose warps all start together (``aligned``);
+``--replays`` writes ``patterns/collide_replays.txt``: conflicted loads of warps of one sub-partition
+meeting (``replays``).
 """
 
 from __future__ import annotations
@@ -137,13 +139,35 @@ def aligned() -> list[str]:
     return out
 
 
+def replays() -> list[str]:
+    """Do warps of one sub-partition interleave their replays? (The per-warp run has two warps of one
+    sub-partition reach 0.66 wavefronts a cycle with LDS.32 32-way loops, 0.9 with LDS.64 16-way.)
+    ``meet-same``: warp 0's LDS.32 32-way or LDS.64 16-way load and warp 4's load of another form (same
+    sub-partition) started at 64 offsets, the same with warp 1 (another sub-partition) as the control;
+    ``one``: two, three and four warps of one sub-partition with an LDS.32 32-way or 8-way load each,
+    started together; bursts of 4 LDS.32 8-way loads of warps 0 and 4, whole and load by load."""
+    out = []
+    for base in ((0, 32), (1, 16)):
+        for f, ways in ((0, 32), (0, 8), (0, 2), (1, 16), (1, 1), (2, 8), (3, 8)):
+            for other in (4, 1):
+                for s in range(0, 64, 1 if other == 4 else 4):
+                    out.append(line(1, -1, [(0, base[0], base[1], PATH * f + 16), (other, f, ways, s + PATH * base[0])]))
+    for ways in (32, 8):
+        for n in (2, 3, 4):
+            out.append(line(1, -1, [(w, 0, ways, 0) for w in (0, 4, 8, 12)[:n]]))
+    out += load_by_load(4, [(0, 0, 8, 0), (4, 0, 8, 0)])
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=str(HERE / "patterns" / "collide.txt"))
     parser.add_argument("--aligned", action="store_true", help="write the list of bursts started together (patterns/collide_aligned.txt)")
+    parser.add_argument("--replays", action="store_true", help="write the list of replays meeting on one sub-partition (patterns/collide_replays.txt)")
     a = parser.parse_args()
-    out = Path(a.out if not a.aligned or a.out != parser.get_default("out") else HERE / "patterns" / "collide_aligned.txt")
-    rows = aligned() if a.aligned else launches(random.Random(20261124))
+    which = "aligned" if a.aligned else "replays" if a.replays else None
+    out = Path(a.out if not which or a.out != parser.get_default("out") else HERE / "patterns" / f"collide_{which}.txt")
+    rows = aligned() if a.aligned else replays() if a.replays else launches(random.Random(20261124))
     out.write_text("\n".join(rows) + "\n")
     print(f"{out}: {len(rows)} launches")
 
