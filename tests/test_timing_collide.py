@@ -31,6 +31,12 @@ load-by-load ends within 5 cycles, 32 with no such limit; in the collide run ``o
 ``pair-same`` 258 of 368 whole-burst ends, from 603 and 237); they still end 21 cycles early on
 average (that run's README), recorded here.
 
+The third run, calibration/h100/runs/2026-11-24-replays (1127 launches of
+calibration/patterns/collide_replays.txt), has conflicted loads of two warps of one sub-partition meet
+(``meet-same``, ``meet`` on two as the control) and two to four warps' 32-way loads start together
+(``one``): every end within 5 cycles, so a sub-partition's warps interleave their replays as the
+engine has them.
+
 ``pytest -s tests/test_timing_collide.py`` prints the table.
 """
 
@@ -78,6 +84,15 @@ RECORDED_ALIGNED = {
 }
 
 
+#: the same for runs/2026-11-24-replays
+RECORDED_REPLAYS = {
+    ("meet", 1, False): (896, 885, 896, 896, 896),
+    ("meet-same", 1, False): (3592, 3048, 3512, 3592, 3592),
+    ("one", 1, False): (28, 15, 27, 28, 28),
+    ("pair-same", 4, False): (4, 4, 4, 4, 4),
+}
+
+
 def replayed(arch, run, specs) -> dict:
     """The replay's agreement with one run, printed as a table."""
     out = collide_replay.agreement(arch, run=run, specs=specs)
@@ -102,9 +117,21 @@ def aligned(sm90):
     return replayed(sm90, *collide_replay.ALIGNED)
 
 
-def test_every_family_is_replayed(agreement, aligned):
+@pytest.fixture(scope="module")
+def replays(sm90):
+    return replayed(sm90, *collide_replay.REPLAYS)
+
+
+def test_every_family_is_replayed(agreement, aligned, replays):
     assert set(agreement) == set(RECORDED)
     assert set(aligned) == set(RECORDED_ALIGNED)
+    assert set(replays) == set(RECORDED_REPLAYS)
+
+
+def test_conflicted_loads_of_one_sub_partition_interleave(replays):
+    """Every warp of the replays run within 5 cycles and every mid clock exact."""
+    for key, r in replays.items():
+        assert r["within 5"] == r["warps"] and r["mid exact"] == r["warps"], key
 
 
 def test_a_lone_warp_and_warps_of_different_sub_partitions_meeting(agreement):
@@ -122,9 +149,9 @@ def test_warps_started_together_on_four_sub_partitions_or_two_on_one(aligned):
         assert key[0] != "quad" or aligned[key]["mid exact"] == aligned[key]["warps"], key
 
 
-@pytest.mark.parametrize("which", ["collide", "aligned"])
-def test_agreement_is_as_recorded(which, request):
-    out, recorded = (request.getfixturevalue("agreement"), RECORDED) if which == "collide" else (request.getfixturevalue("aligned"), RECORDED_ALIGNED)
+@pytest.mark.parametrize("fixture, recorded", [("agreement", RECORDED), ("aligned", RECORDED_ALIGNED), ("replays", RECORDED_REPLAYS)])
+def test_agreement_is_as_recorded(fixture, recorded, request):
+    out = request.getfixturevalue(fixture)
     for key, (warps, exact, within2, within5, mid) in recorded.items():
         r = out[key]
         assert (r["warps"], r["exact"], r["within 2"], r["within 5"], r["mid exact"]) == (warps, exact, within2, within5, mid), key
