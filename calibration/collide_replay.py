@@ -1,6 +1,6 @@
 """Replay the launches of ``h100/runs/2026-11-24-collide`` (``h100/src/timing_collide.cu``) through the timing engine.
 
-    python3 calibration/collide_replay.py [--aligned | --replays] [--family NAME] [--show N]
+    python3 calibration/collide_replay.py [--run NAME] [--family NAME] [--show N]
 
 Each active warp's code from its start clock to its end clock is read from the run's SASS (control
 codes included) and written as trace instructions: its loads, with the stall counts and scoreboard
@@ -36,10 +36,9 @@ from timing_traces import Sass, read_sass
 HERE = Path(__file__).resolve().parent
 RUN = HERE / "h100" / "runs" / "2026-11-24-collide"
 SPECS = HERE / "patterns" / "collide.txt"
-#: the second run of the same binary: bursts whose warps all start together
-ALIGNED = (HERE / "h100" / "runs" / "2026-11-24-aligned", HERE / "patterns" / "collide_aligned.txt")
-#: the third: conflicted loads of warps of one sub-partition meeting
-REPLAYS = (HERE / "h100" / "runs" / "2026-11-24-replays", HERE / "patterns" / "collide_replays.txt")
+#: the runs of the same binary: name -> (run folder, launch list); ``collide_specs.py --list NAME`` wrote the others
+RUNS = {"collide": (RUN, SPECS)} | {name: (HERE / "h100" / "runs" / f"2026-11-24-{name}", HERE / "patterns" / f"collide_{name}.txt")
+                                    for name in ("aligned", "replays", "backlog")}
 #: form number -> (op, width, num) of its loads
 FORMS = {0: ("LDS", 32, 0), 1: ("LDS", 64, 0), 2: ("LDS", 128, 0), 3: ("LDSM", 0, 4)}
 SASS_FORM = {"LDS": 0, "LDS.64": 1, "LDS.128": 2, "LDSM.16.M88.4": 3}
@@ -209,10 +208,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--family", action="append", help="only this family (repeatable)")
     parser.add_argument("--show", type=int, default=0, help="print this many launches of each family that the replay misses")
-    parser.add_argument("--aligned", action="store_true", help="the run of bursts started together (runs/2026-11-24-aligned)")
-    parser.add_argument("--replays", action="store_true", help="the run of replays meeting on one sub-partition (runs/2026-11-24-replays)")
+    parser.add_argument("--run", choices=sorted(RUNS), default="collide", help="which run (runs/2026-11-24-RUN)")
     a = parser.parse_args()
-    run, specs = ALIGNED if a.aligned else REPLAYS if a.replays else (RUN, SPECS)
+    run, specs = RUNS[a.run]
     print(f"{'family':10} {'loads':>5} {'load':>4} {'warps':>6} {'exact':>6} {'<=2':>6} {'<=5':>6} {'mean err':>9} {'mid exact':>10}")
     for (fam, nl, probe), r in agreement(families=tuple(a.family or ()), show=a.show, run=run, specs=specs).items():
         n = r["warps"]

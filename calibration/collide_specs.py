@@ -1,6 +1,6 @@
 """Write the launch list of ``h100/src/timing_collide.cu`` (``patterns/collide.txt``), committed before it is measured.
 
-    python3 calibration/collide_specs.py [--aligned] [--out FILE]
+    python3 calibration/collide_specs.py [--list NAME] [--out FILE]
 
 Each line is one launch: ``nl k`` (loads per warp; -1, or the one load whose completion the end clock
 waits for), then ``w:form:skew:pad:offsets`` per active warp (form 0-3: LDS.32, LDS.64, LDS.128,
@@ -22,10 +22,10 @@ cost each other:
   some load by load;
 - ``eight``: warps 0-7 (two per sub-partition), bursts of 16 LDS.32 1-way and 4-way.
 
-Start offsets are drawn with a fixed seed; what counts is each warp's measured start. ``--aligned``
-writes ``patterns/collide_aligned.txt`` instead: bursts whose warps all start together (``aligned``);
-``--replays`` writes ``patterns/collide_replays.txt``: conflicted loads of warps of one sub-partition
-meeting (``replays``).
+Start offsets are drawn with a fixed seed; what counts is each warp's measured start. ``--list NAME``
+writes ``patterns/collide_NAME.txt`` instead, one of ``LISTS``: ``aligned`` (bursts whose warps all
+start together), ``replays`` (conflicted loads of warps of one sub-partition meeting), ``backlog``
+(bursts of conflicted loads from more warps than the data path can serve).
 """
 
 from __future__ import annotations
@@ -159,15 +159,32 @@ def replays() -> list[str]:
     return out
 
 
+def backlog() -> list[str]:
+    """Does the data path idle when more warps' conflicted loads are queued than it can serve? (The
+    per-warp run's LDS.32 32-way loop: two warps of two sub-partitions 1.00 wavefronts a cycle, three
+    of three 0.85, two of one 0.66; the engine 1.00 for all.) Bursts of 16 LDS.32 32-way loads (each
+    alone 64 cycles of its warp's feed) started together, whole and load by load: warps 0-1, 0-2, 0
+    and 4, 0, 4 and 8; whole only: warps 0-3, and 16-way and 8-way on warps 0-2."""
+    out = []
+    for warps in ((0, 1), (0, 1, 2), (0, 4), (0, 4, 8)):
+        out += load_by_load(16, [(w, 0, 32, 0) for w in warps])
+    out.append(line(16, -1, [(w, 0, 32, 0) for w in range(4)]))
+    for ways in (16, 8):
+        out.append(line(16, -1, [(w, 0, ways, 0) for w in range(3)]))
+    return out
+
+
+#: the other launch lists: name -> the function writing it
+LISTS = {"aligned": aligned, "replays": replays, "backlog": backlog}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", default=str(HERE / "patterns" / "collide.txt"))
-    parser.add_argument("--aligned", action="store_true", help="write the list of bursts started together (patterns/collide_aligned.txt)")
-    parser.add_argument("--replays", action="store_true", help="write the list of replays meeting on one sub-partition (patterns/collide_replays.txt)")
+    parser.add_argument("--list", choices=sorted(LISTS), help="write this list instead (default out: patterns/collide_LIST.txt)")
+    parser.add_argument("--out", help="where to write it (default: patterns/collide.txt)")
     a = parser.parse_args()
-    which = "aligned" if a.aligned else "replays" if a.replays else None
-    out = Path(a.out if not which or a.out != parser.get_default("out") else HERE / "patterns" / f"collide_{which}.txt")
-    rows = aligned() if a.aligned else replays() if a.replays else launches(random.Random(20261124))
+    out = Path(a.out or HERE / "patterns" / (f"collide_{a.list}.txt" if a.list else "collide.txt"))
+    rows = LISTS[a.list]() if a.list else launches(random.Random(20261124))
     out.write_text("\n".join(rows) + "\n")
     print(f"{out}: {len(rows)} launches")
 

@@ -109,17 +109,17 @@ def replayed(arch, run, specs) -> dict:
 
 @pytest.fixture(scope="module")
 def agreement(sm90):
-    return replayed(sm90, collide_replay.RUN, collide_replay.SPECS)
+    return replayed(sm90, *collide_replay.RUNS["collide"])
 
 
 @pytest.fixture(scope="module")
 def aligned(sm90):
-    return replayed(sm90, *collide_replay.ALIGNED)
+    return replayed(sm90, *collide_replay.RUNS["aligned"])
 
 
 @pytest.fixture(scope="module")
 def replays(sm90):
-    return replayed(sm90, *collide_replay.REPLAYS)
+    return replayed(sm90, *collide_replay.RUNS["replays"])
 
 
 def test_every_family_is_replayed(agreement, aligned, replays):
