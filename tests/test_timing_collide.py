@@ -35,7 +35,11 @@ The third run, calibration/h100/runs/2026-11-24-replays (1127 launches of
 calibration/patterns/collide_replays.txt), has conflicted loads of two warps of one sub-partition meet
 (``meet-same``, ``meet`` on two as the control) and two to four warps' 32-way loads start together
 (``one``): every end within 5 cycles, so a sub-partition's warps interleave their replays as the
-engine has them.
+engine has them. The fourth, calibration/h100/runs/2026-11-24-backlog (71 launches of
+calibration/patterns/collide_backlog.txt), runs bursts of 16 LDS.32 32-way loads from two to four
+warps: on as many sub-partitions (``pair``, ``triple``, ``quad``) every end within 5 cycles, the data
+path kept busy as modelled; on one (``pair-same``, ``one``) the hardware's queue holds more loads than
+the engine's 16 (that run's README), recorded here.
 
 ``pytest -s tests/test_timing_collide.py`` prints the table.
 """
@@ -92,6 +96,19 @@ RECORDED_REPLAYS = {
     ("pair-same", 4, False): (4, 4, 4, 4, 4),
 }
 
+#: the same for runs/2026-11-24-backlog
+RECORDED_BACKLOG = {
+    ("one", 16, False): (6, 2, 2, 2, 0),
+    ("one", 16, True): (96, 5, 5, 7, 0),
+    ("pair", 16, False): (4, 4, 4, 4, 4),
+    ("pair", 16, True): (64, 64, 64, 64, 64),
+    ("pair-same", 16, False): (4, 2, 4, 4, 0),
+    ("pair-same", 16, True): (64, 38, 38, 38, 0),
+    ("quad", 16, False): (8, 4, 7, 8, 2),
+    ("triple", 16, False): (18, 17, 17, 18, 18),
+    ("triple", 16, True): (96, 96, 96, 96, 96),
+}
+
 
 def replayed(arch, run, specs) -> dict:
     """The replay's agreement with one run, printed as a table."""
@@ -122,10 +139,22 @@ def replays(sm90):
     return replayed(sm90, *collide_replay.RUNS["replays"])
 
 
-def test_every_family_is_replayed(agreement, aligned, replays):
+@pytest.fixture(scope="module")
+def backlog(sm90):
+    return replayed(sm90, *collide_replay.RUNS["backlog"])
+
+
+def test_every_family_is_replayed(agreement, aligned, replays, backlog):
     assert set(agreement) == set(RECORDED)
     assert set(aligned) == set(RECORDED_ALIGNED)
     assert set(replays) == set(RECORDED_REPLAYS)
+    assert set(backlog) == set(RECORDED_BACKLOG)
+
+
+def test_the_data_path_stays_busy_with_more_queued_than_it_serves(backlog):
+    """Bursts of 32-way loads from two, three and four sub-partitions: every end within 5 cycles."""
+    for key in [k for k in RECORDED_BACKLOG if k[0] in ("pair", "triple", "quad")]:
+        assert backlog[key]["within 5"] == backlog[key]["warps"], key
 
 
 def test_conflicted_loads_of_one_sub_partition_interleave(replays):
@@ -149,7 +178,8 @@ def test_warps_started_together_on_four_sub_partitions_or_two_on_one(aligned):
         assert key[0] != "quad" or aligned[key]["mid exact"] == aligned[key]["warps"], key
 
 
-@pytest.mark.parametrize("fixture, recorded", [("agreement", RECORDED), ("aligned", RECORDED_ALIGNED), ("replays", RECORDED_REPLAYS)])
+@pytest.mark.parametrize("fixture, recorded", [("agreement", RECORDED), ("aligned", RECORDED_ALIGNED), ("replays", RECORDED_REPLAYS),
+                                               ("backlog", RECORDED_BACKLOG)])
 def test_agreement_is_as_recorded(fixture, recorded, request):
     out = request.getfixturevalue(fixture)
     for key, (warps, exact, within2, within5, mid) in recorded.items():
