@@ -87,7 +87,7 @@ class WavefrontByWavefront:
                 break
             window.append(p)
             budget -= phases
-        for p in [p for p in window if 0 <= p.ready <= t][: self.per_cycle]:
+        for p in self._serve_first([p for p in window if 0 <= p.ready <= t])[: self.per_cycle]:
             p.cycles.append(t)
             p.left -= 1
             p.ready = t + p.sp.timing.feed_interval
@@ -98,6 +98,11 @@ class WavefrontByWavefront:
         later = [p.ready for p in self.pending if p.ready >= 0]
         if later:
             self._cue(env, max(t + 1, min(later)))
+
+    def _serve_first(self, ready: list[Pending]) -> list[Pending]:
+        """The ready instructions of the window in the order the path serves them: oldest first (a subclass
+        may try another order: calibration/try_orders.py)."""
+        return ready
 
     def _finish(self, p: Pending) -> None:
         self.pending.remove(p)
