@@ -140,8 +140,10 @@ def family(nl: int, spec: dict) -> str:
     return {3: "triple", 4: "quad", 8: "eight", 16: "sixteen"}[len(warps)]
 
 
-def replay(arch, segs, nl: int, k: int, spec: dict, starts: dict[int, tuple[int, int, int]]) -> dict[int, tuple[int, int]]:
-    """warp -> simulated (mid - start, end - start) of one launch, its warps started as measured."""
+def replay(arch, segs, nl: int, k: int, spec: dict, starts: dict[int, tuple[int, int, int]], simulate=simulate
+           ) -> dict[int, tuple[int, int]]:
+    """warp -> simulated (mid - start, end - start) of one launch, its warps started as measured
+    (``simulate``: the engine's, or another data path's, calibration/try_orders.py)."""
     base = min(s for s, _, _ in starts.values())
     rows, walks = [], {}
     for w, (f, lanes) in sorted(spec.items()):
@@ -175,8 +177,8 @@ def replay(arch, segs, nl: int, k: int, spec: dict, starts: dict[int, tuple[int,
     return out
 
 
-def agreement(arch=None, families: tuple[str, ...] | None = None, show: int = 0, run: Path = RUN, specs: Path = SPECS
-              ) -> dict[tuple[str, int, bool], dict[str, float]]:
+def agreement(arch=None, families: tuple[str, ...] | None = None, show: int = 0, run: Path = RUN, specs: Path = SPECS,
+              simulate=simulate) -> dict[tuple[str, int, bool], dict[str, float]]:
     """(family, loads per warp, load by load) -> how many warps (of the timed repetitions), how many of
     them the simulation gives end - start of exactly, within 2 and within 5 cycles, the mean error, and
     how many mid clocks it gives exactly; ``show`` launches per family that miss printed."""
@@ -189,7 +191,7 @@ def agreement(arch=None, families: tuple[str, ...] | None = None, show: int = 0,
         if families and fam not in families:
             continue
         for rep in meas[number]:
-            sim = replay(arch, segs, nl, k, spec, rep)
+            sim = replay(arch, segs, nl, k, spec, rep, simulate)
             errs = [sim[w][1] - (e - s) for w, (s, _, e) in rep.items()]
             ends[fam, nl, k >= 0].extend(errs)
             mids[fam, nl, k >= 0].extend(sim[w][0] - (c - s) for w, (s, c, _) in rep.items())

@@ -18,16 +18,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
-from simsmem.banks import count
 from simsmem.config import load_arch
 from simsmem.engine import reference
-from simsmem.engine.program import program
-from simsmem.engine.simulate import Run
-from simsmem.trace import load_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,32 +32,24 @@ ROOT = Path(__file__).resolve().parents[1]
 def ordered(order: str, within: int | None):
     """A reference data path whose ready wavefronts are served in ``order``."""
 
-    class Path(reference.WavefrontByWavefront):
+    class Ordered(reference.WavefrontByWavefront):
         last = -1  # the sub-partition served last (round-robin)
 
         def _serve_first(self, ready: list) -> list:
             cols = ready[0].sp.run.columns if ready else None
             if order == "overtake":
-                first = next((p for p in ready if p.left == cols.wavefronts[p.i]), None)
+                first = next((p for p in ready if p.left == cols.wavefronts[p.i]), None)  # the older ones are past theirs
                 older = ready[: ready.index(first)] if first else []
-                if older and all(p.left < cols.wavefronts[p.i] and (within is None or first.arrive - p.arrive <= within) for p in older):
+                if older and all(within is None or first.arrive - p.arrive <= within for p in older):
                     ready = [first, *(p for p in ready if p is not first)]
             elif order == "replays-last":
                 ready = sorted(ready, key=lambda p: cols.wavefronts[p.i] - p.left >= cols.phases[p.i])
             elif order == "round-robin" and ready:
-                ready = sorted(ready, key=lambda p: (p.sp.index - self.last - 1) % 64)
+                ready = sorted(ready, key=lambda p: (p.sp.index - self.last - 1) % len(p.sp.run.sub_partitions))
                 self.last = ready[0].sp.index
             return ready
 
-    return Path
-
-
-def simulate_with(path_class):
-    def simulate(batch, counts, arch, *, sub_partition=None, log=None, advance=None):
-        prog = program(batch, counts, arch, sub_partition)
-        return Run(prog, arch.timing, arch.sub_partitions, path_class(arch.timing), log).run(None)
-
-    return simulate
+    return Ordered
 
 
 def main() -> None:
@@ -70,30 +59,24 @@ def main() -> None:
     parser.add_argument("--within", type=int, default=None, help="overtake: only instructions that arrived this many cycles before")
     args = parser.parse_args()
     arch = load_arch("sm_90")
-    simulate = simulate_with(ordered(args.order, args.within))
+    simulate = partial(reference.simulate_by_wavefront, path=ordered(args.order, args.within))
     sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "calibration")]
     if args.what == "loops":
         import test_timing_calibration as T
         import test_timing_forms as F
         import test_timing_warps as W
 
-        T.simulate = simulate
         for rows, kinds, name in ((T.ROWS, ("lat", "thr"), "timing.json"), (F.ROWS, ("latf", "thrf"), "forms")):
-            errs = T.throughput_errors(T.simulate_rows(arch, rows, kinds), rows)
+            errs = T.throughput_errors(T.simulate_rows(arch, rows, kinds, simulate), rows)
             out = {k: f"{100 * e:+.1f}%" for k, e in errs.items() if abs(e) > 0.05}
             print(f"{name}: {len(errs) - len(out)} of {len(errs)} within 5% (mean {100 * np.mean(np.abs(list(errs.values()))):.2f}%); out: {out}")
-        errs = []
-        for (op, ways, mask), cycles in W.measured().items():
-            b = load_trace(ROOT / "traces" / "timing" / f"warps_{op}_{ways}.json.gz").instructions
-            b = b.take(np.isin(b.warp, [w for w in range(16) if mask >> w & 1]))
-            errs.append(simulate(b, count(b, arch), arch).cycles / cycles - 1)
+        errs = np.array([sim / meas - 1 for meas, sim in W.simulate_rows(arch, simulate).values()])
         print(f"per-warp run: {int((np.abs(errs) <= 0.05).sum())} of {len(errs)} within 5%")
     else:
         import collide_replay
 
-        collide_replay.simulate = simulate
         run, specs = collide_replay.RUNS[args.what]
-        out = collide_replay.agreement(arch, run=run, specs=specs)
+        out = collide_replay.agreement(arch, run=run, specs=specs, simulate=simulate)
         print(f"{args.what}: {sum(v['within 5'] for v in out.values())} of {sum(v['warps'] for v in out.values())} warp timings within 5 cycles")
         for (fam, nl, probe), v in sorted(out.items()):
             print(f"  {fam} {nl}{' load by load' if probe else ''}: {v['within 5']} of {v['warps']}, mean {v['mean error']:+.1f}")

@@ -45,9 +45,10 @@ def simulated(sm90):
     return out
 
 
-def simulate_rows(arch, rows=ROWS, kinds=("lat", "thr")):
+def simulate_rows(arch, rows=ROWS, kinds=("lat", "thr"), simulate=simulate):
     """Simulated cycles of every latency and throughput row of ``rows`` on ``arch``, keyed like the rows;
-    ``kinds``: the trace names' prefixes of the latency and throughput loops."""
+    ``kinds``: the trace names' prefixes of the latency and throughput loops; ``simulate``: the engine's,
+    or another data path's (calibration/try_orders.py)."""
     out = {}
     for row in rows["latency"]:
         batch = load_trace(TRACES / f"{kinds[0]}_{row['op']}_{row['ways']}.json.gz").instructions

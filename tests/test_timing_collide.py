@@ -126,64 +126,54 @@ def replayed(arch, run, specs) -> dict:
     return out
 
 
-@pytest.fixture(scope="module")
-def agreement(sm90):
-    return replayed(sm90, *collide_replay.RUNS["collide"])
+#: run name (calibration/collide_replay.py RUNS) -> its recorded agreement
+RECORDED_BY_RUN = {"collide": RECORDED, "aligned": RECORDED_ALIGNED, "replays": RECORDED_REPLAYS, "backlog": RECORDED_BACKLOG}
 
 
 @pytest.fixture(scope="module")
-def aligned(sm90):
-    return replayed(sm90, *collide_replay.RUNS["aligned"])
+def runs(sm90):
+    """Run name -> the replay's agreement with it."""
+    return {name: replayed(sm90, *collide_replay.RUNS[name]) for name in RECORDED_BY_RUN}
 
 
-@pytest.fixture(scope="module")
-def replays(sm90):
-    return replayed(sm90, *collide_replay.RUNS["replays"])
+def test_every_family_of_every_run_is_replayed(runs):
+    assert set(RECORDED_BY_RUN) == set(collide_replay.RUNS)
+    for name, out in runs.items():
+        assert set(out) == set(RECORDED_BY_RUN[name]), name
 
 
-@pytest.fixture(scope="module")
-def backlog(sm90):
-    return replayed(sm90, *collide_replay.RUNS["backlog"])
-
-
-def test_every_family_is_replayed(agreement, aligned, replays, backlog):
-    assert set(agreement) == set(RECORDED)
-    assert set(aligned) == set(RECORDED_ALIGNED)
-    assert set(replays) == set(RECORDED_REPLAYS)
-    assert set(backlog) == set(RECORDED_BACKLOG)
-
-
-def test_the_data_path_stays_busy_with_more_queued_than_it_serves(backlog):
+def test_the_data_path_stays_busy_with_more_queued_than_it_serves(runs):
     """Bursts of 32-way loads from two, three and four sub-partitions: every end within 5 cycles."""
+    backlog = runs["backlog"]
     for key in [k for k in RECORDED_BACKLOG if k[0] in ("pair", "triple", "quad")]:
         assert backlog[key]["within 5"] == backlog[key]["warps"], key
 
 
-def test_conflicted_loads_of_one_sub_partition_interleave(replays):
+def test_conflicted_loads_of_one_sub_partition_interleave(runs):
     """Every warp of the replays run within 5 cycles and every mid clock exact."""
-    for key, r in replays.items():
+    for key, r in runs["replays"].items():
         assert r["within 5"] == r["warps"] and r["mid exact"] == r["warps"], key
 
 
-def test_a_lone_warp_and_warps_of_different_sub_partitions_meeting(agreement):
+def test_a_lone_warp_and_warps_of_different_sub_partitions_meeting(runs):
     """Every end within 5 cycles and every mid clock exact, for a lone warp, a load meeting a 32-way one,
     a third 32-way load arriving while two are served, and bursts on two sub-partitions."""
     for key in [k for k in RECORDED if k[0] in ("alone", "meet", "triple", "pair")]:
-        r = agreement[key]
+        r = runs["collide"][key]
         assert r["within 5"] == r["warps"] and r["mid exact"] == r["warps"], key
 
 
-def test_warps_started_together_on_four_sub_partitions_or_two_on_one(aligned):
+def test_warps_started_together_on_four_sub_partitions_or_two_on_one(runs):
     """Every end within 5 cycles; every quad mid exact (first come, first served with a common start)."""
+    aligned = runs["aligned"]
     for key in [k for k in RECORDED_ALIGNED if k[0] in ("quad", "pair-same")]:
         assert aligned[key]["within 5"] == aligned[key]["warps"], key
         assert key[0] != "quad" or aligned[key]["mid exact"] == aligned[key]["warps"], key
 
 
-@pytest.mark.parametrize("fixture, recorded", [("agreement", RECORDED), ("aligned", RECORDED_ALIGNED), ("replays", RECORDED_REPLAYS),
-                                               ("backlog", RECORDED_BACKLOG)])
-def test_agreement_is_as_recorded(fixture, recorded, request):
-    out = request.getfixturevalue(fixture)
-    for key, (warps, exact, within2, within5, mid) in recorded.items():
+@pytest.mark.parametrize("name", RECORDED_BY_RUN)
+def test_agreement_is_as_recorded(name, runs):
+    out = runs[name]
+    for key, (warps, exact, within2, within5, mid) in RECORDED_BY_RUN[name].items():
         r = out[key]
         assert (r["warps"], r["exact"], r["within 2"], r["within 5"], r["mid exact"]) == (warps, exact, within2, within5, mid), key

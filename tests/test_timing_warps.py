@@ -50,13 +50,20 @@ def measured() -> dict[tuple[str, int, int], float]:
     return {key: median(v) for key, v in reps.items()}
 
 
-@pytest.fixture(scope="module")
-def rows(sm90):
+def simulate_rows(arch, simulate=simulate) -> dict[tuple[str, int, int], tuple[float, int]]:
+    """(op, ways, mask) -> (measured, simulated cycles); ``simulate``: the engine's, or another data
+    path's (calibration/try_orders.py)."""
     out = {}
     for (op, ways, mask), cycles in measured().items():
         batch = load_trace(ROOT / "traces" / "timing" / f"warps_{op}_{ways}.json.gz").instructions
         batch = batch.take(np.isin(batch.warp, [w for w in range(16) if mask >> w & 1]))
-        out[op, ways, mask] = cycles, simulate(batch, count(batch, sm90), sm90).cycles
+        out[op, ways, mask] = cycles, simulate(batch, count(batch, arch), arch).cycles
+    return out
+
+
+@pytest.fixture(scope="module")
+def rows(sm90):
+    out = simulate_rows(sm90)
     _print(out)
     return out
 

@@ -13,6 +13,7 @@ import numpy as np
 from conftest import ROOT
 from simsmem.banks import count
 from simsmem.engine import simulate
+from simsmem.engine.reference import simulate_by_wavefront
 from simsmem.trace import load_trace
 
 sys.path.insert(0, str(ROOT / "calibration"))
@@ -27,14 +28,14 @@ def loop(sm90, warps=4):
 
 def test_the_oldest_order_is_the_engines(sm90):
     batch, counts = loop(sm90)
-    tried = try_orders.simulate_with(try_orders.ordered("oldest", None))(batch, counts, sm90)
+    tried = simulate_by_wavefront(batch, counts, sm90, path=try_orders.ordered("oldest", None))
     engine = simulate(batch, counts, sm90)
     assert (tried.issue == engine.issue).all() and (tried.complete == engine.complete).all()
 
 
 def test_overtaking_within_4_cycles_holds_the_lds32_2way_warps_together(sm90):
     batch, counts = loop(sm90)
-    per_load = {within: try_orders.simulate_with(try_orders.ordered("overtake", within))(batch, counts, sm90).cycles / len(batch)
+    per_load = {within: simulate_by_wavefront(batch, counts, sm90, path=try_orders.ordered("overtake", within)).cycles / len(batch)
                 for within in (2, 4)}
     assert round(simulate(batch, counts, sm90).cycles / len(batch), 3) == 2.233  # README: -19.7% of 2.780
     assert round(per_load[4], 3) == 2.818  # +1.4%

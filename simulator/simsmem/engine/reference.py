@@ -114,7 +114,8 @@ class WavefrontByWavefront:
 
 
 def simulate_by_wavefront(batch: InstructionBatch, counts: Counts, arch: ArchConfig, *, sub_partition: np.ndarray | None = None,
-                          log: list | None = None) -> Timeline:
-    """``engine.simulate`` with the data path passing one wavefront at a time."""
+                          log: list | None = None, path: type[WavefrontByWavefront] = WavefrontByWavefront) -> Timeline:
+    """``engine.simulate`` with the data path passing one wavefront at a time (``path``: this one, or a
+    subclass serving in another order)."""
     prog = program(batch, counts, arch, sub_partition)
-    return Run(prog, arch.timing, arch.sub_partitions, WavefrontByWavefront(arch.timing), log).run(None)
+    return Run(prog, arch.timing, arch.sub_partitions, path(arch.timing), log).run(None)
