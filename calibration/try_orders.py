@@ -1,15 +1,17 @@
 """Try other orders at the data path on the wavefront-by-wavefront reference path (README "Timing model").
 
-The engine serves the oldest ready instruction first (``simsmem.engine.reference`` and the booking
-path agree on it). This script swaps in another order and reports what the README quotes for it:
+The engine's rule (``simsmem.engine.passing``) serves the oldest ready instruction first, except that
+the oldest one not yet started overtakes the started ones that reached the banks at most
+``overtake.within`` cycles before it and have at most ``overtake.wavefronts`` (sm_90: 4 and 2). This
+script runs the calibration rows under that rule with other numbers (``--within none``: never
+overtake, first come first served), or under another order in its place, and reports what the README
+quotes for it:
 
-- ``overtake``: an instruction's first wavefront goes before the later wavefronts (replays, further
-  phases) of instructions that reached the banks at most ``--within`` cycles before it (no limit
-  without ``--within``); otherwise oldest first;
+- ``overtake``: the engine's rule, with ``--within`` and ``--wavefronts`` (default: sm_90's);
 - ``replays-last``: wavefronts past an instruction's phases (replays) after every other ready one;
 - ``round-robin``: the sub-partitions in turn, each its oldest ready instruction.
 
-``python calibration/try_orders.py overtake --within 4 loops`` prints the timing.json, forms and
+``python calibration/try_orders.py overtake --within none loops`` prints the timing.json, forms and
 per-warp rows; ``... RUN`` (collide, aligned, replays, backlog) one replayed run's agreement. Slow (the
 reference path: about 4 minutes for the loops).
 """
@@ -21,30 +23,28 @@ import sys
 from functools import partial
 from pathlib import Path
 
+import attrs
 import numpy as np
 
-from simsmem.config import load_arch
-from simsmem.engine import reference
+from simsmem.config import Overtake, load_arch
+from simsmem.engine import passing, reference
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def ordered(order: str, within: int | None):
-    """A reference data path whose ready wavefronts are served in ``order``."""
+def ordered(order: str):
+    """The data path's rule with the ready wavefronts served in ``order`` (``overtake``: the engine's own,
+    with ``--within`` and ``--wavefronts``)."""
 
-    class Ordered(reference.WavefrontByWavefront):
+    class Ordered(passing.Passing):
         last = -1  # the sub-partition served last (round-robin)
 
         def _serve_first(self, ready: list) -> list:
-            cols = ready[0].sp.run.columns if ready else None
             if order == "overtake":
-                first = next((p for p in ready if p.left == cols.wavefronts[p.i]), None)  # the older ones are past theirs
-                older = ready[: ready.index(first)] if first else []
-                if older and all(within is None or first.arrive - p.arrive <= within for p in older):
-                    ready = [first, *(p for p in ready if p is not first)]
-            elif order == "replays-last":
-                ready = sorted(ready, key=lambda p: cols.wavefronts[p.i] - p.left >= cols.phases[p.i])
-            elif order == "round-robin" and ready:
+                return super()._serve_first(ready)
+            if order == "replays-last":
+                return sorted(ready, key=lambda p: len(p.cycles) >= p.phases)
+            if order == "round-robin" and ready:
                 ready = sorted(ready, key=lambda p: (p.sp.index - self.last - 1) % len(p.sp.run.sub_partitions))
                 self.last = ready[0].sp.index
             return ready
@@ -54,12 +54,20 @@ def ordered(order: str, within: int | None):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("order", choices=("oldest", "overtake", "replays-last", "round-robin"))
+    parser.add_argument("order", choices=("overtake", "replays-last", "round-robin"))
     parser.add_argument("what", help="loops, or a replayed run: collide, aligned, replays, backlog")
-    parser.add_argument("--within", type=int, default=None, help="overtake: only instructions that arrived this many cycles before")
+    parser.add_argument("--within", type=lambda v: None if v == "none" else int(v), default="sm_90",
+                        help="overtake: the started ones that reached the banks at most this many cycles before (none: never)")
+    parser.add_argument("--wavefronts", type=int, default=None, help="overtake: the started ones of at most this many wavefronts")
     args = parser.parse_args()
     arch = load_arch("sm_90")
-    simulate = partial(reference.simulate_by_wavefront, path=ordered(args.order, args.within))
+    rule = arch.timing.overtake
+    if args.within is None:
+        rule = None
+    elif args.within != "sm_90" or args.wavefronts is not None:
+        rule = Overtake(rule.within if args.within == "sm_90" else args.within, args.wavefronts or rule.wavefronts)
+    arch = attrs.evolve(arch, timing=attrs.evolve(arch.timing, overtake=rule))
+    simulate = partial(reference.simulate_by_wavefront, passing=ordered(args.order))
     sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "calibration")]
     if args.what == "loops":
         import test_timing_calibration as T

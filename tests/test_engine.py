@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from simsmem.banks import count
+from simsmem.config import Overtake
 from simsmem.engine import latency_by_form, simulate
 from simsmem.engine.reference import simulate_by_wavefront
 from simsmem.metrics import labels
@@ -261,11 +262,14 @@ def test_engine_passes_exactly_the_counted_wavefronts(sm90, ins):
                 assert timeline.issue[i] >= timeline.complete[rows[:settled]].max() + batch.issue[i] + batch.delay[i]
 
 
-@given(traces(), st.sampled_from([1, 2, 3, 4, 8, 16]))
-def test_booking_equals_wavefront_by_wavefront(sm90, ins, window):
-    """Booking an instruction's wavefronts when it issues gives the schedule of passing them one by one,
-    whatever the window (small ones fill often)."""
-    arch = attrs.evolve(sm90, timing=attrs.evolve(sm90.timing, window_phases=window))
+@given(traces(), st.sampled_from([1, 2, 3, 4, 8, 16]), st.sampled_from([None, (0, 2), (1, 64), (4, 2), (16, 4)]), st.sampled_from([1, 2]))
+def test_booking_equals_wavefront_by_wavefront(sm90, ins, window, overtake, per_cycle):
+    """Booking an instruction's wavefronts when it issues (and again from where one issued later may
+    overtake) gives the schedule of passing them one by one, whatever the window (small ones fill
+    often), the overtaking ((within, wavefronts); None: never) and the data path's width."""
+    rule = None if overtake is None else Overtake(*overtake)
+    timing = attrs.evolve(sm90.timing, window_phases=window, overtake=rule, wavefronts_per_cycle=per_cycle)
+    arch = attrs.evolve(sm90, timing=timing)
     batch = InstructionBatch.from_instructions(ins)
     counts = count(batch, arch)
     booked, by_wavefront = simulate(batch, counts, arch), simulate_by_wavefront(batch, counts, arch)

@@ -40,9 +40,21 @@ def test_every_arch_times_every_form():
         (lambda d: d["timing"].__setitem__("issue_priority", "random"), "timing: issue_priority: expected one of ['youngest', 'oldest'], got 'random'"),
         (lambda d: d["timing"].pop("to_banks"), "timing: missing field 'to_banks'"),
         (lambda d: d["timing"]["calibrated"].append("TMA.latency"), "'TMA.latency' is neither a timing field nor an OP.latency"),
+        (lambda d: d["timing"]["overtake"].__setitem__("wavefronts", 1), "timing.overtake.wavefronts: must be at least 2"),
+        (lambda d: d["timing"]["overtake"].pop("within"), "timing: overtake: missing field 'within'"),
+        (lambda d: d["timing"].__setitem__("overtake", 4), "timing: overtake: expected a mapping for Overtake, got int"),
+        (lambda d: d["timing"]["overtake"].__setitem__("within", -1), "timing: overtake: within: expected a non-negative integer, got -1"),
     ],
 )
 def test_bad_timing_field_is_named(tmp_path, edit, message):
     with pytest.raises(ConfigError) as exc:
         _load_edited(tmp_path, edit)
     assert message in str(exc.value) and "my.yaml" in str(exc.value)
+
+
+@pytest.mark.parametrize("edit", [lambda d: d["timing"].__setitem__("overtake", None), lambda d: d["timing"].pop("overtake")],
+                         ids=["null", "left out"])
+def test_overtake_null_or_left_out_is_first_come_first_served(tmp_path, edit):
+    """``overtake: null`` (or none given, as in configs written before it) turns the exception off."""
+    assert _load_edited(tmp_path, edit).timing.overtake is None
+    assert load_arch("sm_90").timing.overtake is not None

@@ -13,8 +13,10 @@ warps (150 within). The run was then made again with five more forms: every late
 cycle (ATOMS.ADD's, copied from LDS.32, within 0.01), 274 of the 294 throughput rows within 5%; the
 wide stores were 14% to 28% fast at 1 and 2 warps, and giving a store ``feed_interval`` more cycles per
 data phase to read its registers (``read_release``: nothing fitted) put 278 within, and the
-sub-partition's integer-ALU pipe (``alu_interval``, from runs/2026-11-24-alu) 280. The rows outside 5%
-are held to their own bound, and the test fails if that set changes either way.
+sub-partition's integer-ALU pipe (``alu_interval``, from runs/2026-11-24-alu) 280, the first-come
+window 279, and the overtaking of ``overtake`` (fitted to timing.json's LDS32 2-way loop at 4
+warps) 282: the 2-way loops at 4 warps of the byte loads and ATOMS.ADD come in with LDS.32's. The rows
+outside 5% are held to their own bound, and the test fails if that set changes either way.
 
 ``pytest -s tests/test_timing_forms.py`` prints the table.
 """
@@ -28,17 +30,15 @@ from test_timing_calibration import print_table, simulate_rows, throughput_error
 RUN = ROOT / "calibration" / "h100" / "runs" / "2026-11-24-forms" / "forms.json"
 ROWS = orjson.loads(RUN.read_bytes())
 #: (op, ways, warps) -> the largest relative error allowed, for the rows outside 5%: the byte loads and
-#: LDSM.x1 run LDS.32's loop and share its rows outside (tests/test_timing_calibration.py: at 8 warps two
-#: per sub-partition overlap better in the model than measured; at 4 warps the H100 keeps the 2-way
-#: loop's warps in lock-step, the model lets them drift apart); the stores' read release and their
-#: 4-warp rows are the projection's (README "Timing model").
+#: LDSM.x1 run LDS.32's loop and share its row outside (tests/test_timing_calibration.py: at 8 warps two
+#: per sub-partition overlap better in the model than measured); LDSM.x1's 2-way loop at 4 warps, which
+#: the overtaking brings from -19.8% to -12.1% but not within (not looked into); the stores' read release
+#: and their 4-warp rows are the projection's (README "Timing model").
 OUTSIDE_5_PERCENT: dict[tuple[str, int, int], float] = {
     ("LDS8", 1, 8): 0.10,  # -7.3%
-    ("LDS8", 2, 4): 0.25,  # -19.7%
     ("LDS16", 1, 8): 0.10,  # -7.3%
-    ("LDS16", 2, 4): 0.25,  # -19.7%
-    ("LDSM1", 2, 4): 0.25,  # -19.8%: LDSM.x1 makes LDS.32's wavefronts
-    ("LDSM2", 1, 8): 0.10,  # -6.7%
+    ("LDSM1", 2, 4): 0.15,  # -12.1% (-19.8% first come, first served)
+    ("LDSM2", 1, 8): 0.10,  # -6.9%
     ("STS32", 1, 8): 0.10,  # -6.9%
     ("STS64", 1, 1): 0.10,  # -8.2%: a 2-phase store's registers read later than READ_RELEASE + 2 (14 would fit)
     ("STS64", 1, 2): 0.10,  # -7.6%
@@ -47,7 +47,6 @@ OUTSIDE_5_PERCENT: dict[tuple[str, int, int], float] = {
     ("STS64", 2, 2): 0.10,  # -7.2%
     ("STS128", 1, 4): 0.10,  # -9.5%
     ("STSM4", 1, 4): 0.10,  # -9.7%
-    ("ATOMS32", 2, 4): 0.15,  # -12.4%: like LDS32 2-way at 4 warps
 }
 
 

@@ -73,6 +73,16 @@ class OpSpec:
 
 
 @attrs.frozen
+class Overtake:
+    """The data path's exception to oldest first (``engine/passing.py``): its oldest instruction not yet
+    started goes before the started ones ready with it when each reached the banks at most ``within``
+    cycles before it and has at most ``wavefronts`` wavefronts."""
+
+    within: int
+    wavefronts: int  # 2: an instruction's one replay
+
+
+@attrs.frozen
 class Timing:
     """Rates, depths and delays of the LSU pipeline that the timing engine (``simsmem.engine``) runs."""
 
@@ -88,6 +98,7 @@ class Timing:
     to_banks: int  # cycles from issue to an instruction's first wavefront at the banks, empty pipeline
     calibrated: tuple[str, ...]  # which numbers were fitted to measurements: timing fields and ``OP.latency``
     calibration: str  # what they were fitted to
+    overtake: Overtake | None = None  # when a younger instruction's first wavefront goes first (None: never, first come first served)
 
 
 @attrs.frozen
@@ -197,6 +208,9 @@ def _value(tp: Any, value: Any, where: str) -> Any:
     origin = typing.get_origin(tp)
     if attrs.has(tp):
         return structure(tp, value, where)
+    if origin in (typing.Union, types.UnionType) and types.NoneType in typing.get_args(tp):  # optional: null or the type
+        (item,) = (a for a in typing.get_args(tp) if a is not types.NoneType)
+        return None if value is None else _value(item, value, where)
     if origin is Literal:
         if value not in typing.get_args(tp):
             raise ConfigError(where, f"expected one of {list(typing.get_args(tp))}, got {value!r}")
@@ -287,6 +301,8 @@ def _check(arch: ArchConfig, where: str) -> None:
     for name in ("issue_interval", "shared_issue_interval", "alu_interval", "queue_depth", "accept_interval", "feed_interval", "wavefronts_per_cycle", "window_phases"):
         if getattr(t, name) == 0:
             raise ConfigError(f"{where}: timing.{name}", "must be positive")
+    if t.overtake is not None and t.overtake.wavefronts < 2:
+        raise ConfigError(f"{where}: timing.overtake.wavefronts", "must be at least 2 (a started instruction has two or more)")
     for name, op in arch.ops.items():
         for form, cycles in op.latency.items():
             if cycles <= t.to_banks:

@@ -13,12 +13,14 @@ cycles; each warp's instructions then feed the data path
 in order, one wavefront per ``feed_interval`` cycles (several warps of a sub-partition at once); the data
 path, one pass of the 32 bank ports per wavefront, serves ``wavefronts_per_cycle`` wavefronts a cycle,
 the oldest instruction (the first issued) first, and only among the oldest unfinished ones,
-``window_phases`` phases of them. The counting model (``simsmem.banks.count``) says how many
-wavefronts each instruction makes; the engine only schedules them.
+``window_phases`` phases of them; a younger instruction's first wavefront overtakes a short one's
+replay when they reached the banks close together (``overtake``; the rule: ``passing.py``). The
+counting model (``simsmem.banks.count``) says how many wavefronts each instruction makes; the engine
+only schedules them.
 
-``simulate`` books each instruction's wavefront cycles in one step when it issues (older ones are booked
-already, younger ones cannot take their cycles); ``reference.py`` is the same model passing one
-wavefront per cycle event (slow, for tests).
+``simulate`` books each instruction's wavefront cycles when it issues (older ones are booked already;
+where it may overtake, the rule is run again over the cycles it changes); ``reference.py`` runs the
+rule one cycle event at a time (slow, for tests).
 """
 
 from .program import Program, program

@@ -40,7 +40,6 @@ class SubPartition:
         self.releases: list[int] = []  # heap: cycles taken entries are freed (of instructions served)
         self.room_waiters: deque[tuple[int, Cue]] = deque()  # warps that found the queue full, in order
         self.room_cued: set[int] = set()  # cycles a hand-over of freed entries is cued for
-        self.feed_free: dict[int, int] = {}  # warp -> first cycle its next wavefront may leave
         self.completion_waiters: dict[int, tuple[int, Cue]] = {}  # instruction -> (warp, cue) waiting for it
 
     def book_alu(self, t: int, count: int) -> int:
@@ -151,8 +150,6 @@ class SubPartition:
         if i in self.completion_waiters:
             warp, cue = self.completion_waiters.pop(i)
             cue.fire(run.settled[i], self.order(warp))
-        if cycles:
-            self.feed_free[w] = last + t.feed_interval
         heapq.heappush(self.releases, last + 1)
         if self.room_waiters:
             self._cue_hand_over(last + 1)
