@@ -56,16 +56,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("order", choices=("overtake", "replays-last", "round-robin"))
     parser.add_argument("what", help="loops, or a replayed run: collide, aligned, replays, backlog")
-    parser.add_argument("--within", type=lambda v: None if v == "none" else int(v), default="sm_90",
-                        help="overtake: the started ones that reached the banks at most this many cycles before (none: never)")
-    parser.add_argument("--wavefronts", type=int, default=None, help="overtake: the started ones of at most this many wavefronts")
+    parser.add_argument("--within", help="overtake: the started ones that reached the banks at most this many cycles before (none: never)")
+    parser.add_argument("--wavefronts", type=int, help="overtake: the started ones of at most this many wavefronts")
     args = parser.parse_args()
     arch = load_arch("sm_90")
     rule = arch.timing.overtake
-    if args.within is None:
+    if args.within == "none":
         rule = None
-    elif args.within != "sm_90" or args.wavefronts is not None:
-        rule = Overtake(rule.within if args.within == "sm_90" else args.within, args.wavefronts or rule.wavefronts)
+    elif args.within is not None or args.wavefronts is not None:
+        rule = Overtake(rule.within if args.within is None else int(args.within), args.wavefronts or rule.wavefronts)
     arch = attrs.evolve(arch, timing=attrs.evolve(arch.timing, overtake=rule))
     simulate = partial(reference.simulate_by_wavefront, passing=ordered(args.order))
     sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "calibration")]

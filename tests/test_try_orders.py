@@ -56,3 +56,13 @@ def test_other_orders_change_the_schedule(sm90):
     for order in ("replays-last", "round-robin"):
         tried = simulate_by_wavefront(batch, counts, sm90, passing=try_orders.ordered(order))
         assert (tried.wavefronts == engine.wavefronts).all() and (tried.complete != engine.complete).any(), order
+
+
+def test_the_command_line_sets_the_rule(monkeypatch, capsys):
+    """``--within none`` is first come, first served and ``--wavefronts 32`` overtakes any replay: on the
+    backlog run (H100, calibration/h100/runs/2026-11-24-backlog, 360 warp timings) 278 and 275 within 5
+    cycles (README "Timing model"), sm_90's rule 278."""
+    for args, within5 in ((["--within", "none"], 278), (["--wavefronts", "32"], 275), ([], 278)):
+        monkeypatch.setattr(sys, "argv", ["try_orders.py", "overtake", *args, "backlog"])
+        try_orders.main()
+        assert capsys.readouterr().out.splitlines()[0] == f"backlog: {within5} of 360 warp timings within 5 cycles", args
