@@ -154,6 +154,26 @@ def test_the_data_path_serves_the_oldest_instructions_only(sm90):
     assert by_wavefront(narrow, ins) == (list(timeline.issue), list(timeline.complete))
 
 
+def test_a_first_wavefront_overtakes_a_close_2_wavefront_loads_replay(sm90):
+    """sm_90's ``overtake`` (within 4 cycles, 2 wavefronts): warp 0 (sub-partition 0) issues a 2-way load
+    at 0 (at the banks at 3: wavefronts at 3 and 5, one per 2 cycles of the warp); warp 1 (sub-partition
+    1) issues a 1-way load at 2 after 2 other instructions, at the banks at 5, 2 cycles after warp 0's:
+    its wavefront goes first, at 5, and warp 0's replay at 6. First come, first served (``overtake:
+    null``) has them at 5 and 6 the other way; a 32-way load (32 wavefronts) is never overtaken."""
+    ins = [Instruction("LDS", TWO_WAY, warp=0), Instruction("LDS", ROW, warp=1, issue=2)]
+    passes = lambda log: [(name, c) for name, c in log if "wavefront" in name]  # noqa: E731
+    _, log = run(sm90, ins)
+    assert passes(log) == [("#0 wavefront 1/2", 3), ("#1 wavefront 1/1", 5), ("#0 wavefront 2/2", 6)]
+    fcfs = attrs.evolve(sm90, timing=attrs.evolve(sm90.timing, overtake=None))
+    _, log = run(fcfs, ins)
+    assert passes(log) == [("#0 wavefront 1/2", 3), ("#0 wavefront 2/2", 5), ("#1 wavefront 1/1", 6)]
+    wide = [Instruction("LDS", tuple(l * 128 for l in range(32)), warp=0), ins[1]]
+    _, log = run(sm90, wide)
+    assert [c for name, c in passes(log) if name.startswith("#0")][:3] == [3, 5, 7] and ("#1 wavefront 1/1", 6) in passes(log)
+    timeline, _ = run(sm90, ins)
+    assert by_wavefront(sm90, ins) == (list(timeline.issue), list(timeline.complete))
+
+
 def by_wavefront(arch, ins):
     batch = InstructionBatch.from_instructions(ins)
     timeline = simulate_by_wavefront(batch, count(batch, arch), arch)
