@@ -10,8 +10,9 @@ Two workloads, N instructions each, over 32 warps:
 - ``mixed``: bench_count's random mix of every sm_90 form (uniform addresses over 48 KiB: about 5
   wavefronts each), a fifth of them with ``wait`` and delays of 0 to 7 cycles.
 
-Prints warp-instructions per second of the booking data path that ``simsmem run`` uses, and of the
-wavefront-by-wavefront reference, after counting (not timed).
+After one small run (the first call compiles the data path, or loads it from numba's cache), prints
+warp-instructions per second of the engine ``simsmem run`` uses (its data path compiled) and of
+the wavefront-by-wavefront reference (one simpy event per busy cycle), after counting (not timed).
 """
 
 from __future__ import annotations
@@ -49,9 +50,12 @@ def mixed(n: int) -> InstructionBatch:
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
     arch = load_arch("sm_90")
+    start, warm = time.perf_counter(), loop(64)
+    simulate(warm, count(warm, arch), arch)  # compiles the data path (once: numba caches it on disk)
+    print(f"first call (compiling, or loading the cache): {time.perf_counter() - start:.2f} s")
     for name, batch in (("loop", loop(n)), ("mixed", mixed(n))):
         counts = count(batch, arch)
-        for how, sim in (("booking", simulate), ("by wavefront", simulate_by_wavefront)):
+        for how, sim in (("engine", simulate), ("by wavefront", simulate_by_wavefront)):
             start = time.perf_counter()
             timeline = sim(batch, counts, arch)
             took = time.perf_counter() - start

@@ -282,15 +282,17 @@ def test_engine_passes_exactly_the_counted_wavefronts(sm90, ins):
                 assert timeline.issue[i] >= timeline.complete[rows[:settled]].max() + batch.issue[i] + batch.delay[i]
 
 
-@given(traces(), st.sampled_from([1, 2, 3, 4, 8, 16]), st.sampled_from([None, (0, 2), (1, 64), (4, 2), (16, 4)]), st.sampled_from([1, 2]))
-def test_booking_equals_wavefront_by_wavefront(sm90, ins, window, overtake, per_cycle):
-    """Booking an instruction's wavefronts when it issues (and again from where one issued later may
-    overtake) gives the schedule of passing them one by one, whatever the window (small ones fill
-    often), the overtaking ((within, wavefronts); None: never) and the data path's width."""
+@given(traces(), st.sampled_from([1, 2, 3, 4, 8, 16]), st.sampled_from([None, (0, 2), (1, 64), (4, 2), (16, 4)]), st.sampled_from([1, 2]),
+       st.sampled_from([1, 2, 32]))
+def test_engine_equals_wavefront_by_wavefront(sm90, ins, window, overtake, per_cycle, queue):
+    """The compiled data path, passed only when the engine looks and told of finished instructions then,
+    gives the schedule of passing wavefronts one cycle event at a time, whatever the window (small ones
+    fill often), the overtaking ((within, wavefronts); None: never), the data path's width and the LSU
+    queue (1 or 2 entries: warps wait for room, which a telling must hand them in time)."""
     rule = None if overtake is None else Overtake(*overtake)
-    timing = attrs.evolve(sm90.timing, window_phases=window, overtake=rule, wavefronts_per_cycle=per_cycle)
+    timing = attrs.evolve(sm90.timing, window_phases=window, overtake=rule, wavefronts_per_cycle=per_cycle, queue_depth=queue)
     arch = attrs.evolve(sm90, timing=timing)
     batch = InstructionBatch.from_instructions(ins)
     counts = count(batch, arch)
-    booked, by_wavefront = simulate(batch, counts, arch), simulate_by_wavefront(batch, counts, arch)
-    assert (booked.issue == by_wavefront.issue).all() and (booked.complete == by_wavefront.complete).all()
+    compiled, by_wavefront = simulate(batch, counts, arch), simulate_by_wavefront(batch, counts, arch)
+    assert (compiled.issue == by_wavefront.issue).all() and (compiled.complete == by_wavefront.complete).all()

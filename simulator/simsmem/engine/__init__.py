@@ -18,9 +18,10 @@ replay when they reached the banks close together (``overtake``; the rule: ``pas
 counting model (``simsmem.banks.count``) says how many wavefronts each instruction makes; the engine
 only schedules them.
 
-``simulate`` books each instruction's wavefront cycles when it issues (older ones are booked already;
-where it may overtake, the rule is run again over the cycles it changes); ``reference.py`` runs the
-rule one cycle event at a time (slow, for tests).
+``simulate`` passes the data path's cycles in compiled code, without simpy events, only when the engine
+looks (an instruction issues, a warp checks its queue or waits): cycles before ``now + to_banks`` are
+settled, since no instruction issued later reaches the banks before then. ``reference.py`` runs the
+rule as written, one cycle event at a time (slow, for tests).
 """
 
 from .program import Program, program

@@ -2,8 +2,8 @@
 
 Results must not depend on the order in which events happened to be created (the batched data path and
 the wavefront-by-wavefront one create them at different times), so every event the engine schedules
-names its place within its cycle: queue room is freed first, then warps act in the order of their
-issue priority (``SubPartition.order``; instructions issued in one cycle are older in that order),
+names its place within its cycle: the data path tells of finished instructions first (completions,
+freed queue entries), then warps act in the order of their issue priority (``SubPartition.order``; instructions issued in one cycle are older in that order),
 then (wavefront by wavefront) the data path passes the cycle's wavefronts.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import simpy
 
-ROOM = 0  # a queue entry is freed
+TELL = 0  # the data path tells its sub-partitions of finished instructions (freeing queue entries)
 WARP = 1  # + WARPS + (the warp, negated for youngest first): a warp wakes (SubPartition.order)
 WARPS = 1 << 32  # more than any trace's warp number (int32)
 PASS = 1 << 41  # the data path passes this cycle's wavefronts (wavefront by wavefront only)

@@ -2,284 +2,258 @@
 
 A wavefront is one pass of the bank ports (the counting model makes each wavefront ask a bank for at
 most one distinct word), so the path serves ``wavefronts_per_cycle`` wavefronts a cycle, whatever banks
-they use, by the rule of ``passing.py``: the oldest instruction (the earliest issued) first, and only
-among the oldest unfinished ones (``window_phases`` phases of them); the oldest one not yet started
-overtakes the started ones of at most ``overtake.wavefronts`` wavefronts that reached the banks at
-most ``overtake.within`` cycles before it. Each
-warp's wavefronts leave one per ``feed_interval`` cycles, in order.
+they use, by the rule of ``passing.py`` (oldest first within ``window_phases`` phases, the ``overtake``
+exception, one wavefront per ``feed_interval`` cycles per warp), here compiled: ``_pass`` is
+``Passing.pass_cycle`` over a table of the pending instructions, one row each, oldest first.
 
-A younger instruction takes no cycle an older one could use unless it overtakes, so ``issue`` books an
-instruction's cycles when it issues (instructions issue oldest first): the earliest free cycles the
-window and the warp's feed allow. If it might overtake (while it waits, a later wavefront of such an
-instruction takes a cycle), the
-rule is run one cycle at a time (``Passing``) over the instructions pending from that cycle until it is
-back where the bookings have it, and their bookings in between are replaced: the same schedule as
-passing wavefronts one cycle at a time (``reference.py``). No instruction issued later reaches the
-banks within ``to_banks`` cycles, so an instruction booked to finish before then is told to its
-sub-partition (with no overtaking: at once).
+No simpy event per cycle: the path is advanced only when the engine looks. An instruction issued at
+``now`` reaches the banks ``to_banks`` cycles later at the earliest, so every cycle before
+``now + to_banks`` is settled by the instructions issued already, and ``sync(now)`` passes them and
+tells the sub-partitions of the instructions they finished. The engine syncs when an instruction
+issues and before a warp looks at its queue's room or at an instruction it waits for; while a warp
+waits (``watch``), a telling cue wakes the path in time for the next instruction to finish, found by
+passing on a copy of the table (``_next_finish``). ``reference.py`` runs the readable rule one simpy
+event per busy cycle, and tests hold the two identical.
 """
 
 from __future__ import annotations
 
-import bisect
-import heapq
+import numba
+import numpy as np
 
-import attrs
+from .cue import TELL, then
 
-from .cue import ROOM, then
-from .passing import Passing, Pending
-
-PRUNE_EVERY = 4096  # bookings between two sweeps of cycles already past
-
-
-@attrs.define(eq=False)
-class Booked:
-    """An instruction whose cycles are booked but may still move (an instruction issued later may overtake)."""
-
-    sp: object  # its SubPartition
-    i: int
-    seq: int  # its place in the order of issue
-    warp: int
-    phases: int
-    arrive: int  # cycle it reaches the banks
-    after: int  # first cycle its warp's earlier instructions leave its first wavefront
-    cycles: list[int]  # booked cycles of its wavefronts
-    last: int  # its last booked cycle; without wavefronts the cycle it finishes at (``first``)
-
-    @property
-    def first(self) -> int:
-        """The cycle its first wavefront may pass, its warp's earlier ones permitting."""
-        return max(self.arrive, self.after)
+# columns of the table of pending instructions (one row each, oldest first)
+I, WARP, PHASES, LEFT, READY, PASSED, ARRIVE, LAST, START = range(9)
+# ``meta``: the table's rows in use, the last cycle passed, then the rule's numbers
+ROWS, THROUGH, PER_CYCLE, WINDOW, FEED, WITHIN, MOST = range(7)
+NEVER = 1 << 62  # a cycle after every other
 
 
 class DataPath:
-    """Cycles booked on the data path, and the booking of an instruction's wavefronts."""
+    """The pending instructions' table and the telling of finished ones to their sub-partitions."""
 
-    def __init__(self, timing) -> None:
-        self.timing = timing
-        self.per_cycle = timing.wavefronts_per_cycle
-        self.window = timing.window_phases
-        self.overtake = timing.overtake
-        self.booked: dict[int, int] = {}  # cycle -> wavefronts booked in it
-        self.full: dict[int, int] = {}  # full cycle -> a later cycle to look at for room (a disjoint-set forest)
-        self.holes: list[int] = []  # sorted: cycles with room that looks in ``full`` may jump (freed by overtaking)
-        self.unfinished: list[tuple[int, int, int]] = []  # (last wavefront's cycle, phases, seq) of booked instructions, sorted
-        self.unfinished_phases = 0  # their phases together
-        self.uniform: int | None = 0  # the phases of every unfinished one, when they are the same (None: they differ)
-        self.issued = 0  # instructions booked so far
-        self.feed_free: dict[int, int] = {}  # warp -> first cycle its next instruction's first wavefront may pass, as booked
-        self.open: dict[int, Booked] = {}  # seq -> booked, not yet told (overtaking may move them), oldest first
-        self.lasts: list[tuple[int, int]] = []  # heap of (last, seq) of the open ones (stale entries skipped)
-        self.arrivals: list[tuple[int, int]] = []  # (arrive, seq) of the open ones that may be overtaken, sorted (told ones skipped)
-        self.idle: dict[int, Booked] = {}  # the open ones without wavefronts, by seq
-        self.tell_at: int | None = None  # the cycle the next telling is cued for
+    def __init__(self, run) -> None:
+        t = run.timing
+        self.run = run
+        self.to_banks = t.to_banks
+        within, most = (t.overtake.within, t.overtake.wavefronts) if t.overtake is not None else (-1, 0)
+        self.meta = np.array([0, -1, t.wavefronts_per_cycle, t.window_phases, t.feed_interval, within, most], dtype=np.int64)
+        warps, dense = np.unique(run.program.warp, return_inverse=True)
+        self.warp = dense.tolist()  # per instruction: its warp's row in ``warps``
+        self.warps = np.zeros((len(warps), 2), dtype=np.int64)  # per warp: first cycle its next instruction may pass, its pending
+        self.table = np.zeros((64, 9), dtype=np.int64)
+        self.done = np.zeros((64, 3), dtype=np.int64)  # (instruction, last cycle, wavefronts) of those finished, in order
+        self.order = np.zeros(64, dtype=np.int64)  # scratch: the rows a cycle serves, in order
+        if run.log is None:
+            self.starts, self.cycles = None, np.zeros(1, dtype=np.int64)
+        else:  # the cycle of every wavefront, for the log
+            self.starts = np.r_[0, np.cumsum(run.program.wavefronts)[:-1]].tolist()
+            self.cycles = np.zeros(max(int(run.program.wavefronts.sum()), 1), dtype=np.int64)
+        self.next_finish = NEVER  # the first cycle a pending instruction may finish at, as things stand
+        self.tell_at: int | None = None  # the cycle a telling is cued for
 
     def issue(self, sp, i: int, now: int, arrive: int) -> None:
-        """Book instruction ``i`` of sub-partition ``sp``, issued at ``now`` (after every older one) and
-        reaching the banks at ``arrive``."""
-        t, c = self.timing, sp.run.columns
-        horizon = now + t.to_banks  # no instruction issued from now on reaches the banks before it
-        if self.lasts and self.lasts[0][0] < horizon:
-            self._tell_before(horizon)
-        w, seq = c.warp[i], self.issued
-        self.issued += 1
-        after = self.feed_free.get(w, 0)
-        first = max(arrive, after)
-        count, phases = c.wavefronts[i], c.phases[i]
-        cycles = []
-        if count:
-            start = entry = self._window_entry(first, phases, horizon)
-            full, step = self.full, t.feed_interval
-            for _ in range(count):
-                if start in full:
-                    start = self._room_from(start, horizon)
-                self._take(start)
-                cycles.append(start)
-                start += step
-            bisect.insort(self.unfinished, (cycles[-1], phases, seq))
-            self.unfinished_phases += phases
-            self.uniform = phases if len(self.unfinished) == 1 or self.uniform == phases else None
-            self.feed_free[w] = cycles[-1] + step
-            if self.issued % PRUNE_EVERY == 0:
-                self._forget_before(horizon)
-        if self.overtake is None:
-            sp.served(i, first, cycles)
-            return
-        b = self.open[seq] = Booked(sp, i, seq, w, phases, arrive, after, cycles, cycles[-1] if cycles else first)
-        heapq.heappush(self.lasts, (b.last, seq))
-        if count:
-            if 1 < count <= self.overtake.wavefronts:  # one that may be overtaken
-                bisect.insort(self.arrivals, (arrive, seq))
-            if (t0 := self._first_chance(b, entry, horizon)) is not None:
-                self._rebook(t0)
-        else:
-            self.idle[seq] = b
-        self._cue_telling(sp.run.env)
+        """Instruction ``i`` of ``sp`` issued at ``now`` (now the youngest), reaching the banks at ``arrive``."""
+        rows = int(self.meta[ROWS])
+        if rows == len(self.table):
+            self.table = np.concatenate([self.table, np.zeros_like(self.table)])
+            self.done = np.concatenate([self.done, np.zeros_like(self.done)])
+            self.order = np.zeros(len(self.table), dtype=np.int64)
+        c = self.run.columns
+        self._step(now, i, self.warp[i], c.phases[i], c.wavefronts[i], arrive, self.starts[i] if self.starts is not None else -1)
 
-    def _take(self, cycle: int) -> None:
-        """Book one wavefront in ``cycle`` (which has room)."""
-        n = self.booked.get(cycle, 0) + 1
-        self.booked[cycle] = n
-        if n == self.per_cycle:
-            self.full[cycle] = cycle + 1
-            if self.holes and cycle in self.holes:
-                self.holes.remove(cycle)
+    def sync(self, now: int) -> None:
+        """Pass the cycles before ``now + to_banks`` (no instruction issued from now on reaches the banks
+        before then) and tell the sub-partitions of the instructions finished in them."""
+        if self.next_finish < now + self.to_banks:  # else the cycles' passes can wait for the next step
+            self._step(now)
 
-    def _first_chance(self, b: Booked, entry: int, horizon: int) -> int | None:
-        """The first cycle ``b`` (booked, the youngest) might overtake at, or None: while it waits (from
-        ``entry``, the window's, to its first booked cycle) a later wavefront of an instruction that reached
-        the banks at most ``overtake.within`` cycles before it, of at most ``overtake.wavefronts``, takes a
-        cycle (it could only overtake when every started instruction ready then is such a one)."""
-        arrivals = self.arrivals
-        within, most = self.overtake.within, self.overtake.wavefronts
-        del arrivals[: bisect.bisect_left(arrivals, (horizon - within,))]  # none issued later can look back that far
-        end, chance = b.cycles[0], None
-        for k in range(bisect.bisect_left(arrivals, (b.arrive - within,)), len(arrivals)):
-            o = self.open.get(arrivals[k][1])
-            if o is None or o is b:
-                continue
-            cycles = o.cycles
-            if 1 < len(cycles) <= most and cycles[1] < end and o.last >= entry:
-                j = bisect.bisect_left(cycles, entry, 1)
-                if cycles[j] < end and (chance is None or cycles[j] < chance):
-                    chance = cycles[j]
-        return chance
+    def watch(self) -> None:
+        """A warp waits for the path (an instruction to complete, its queue's room): cue a telling for the
+        cycle after the next instruction to finish (the first its completion or freed entry can be seen
+        at: latencies exceed ``to_banks``), unless one is cued before."""
+        if self.next_finish < NEVER and (self.tell_at is None or self.next_finish < self.tell_at - 1):
+            cycle = self.tell_at = self.next_finish + 1
+            then(self.run.env, cycle, TELL, lambda: self._telling(cycle))
 
-    def _rebook(self, t0: int) -> None:
-        """Pass the instructions pending at cycle ``t0`` one cycle at a time from there until the passing is
-        back where the bookings have it (the youngest started in both), and book what it passed instead."""
-        seqs = [seq for _, _, seq in self.unfinished[bisect.bisect_left(self.unfinished, (t0,)):]]
-        seqs += [seq for seq, b in self.idle.items() if b.last >= t0]
-        pending = [self.open[seq] for seq in sorted(seqs)]
-        passing = Passing(self.timing)
-        moved: list[tuple[Pending, Booked]] = []
-        for b in pending:
-            if b.warp not in passing.warps:
-                passing.feed_free[b.warp] = b.after
-            n = bisect.bisect_left(b.cycles, t0)
-            p = Pending(b.sp, b.i, b.warp, b.phases, len(b.cycles) - n, b.arrive, b.cycles[:n])
-            passing.add(p)
-            moved.append((p, b))
-        youngest = moved[-1][0]
-        t = t0
-        while t is not None and not (youngest.cycles and _agree(moved, passing, t)):
-            passing.pass_cycle(t)
-            t = passing.next_cycle(t)
-        back = t if t is not None else max(b.last for b in pending) + 1  # passed and booked agree from here on
-        full = self.full
-        was_full = [cycle for cycle in range(t0, back) if cycle in full]
-        for cycle in range(t0, back):
-            self.booked.pop(cycle, None)
-            full.pop(cycle, None)
-        step, feed = self.timing.feed_interval, {}
-        for p, b in moved:
-            b.after = feed.get(b.warp, b.after)
-            for cycle in p.cycles[bisect.bisect_left(p.cycles, t0):]:
-                self._take(cycle)
-            if b.cycles:
-                cycles = p.cycles + b.cycles[bisect.bisect_left(b.cycles, back):]
-                if cycles[-1] != b.last:
-                    self.unfinished.remove((b.last, b.phases, b.seq))
-                    bisect.insort(self.unfinished, (cycles[-1], b.phases, b.seq))
-                    self.feed_free[b.warp] = cycles[-1] + step
-                b.cycles = cycles
-                feed[b.warp] = cycles[-1] + step
-            last = b.cycles[-1] if b.cycles else b.first
-            if last != b.last:
-                b.last = last
-                heapq.heappush(self.lasts, (last, b.seq))
-        for cycle in was_full:
-            if cycle not in full:  # a look from before it may jump it
-                bisect.insort(self.holes, cycle)
+    def finish(self) -> None:
+        """Pass every cycle left and tell the rest (the warps have issued everything)."""
+        self._step(NEVER)
 
-    def _tell_before(self, horizon: int) -> None:
-        """Tell their sub-partitions of the open instructions that finish before ``horizon``: no instruction
-        issued later can reach the banks before it and move them."""
-        lasts, open_ = self.lasts, self.open
-        while lasts and lasts[0][0] < horizon:
-            last, seq = heapq.heappop(lasts)
-            b = open_.get(seq)
-            if b is None or b.last != last:  # told, or moved since
-                continue
-            del open_[seq]
-            self.idle.pop(seq, None)
-            b.sp.served(b.i, b.first, b.cycles)
+    def _step(self, now: int, *row: int) -> None:
+        """Pass the cycles before ``now + to_banks``, tell what finished, then add the instruction ``row``
+        (instruction, warp's row, phases, wavefronts, arrival, first wavefront's place in ``cycles``), if any."""
+        through = min(now + self.to_banks - 1, NEVER)
+        finished, self.next_finish = _step(self.table, self.meta, self.warps, self.done, self.order, self.cycles, through,
+                                           *(row or (-1, 0, 0, 0, 0, -1)))
+        run = self.run
+        if finished:
+            sps, where = run.sub_partitions, run.columns.sub_partition
+            for i, last, passed in self.done[:finished].tolist():
+                cycles = self.cycles[self.starts[i]:self.starts[i] + passed].tolist() if self.starts is not None else None
+                sps[where[i]].served(i, last, passed, cycles)
+        if run.waiting:
+            self.watch()
 
-    def _cue_telling(self, env) -> None:
-        """Cue a telling for the cycle the earliest open instruction's last cycle falls behind the horizon
-        (unless one is cued before it: that one cues the next)."""
-        if self.lasts:
-            cycle = max(env.now, self.lasts[0][0] - self.timing.to_banks + 1)
-            if self.tell_at is None or cycle < self.tell_at:
-                self.tell_at = cycle
-                then(env, cycle, ROOM, lambda: self._telling(env, cycle))
-
-    def _telling(self, env, cycle: int) -> None:
+    def _telling(self, cycle: int) -> None:
         if cycle != self.tell_at:  # superseded by an earlier one
             return
         self.tell_at = None
-        horizon = env.now + self.timing.to_banks
-        if self.lasts and self.lasts[0][0] < horizon:
-            self._tell_before(horizon)
-        self._cue_telling(env)
+        self.sync(cycle)
+        if self.run.waiting:
+            self.watch()
 
-    def _window_entry(self, first: int, phases: int, horizon: int) -> int:
-        """The first cycle from ``first`` at which the older unfinished instructions have at most
-        ``window - phases`` phases together, or none is left (``horizon``: no later instruction reaches
-        the banks before it, so instructions finished before it can be forgotten)."""
-        unfinished = self.unfinished
-        if unfinished and unfinished[0][0] < horizon:
-            gone = bisect.bisect_left(unfinished, (horizon,))
-            self.unfinished_phases -= sum(e[1] for e in unfinished[:gone])
-            del unfinished[:gone]
-            if not unfinished:
-                self.uniform = 0
-        budget = self.window - phases
-        if self.unfinished_phases <= budget:
-            return first
-        if self.uniform:  # every unfinished one has these phases: the window is the latest budget // uniform of them
-            k = len(unfinished) - 1 - max(budget, 0) // self.uniform
-            return max(first, unfinished[k][0] + 1) if k >= 0 else first
-        for k in range(len(unfinished) - 1, -1, -1):  # the last to finish first
-            last, weight, _ = unfinished[k]
-            if last < first:
+
+@numba.njit(cache=True, nogil=True)
+def _step(table, meta, warps, done, order, cycles, through, i, w, phases, left, arrive, start):  # pragma: no cover - compiled
+    """Pass the cycles up to ``through`` (those finished: ``done``), then add instruction ``i`` (-1: none)
+    as the youngest; the finished count and the next cycle one may finish at."""
+    t = meta[THROUGH] + 1
+    finished = 0
+    while True:
+        t = max(t, _next_ready(table, meta[ROWS]))
+        if t > through or t == NEVER:
+            break
+        finished = _pass(table, meta, warps, done, finished, order, cycles, t)
+        t += 1
+    meta[THROUGH] = through
+    if i >= 0:
+        rows = meta[ROWS]
+        table[rows, I], table[rows, WARP], table[rows, PHASES], table[rows, LEFT] = i, w, phases, left
+        table[rows, PASSED], table[rows, ARRIVE], table[rows, LAST], table[rows, START] = 0, arrive, -1, start
+        table[rows, READY] = max(arrive, warps[w, 0]) if warps[w, 1] == 0 else -1  # ready once its warp's first
+        warps[w, 1] += 1
+        meta[ROWS] = rows + 1
+    return finished, _next_finish(table, meta, order, through + 1)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _next_ready(table, rows):  # pragma: no cover - compiled
+    """The first cycle a pending instruction is ready at (NEVER: none is)."""
+    first = NEVER
+    for k in range(rows):
+        if 0 <= table[k, READY] < first:
+            first = table[k, READY]
+    return first
+
+
+@numba.njit(cache=True, nogil=True)
+def _pass(table, meta, warps, done, finished, order, cycles, t):  # pragma: no cover - compiled
+    """``Passing.pass_cycle(t)``: the instructions finished are added to ``done`` from ``finished`` on; the new count."""
+    while True:  # those without wavefronts finish once first and ready (maybe making their warp's next so)
+        idle = 0
+        for k in range(meta[ROWS]):
+            if table[k, LEFT] == 0 and 0 <= table[k, READY] <= t:
+                order[idle] = table[k, I]
+                idle += 1
+        if idle == 0:
+            break
+        for m in range(idle):
+            k = _row_of(table, meta[ROWS], order[m])
+            done[finished, 0], done[finished, 1], done[finished, 2] = order[m], table[k, READY], 0
+            finished += 1
+            _finish(table, meta, warps, k)
+    served = min(_serving(table, meta, order, t), meta[PER_CYCLE])
+    for m in range(served):
+        k = order[m]
+        if table[k, START] >= 0:
+            cycles[table[k, START] + table[k, PASSED]] = t
+        table[k, PASSED] += 1
+        table[k, LEFT] -= 1
+        table[k, LAST] = t
+        table[k, READY] = t + meta[FEED]
+    for m in range(served):  # finish those served their last wavefront (rows move: by instruction)
+        if table[order[m], LEFT] == 0:
+            order[m] = -1 - table[order[m], I]
+    for m in range(served):
+        if order[m] < 0:
+            i = -1 - order[m]
+            k = _row_of(table, meta[ROWS], i)
+            done[finished, 0], done[finished, 1], done[finished, 2] = i, t, table[k, PASSED]
+            finished += 1
+            _finish(table, meta, warps, k)
+    return finished
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _row_of(table, rows, i):  # pragma: no cover - compiled
+    for k in range(rows):
+        if table[k, I] == i:
+            return k
+    return -1
+
+
+@numba.njit(cache=True, nogil=True)
+def _finish(table, meta, warps, k):  # pragma: no cover - compiled
+    """Drop row ``k`` (finished); its warp's next pending instruction becomes the first (``Passing._finish``)."""
+    w = table[k, WARP]
+    if table[k, PASSED]:
+        warps[w, 0] = table[k, LAST] + meta[FEED]
+    warps[w, 1] -= 1
+    rows = meta[ROWS] - 1
+    for r in range(k, rows):
+        table[r] = table[r + 1]
+    meta[ROWS] = rows
+    if warps[w, 1]:
+        for r in range(k, rows):
+            if table[r, WARP] == w:
+                table[r, READY] = max(table[r, ARRIVE], warps[w, 0])
                 break
-            if weight > budget:
-                return max(first, last + 1)
-            budget -= weight
-        return first
-
-    def _room_from(self, t: int, horizon: int) -> int:
-        """The first cycle from ``t`` (a full one) with room, shortening the paths it walked."""
-        full = self.full
-        room, start = t, t
-        while room in full:
-            room = full[room]
-        while t != room:
-            full[t], t = room, full[t]
-        if holes := self.holes:
-            if holes[0] < horizon:
-                del holes[: bisect.bisect_left(holes, horizon)]
-            k = bisect.bisect_left(holes, start)
-            if k < len(holes) and holes[k] < room:
-                return holes[k]
-        return room
-
-    def _forget_before(self, cycle: int) -> None:
-        """Drop bookings of cycles before ``cycle``: no instruction can reach the banks that early any more."""
-        for table in (self.booked, self.full):
-            for past in [c for c in table if c < cycle]:
-                del table[past]
 
 
-def _agree(moved: list[tuple[Pending, Booked]], passing: Passing, t: int) -> bool:
-    """Whether the passing is, before cycle ``t``, where the bookings have it: every instruction's
-    wavefronts passed so far and the last of them the same (which fixes what is ready and when)."""
-    for p, b in moved:
-        if b.cycles:
-            k = bisect.bisect_left(b.cycles, t)
-            if k != len(p.cycles) or k and b.cycles[k - 1] != p.cycles[-1]:
-                return False
-        elif (b.first < t) != (p not in passing.pending) or b.first < t and p.ready != b.first:  # without wavefronts: finished at ``first``
-            return False
-    return True
+@numba.njit(cache=True, nogil=True)
+def _serving(table, meta, order, t):  # pragma: no cover - compiled
+    """The rows ready at ``t`` within the window into ``order``, in the order the path serves them
+    (``Passing._serve_first``); how many."""
+    budget, seen, ready = meta[WINDOW], False, 0
+    for k in range(meta[ROWS]):
+        if table[k, LEFT] == 0:
+            continue
+        if seen and table[k, PHASES] > budget:
+            break
+        seen = True
+        budget -= table[k, PHASES]
+        if 0 <= table[k, READY] <= t:
+            order[ready] = k
+            ready += 1
+    if meta[WITHIN] >= 0 and ready >= 2:
+        first = 0  # the oldest not started
+        for m in range(ready):
+            if table[order[m], PASSED] == 0:
+                first = m
+                break
+        if first:
+            young = order[first]
+            for m in range(first):
+                o = order[m]
+                if table[young, ARRIVE] - table[o, ARRIVE] > meta[WITHIN] or table[o, PASSED] + table[o, LEFT] > meta[MOST]:
+                    return ready
+            for m in range(first, 0, -1):
+                order[m] = order[m - 1]
+            order[0] = young
+    return ready
+
+
+@numba.njit(cache=True, nogil=True)
+def _next_finish(table, meta, order, t):  # pragma: no cover - compiled
+    """The first cycle from ``t`` at which a pending instruction finishes if no other is added (NEVER: none
+    is pending): the passes run on a copy of the table until one would finish."""
+    rows = meta[ROWS]
+    if rows == 0:
+        return NEVER
+    copy = table[:rows].copy()
+    while True:
+        t = max(t, _next_ready(copy, rows))
+        for k in range(rows):
+            if copy[k, LEFT] == 0 and 0 <= copy[k, READY] <= t:
+                return t
+        served = min(_serving(copy, meta, order, t), meta[PER_CYCLE])
+        for m in range(served):
+            k = order[m]
+            copy[k, LEFT] -= 1
+            if copy[k, LEFT] == 0:
+                return t
+            copy[k, PASSED] += 1
+            copy[k, READY] = t + meta[FEED]
+        t += 1

@@ -10,8 +10,8 @@ it and has at most ``overtake.wavefronts`` wavefronts (sm_90: 4 cycles, 2 wavefr
 ``overtake: null``: never). An instruction is finished when its last wavefront has passed, one without
 wavefronts when it is its warp's first and ready (taking no cycle: its warp's next may pass in that one).
 
-``reference.py`` runs ``pass_cycle`` once per busy cycle; ``datapath.py`` books cycles when an instruction
-issues and runs it only over the cycles an overtaking instruction may change.
+``reference.py`` runs ``pass_cycle`` once per busy cycle; ``datapath.py`` runs the same rule compiled, over a
+table of the pending instructions (tests hold the two identical).
 """
 
 from __future__ import annotations

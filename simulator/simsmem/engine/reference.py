@@ -1,10 +1,10 @@
-"""The same model passing wavefronts one cycle at a time: the reference the booking data path is held to.
+"""The same model passing wavefronts one cycle at a time: the reference the compiled data path is held to.
 
-Each busy cycle is one simpy event that runs the data path's rule (``passing.Passing.pass_cycle``) and
-tells the sub-partitions of the instructions it finished. Warps, sub-partitions and queues are the
-engine's own; only the data path differs from ``datapath.DataPath``, which books an instruction's cycles
-when it issues. One event per busy cycle makes this several times slower, so ``simsmem`` runs the
-booking path.
+Each busy cycle is one simpy event that runs the data path's rule as written (``passing.Passing.pass_cycle``)
+and tells the sub-partitions of the instructions it finished. Warps, sub-partitions and queues are the
+engine's own; only the data path differs from ``datapath.DataPath``, which passes cycles in compiled
+code when the engine looks. One event and a Python pass per busy cycle make this two to four times
+slower, so ``simsmem`` runs the compiled path.
 """
 
 from __future__ import annotations
@@ -37,6 +37,15 @@ class WavefrontByWavefront:
         if p.ready >= 0:
             self._cue(sp.run.env, p.ready)
 
+    def sync(self, now: int) -> None:
+        """Nothing to do: each cycle's pass tells the sub-partitions of what it finished at once."""
+
+    def watch(self) -> None:
+        """Nothing to do: a pass is cued for every cycle with a ready wavefront."""
+
+    def finish(self) -> None:
+        """Nothing to do: every cycle was passed."""
+
     def _cue(self, env, cycle: int) -> None:
         cycle = max(cycle, env.now)
         if cycle not in self.cued:
@@ -50,7 +59,7 @@ class WavefrontByWavefront:
             return
         self.passed = t
         for p in self.passing.pass_cycle(t):
-            p.sp.served(p.i, p.cycles[0] if p.cycles else p.ready, p.cycles)
+            p.sp.served(p.i, p.cycles[-1] if p.cycles else p.ready, len(p.cycles), p.cycles)
         later = self.passing.next_cycle(t)
         if later is not None:
             self._cue(env, later)
@@ -61,4 +70,4 @@ def simulate_by_wavefront(batch: InstructionBatch, counts: Counts, arch: ArchCon
     """``engine.simulate`` with the data path passing one wavefront at a time (``passing``: the rule, or a
     subclass serving in another order)."""
     prog = program(batch, counts, arch, sub_partition)
-    return Run(prog, arch.timing, arch.sub_partitions, WavefrontByWavefront(arch.timing, passing), log).run(None)
+    return Run(prog, arch.timing, arch.sub_partitions, lambda run: WavefrontByWavefront(run.timing, passing), log).run(None)

@@ -24,12 +24,12 @@ STEP = 1 << 16
 class Run:
     """One simulation: the simpy environment, the program, the parts of the path and what they record."""
 
-    def __init__(self, prog: Program, timing: Timing, sub_partitions: int, path, log: list | None) -> None:
+    def __init__(self, prog: Program, timing: Timing, sub_partitions: int, path: Callable, log: list | None) -> None:
         self.env = simpy.Environment()
         self.program = prog
         self.timing = timing
-        self.path = path
         self.log = log
+        self.waiting = 0  # warps waiting for an instruction to complete or for queue room
         self.issue = np.full(len(prog), -1, dtype=np.int64)
         self.complete = np.full(len(prog), -1, dtype=np.int64)
         self.passed = np.zeros(len(prog), dtype=np.int64)  # wavefronts the data path passed, per instruction
@@ -38,6 +38,7 @@ class Run:
         names = ("warp", "sub_partition", "wavefronts", "phases", "latency", "early", "early_alu", "wait", "issue", "issue_alu", "delay")
         self.columns = SimpleNamespace(**{name: getattr(prog, name).tolist() for name in names})  # per instruction, for the hot loops
         self.sub_partitions = [SubPartition(self, s) for s in range(max(sub_partitions, int(prog.sub_partition.max(initial=-1)) + 1))]
+        self.path = path(self)  # the data path, made for this run
 
     def record(self, name: str, cycle: int) -> None:
         """Add ``(name, cycle)`` to the log, if there is one."""
@@ -56,6 +57,7 @@ class Run:
                 now_issued = int((self.issue >= 0).sum())
                 advance(now_issued - issued)
                 issued = now_issued
+        self.path.finish()
         if advance is not None:
             advance(len(self.program) - issued)
         if self.log is not None:
@@ -68,4 +70,4 @@ def simulate(batch: InstructionBatch, counts: Counts, arch: ArchConfig, *, sub_p
     """Simulate one CTA of ``batch`` (counted by ``counts``) on ``arch``; ``log`` collects ``(name, cycle)``
     events, ``advance(n)`` hears of ``n`` more issued instructions now and then."""
     prog = program(batch, counts, arch, sub_partition)
-    return Run(prog, arch.timing, arch.sub_partitions, DataPath(arch.timing), log).run(advance)
+    return Run(prog, arch.timing, arch.sub_partitions, DataPath, log).run(advance)

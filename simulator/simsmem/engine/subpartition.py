@@ -10,7 +10,8 @@ An issued instruction takes an entry of the LSU queue (``queue_depth`` entries: 
 issue stalls). The LSU accepts the queued instructions in order, one per ``accept_interval`` cycles
 (the earliest at issue); an instruction reaches the data path (``datapath.py``) ``to_banks`` cycles
 after it is accepted, completes ``latency - to_banks`` cycles after its last wavefront and frees its
-entry the cycle after that wavefront.
+entry the cycle after that wavefront: to the warp that has waited longest for one, if any (woken then,
+without an event of its own), else to the queue.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import bisect
 import heapq
 from collections import deque
 
-from .cue import ROOM, WARP, WARPS, Cue, then
+from .cue import WARP, WARPS, Cue
 
 
 class SubPartition:
@@ -39,7 +40,6 @@ class SubPartition:
         self.room = run.timing.queue_depth  # free entries of the LSU queue, as of the last look
         self.releases: list[int] = []  # heap: cycles taken entries are freed (of instructions served)
         self.room_waiters: deque[tuple[int, Cue]] = deque()  # warps that found the queue full, in order
-        self.room_cued: set[int] = set()  # cycles a hand-over of freed entries is cued for
         self.completion_waiters: dict[int, tuple[int, Cue]] = {}  # instruction -> (warp, cue) waiting for it
 
     def book_alu(self, t: int, count: int) -> int:
@@ -66,14 +66,19 @@ class SubPartition:
     def take_room(self, warp: int) -> Cue | None:
         """Take an entry of the queue for ``warp``'s next instruction; None if one was free, else a cue
         that wakes the warp when a freed entry is handed to it (warps get entries in the order they asked)."""
+        run = self.run
+        run.path.sync(run.env.now)
         self._collect()
         if self.room:
             self.room -= 1
             return None
-        cue = Cue(self.run.env)
-        self.room_waiters.append((warp, cue))
-        if self.releases:
-            self._cue_hand_over(self.releases[0])
+        cue = Cue(run.env)
+        if self.releases:  # the first entry to be freed is this warp's (any warp waiting before it has one)
+            cue.fire(heapq.heappop(self.releases), self.order(warp))
+        else:  # the next instruction served frees it
+            self.room_waiters.append((warp, cue))
+            run.waiting += 1
+            run.path.watch()
         return cue
 
     def blocked_until(self, warp: int, now: int) -> int | None:
@@ -128,31 +133,41 @@ class SubPartition:
                 del self.wanting[w]
         self.port_free = max(self.port_free, now)
 
-    def wait_for(self, i: int, warp: int) -> Cue:
-        """A cue that wakes ``warp`` once instruction ``i`` and all the warp's earlier ones completed."""
-        cue = Cue(self.run.env)
+    def wait_for(self, i: int, warp: int) -> Cue | None:
+        """None if instruction ``i`` is served (it and the warp's earlier ones complete at ``run.settled[i]``);
+        else a cue that wakes ``warp`` once they completed."""
+        run = self.run
+        run.path.sync(run.env.now)
+        if run.complete[i] >= 0:
+            return None
+        cue = Cue(run.env)
         self.completion_waiters[i] = (warp, cue)
+        run.waiting += 1
+        run.path.watch()
         return cue
 
-    def served(self, i: int, first: int, cycles: list[int]) -> None:
-        """The data path has passed (or booked) ``cycles`` for the wavefronts of ``i``, which could reach
-        the banks from ``first`` (without wavefronts it completes ``latency - to_banks`` after that)."""
+    def served(self, i: int, last: int, passed: int, cycles: list[int] | None) -> None:
+        """The data path has passed the ``passed`` wavefronts of ``i``, the last at ``last`` (without
+        wavefronts: the cycle it was ready at); ``cycles``: theirs, for the log."""
         run, t = self.run, self.timing
-        last = cycles[-1] if cycles else first
         done = last + run.columns.latency[i] - t.to_banks
         run.complete[i] = done
-        run.passed[i] = len(cycles)
+        run.passed[i] = passed
         if run.log is not None:
-            run.log.extend((f"#{i} wavefront {k + 1}/{len(cycles)}", c) for k, c in enumerate(cycles))
+            run.log.extend((f"#{i} wavefront {k + 1}/{passed}", c) for k, c in enumerate(cycles))
             run.record(f"#{i} completes", done)
         w = run.columns.warp[i]
         run.warp_done[w] = run.settled[i] = max(run.warp_done.get(w, 0), done)
         if i in self.completion_waiters:
             warp, cue = self.completion_waiters.pop(i)
+            run.waiting -= 1
             cue.fire(run.settled[i], self.order(warp))
-        heapq.heappush(self.releases, last + 1)
-        if self.room_waiters:
-            self._cue_hand_over(last + 1)
+        if self.room_waiters:  # its entry goes to the first warp waiting for one
+            warp, cue = self.room_waiters.popleft()
+            run.waiting -= 1
+            cue.fire(last + 1, self.order(warp))
+        else:
+            heapq.heappush(self.releases, last + 1)
 
     def _collect(self) -> None:
         """Count the entries freed by now (freed lazily: an event only when a warp waits for one)."""
@@ -160,19 +175,3 @@ class SubPartition:
         while self.releases and self.releases[0] <= now:
             heapq.heappop(self.releases)
             self.room += 1
-
-    def _cue_hand_over(self, cycle: int) -> None:
-        if cycle not in self.room_cued:
-            self.room_cued.add(cycle)
-            then(self.run.env, cycle, ROOM, lambda: self._hand_over(cycle))
-
-    def _hand_over(self, cycle: int) -> None:
-        """Give the entries freed by now to the waiting warps, first come first served."""
-        self.room_cued.discard(cycle)
-        self._collect()
-        while self.room and self.room_waiters:
-            self.room -= 1
-            warp, cue = self.room_waiters.popleft()
-            cue.fire(self.run.env.now, self.order(warp))
-        if self.room_waiters and self.releases:
-            self._cue_hand_over(self.releases[0])

@@ -39,8 +39,8 @@ def warp(run, w: int, instructions):
         latest = c.wait[i]  # earlier instructions that may stay in flight
         if 0 <= latest < k:
             target = int(instructions[k - latest - 1])
-            if run.complete[target] < 0:  # not yet served: wake when it completes
-                yield sp.wait_for(target, w)
+            if (served := sp.wait_for(target, w)) is not None:  # not yet served: wake when it completes
+                yield served
             ready = max(ready, int(run.settled[target]))
         if alu := c.issue_alu[i]:
             start = sp.stretches[w] = max(ready, env.now)
