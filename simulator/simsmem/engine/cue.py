@@ -1,10 +1,11 @@
 """Events at a chosen cycle, in a fixed order among the events of that cycle.
 
-Results must not depend on the order in which events happened to be created (the batched data path and
+Results must not depend on the order in which events happened to be created (the compiled data path and
 the wavefront-by-wavefront one create them at different times), so every event the engine schedules
 names its place within its cycle: the data path tells of finished instructions first (completions,
-freed queue entries), then warps act in the order of their issue priority (``SubPartition.order``; instructions issued in one cycle are older in that order),
-then (wavefront by wavefront) the data path passes the cycle's wavefronts.
+freed queue entries), then warps act in the order of their issue priority (``SubPartition.order``;
+instructions issued in one cycle are older in that order), then (wavefront by wavefront) the data
+path passes the cycle's wavefronts.
 """
 
 from __future__ import annotations

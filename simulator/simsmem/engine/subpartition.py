@@ -170,7 +170,7 @@ class SubPartition:
             heapq.heappush(self.releases, last + 1)
 
     def _collect(self) -> None:
-        """Count the entries freed by now (freed lazily: an event only when a warp waits for one)."""
+        """Count the entries freed by now (counted when a warp looks: no event frees them)."""
         now = self.run.env.now
         while self.releases and self.releases[0] <= now:
             heapq.heappop(self.releases)

@@ -39,8 +39,8 @@ def warp(run, w: int, instructions):
         latest = c.wait[i]  # earlier instructions that may stay in flight
         if 0 <= latest < k:
             target = int(instructions[k - latest - 1])
-            if (served := sp.wait_for(target, w)) is not None:  # not yet served: wake when it completes
-                yield served
+            if (cue := sp.wait_for(target, w)) is not None:  # not yet served: wake when it completes
+                yield cue
             ready = max(ready, int(run.settled[target]))
         if alu := c.issue_alu[i]:
             start = sp.stretches[w] = max(ready, env.now)
