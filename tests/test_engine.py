@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from simsmem.banks import count
-from simsmem.config import Overtake
+from simsmem.config import InFlight, Overtake
 from simsmem.engine import latency_by_form, simulate
 from simsmem.engine.reference import simulate_by_wavefront
 from simsmem.metrics import labels
@@ -212,6 +212,18 @@ def test_full_queue_stalls_issue(sm90):
     assert list(timeline.issue) == [0, 6, 12]  # wavefronts at 3 and 5: the entry frees at 6
 
 
+def test_the_sm_holds_in_flight_entries_loads(sm90):
+    """in_flight 2 entries, freed 20 cycles after the last wavefront: warps 2 and 1 (their own
+    sub-partitions) take them at cycle 0, the youngest first, and pass at 3 and 4; warp 0, on a third
+    sub-partition with its queue empty, issues only at 3 + 1 + 20 (without the limit, at 0)."""
+    arch = attrs.evolve(sm90, timing=attrs.evolve(sm90.timing, in_flight=InFlight(2, 20)))
+    ins = [Instruction("LDS", ROW, warp=w) for w in (0, 1, 2)]
+    timeline, log = run(arch, ins)
+    assert list(timeline.issue) == [24, 0, 0]
+    assert [e for e in log if "wavefront" in e[0]] == [("#2 wavefront 1/1", 3), ("#1 wavefront 1/1", 4), ("#0 wavefront 1/1", 27)]
+    assert list(run(attrs.evolve(sm90, timing=attrs.evolve(sm90.timing, in_flight=None)), ins)[0].issue) == [0, 0, 0]
+
+
 def test_the_lsu_accepts_one_instruction_per_accept_interval(sm90):
     """Warps 0, 4, 8 and 12 (one sub-partition) each issue a 1-way load at once: the port takes them at
     0 to 3, the youngest first; the LSU accepts one per 2 cycles, so they reach the banks at 3, 5, 7 and 9
@@ -283,14 +295,17 @@ def test_engine_passes_exactly_the_counted_wavefronts(sm90, ins):
 
 
 @given(traces(), st.sampled_from([1, 2, 3, 4, 8, 16]), st.sampled_from([None, (0, 2), (1, 64), (4, 2), (16, 4)]), st.sampled_from([1, 2]),
-       st.sampled_from([1, 2, 32]))
-def test_engine_equals_wavefront_by_wavefront(sm90, ins, window, overtake, per_cycle, queue):
+       st.sampled_from([1, 2, 32]), st.sampled_from([None, 1, 3, 52]), st.sampled_from([0, 20]))
+def test_engine_equals_wavefront_by_wavefront(sm90, ins, window, overtake, per_cycle, queue, in_flight, after):
     """The compiled data path, passed only when the engine looks and told of finished instructions then,
     gives the schedule of passing wavefronts one cycle event at a time, whatever the window (small ones
-    fill often), the overtaking ((within, wavefronts); None: never), the data path's width and the LSU
-    queue (1 or 2 entries: warps wait for room, which a telling must hand them in time)."""
+    fill often), the overtaking ((within, wavefronts); None: never), the data path's width, the LSU
+    queue (1 or 2 entries: warps wait for room, which a telling must hand them in time) and the SM's
+    loads in flight (1 or 3: warps of all sub-partitions wait for a place, freed 0 or 20 cycles after
+    the last wavefront)."""
     rule = None if overtake is None else Overtake(*overtake)
-    timing = attrs.evolve(sm90.timing, window_phases=window, overtake=rule, wavefronts_per_cycle=per_cycle, queue_depth=queue)
+    timing = attrs.evolve(sm90.timing, window_phases=window, overtake=rule, wavefronts_per_cycle=per_cycle, queue_depth=queue,
+                            in_flight=None if in_flight is None else InFlight(in_flight, after))
     arch = attrs.evolve(sm90, timing=timing)
     batch = InstructionBatch.from_instructions(ins)
     counts = count(batch, arch)

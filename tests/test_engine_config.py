@@ -44,6 +44,9 @@ def test_every_arch_times_every_form():
         (lambda d: d["timing"]["overtake"].pop("within"), "timing: overtake: missing field 'within'"),
         (lambda d: d["timing"].__setitem__("overtake", 4), "timing: overtake: expected a mapping for Overtake, got int"),
         (lambda d: d["timing"]["overtake"].__setitem__("within", -1), "timing: overtake: within: expected a non-negative integer, got -1"),
+        (lambda d: d["timing"]["in_flight"].__setitem__("entries", 0), "timing.in_flight.entries: must be positive"),
+        (lambda d: d["timing"]["in_flight"].pop("after"), "timing: in_flight: missing field 'after'"),
+        (lambda d: d["timing"].__setitem__("in_flight", 60), "timing: in_flight: expected a mapping for InFlight, got int"),
     ],
 )
 def test_bad_timing_field_is_named(tmp_path, edit, message):
@@ -58,3 +61,11 @@ def test_overtake_null_or_left_out_is_first_come_first_served(tmp_path, edit):
     """``overtake: null`` (or none given, as in configs written before it) turns the exception off."""
     assert _load_edited(tmp_path, edit).timing.overtake is None
     assert load_arch("sm_90").timing.overtake is not None
+
+
+@pytest.mark.parametrize("edit", [lambda d: d["timing"].__setitem__("in_flight", None), lambda d: d["timing"].pop("in_flight")],
+                         ids=["null", "left out"])
+def test_in_flight_null_or_left_out_is_no_limit(tmp_path, edit):
+    """``in_flight: null`` (or none given, as in configs written before it): the SM holds any number."""
+    assert _load_edited(tmp_path, edit).timing.in_flight is None
+    assert load_arch("sm_90").timing.in_flight is not None

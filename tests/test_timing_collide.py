@@ -63,7 +63,7 @@ RECORDED = {
     ("alone", 4, False): (42, 32, 42, 42, 42),
     ("alone", 16, False): (42, 38, 42, 42, 42),
     ("alone", 16, True): (160, 154, 160, 160, 160),
-    ("eight", 16, False): (640, 44, 135, 236, 240),
+    ("eight", 16, False): (640, 43, 134, 235, 240),
     ("meet", 1, False): (1792, 1527, 1791, 1792, 1792),
     ("one", 16, False): (336, 5, 21, 38, 46),
     ("one", 16, True): (896, 77, 291, 621, 100),
@@ -78,15 +78,15 @@ RECORDED = {
 
 #: the same for runs/2026-11-24-aligned
 RECORDED_ALIGNED = {
-    ("eight", 16, False): (32, 0, 2, 11, 0),
-    ("eight", 16, True): (512, 31, 87, 158, 0),
+    ("eight", 16, False): (32, 2, 4, 10, 1),
+    ("eight", 16, True): (512, 29, 96, 206, 2),
     ("one", 16, False): (16, 0, 1, 2, 0),
     ("one", 16, True): (256, 14, 44, 68, 0),
     ("pair-same", 16, False): (8, 2, 6, 8, 8),
     ("pair-same", 16, True): (128, 62, 126, 128, 86),
     ("quad", 16, False): (24, 3, 17, 24, 24),
     ("quad", 16, True): (384, 167, 354, 384, 384),
-    ("sixteen", 16, False): (64, 0, 8, 10, 0),
+    ("sixteen", 16, False): (64, 0, 2, 2, 0),
 }
 
 
@@ -169,6 +169,17 @@ def test_warps_started_together_on_four_sub_partitions_or_two_on_one(runs):
     for key in [k for k in RECORDED_ALIGNED if k[0] in ("quad", "pair-same")]:
         assert aligned[key]["within 5"] == aligned[key]["warps"], key
         assert key[0] != "quad" or aligned[key]["mid exact"] == aligned[key]["warps"], key
+
+
+def test_eight_or_sixteen_warps_wait_for_a_place_in_flight(runs):
+    """Two or four warps on each sub-partition, started together, issue their 16 loads later than
+    one warp would (eight: 68 to 92 cycles for LDS.32 1-way, not 62), since the SM holds only
+    ``in_flight.entries`` of them in flight: every family's mean mid error within 15 cycles (without
+    the limit -47 and -50 for eight, -130 for sixteen), while four warps on four sub-partitions
+    (up to 64 LDS.128, 256 wavefronts) keep every mid exact (the other test)."""
+    aligned = runs["aligned"]
+    for key in [k for k in RECORDED_ALIGNED if k[0] in ("eight", "sixteen")]:
+        assert abs(aligned[key]["mean mid error"]) <= 15, key
 
 
 @pytest.mark.parametrize("name", RECORDED_BY_RUN)

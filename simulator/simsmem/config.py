@@ -83,6 +83,16 @@ class Overtake:
 
 
 @attrs.frozen
+class InFlight:
+    """The SM's limit on shared-memory instructions in flight (``engine/entries.py``), all sub-partitions
+    together: an instruction holds one of ``entries`` places from issue until ``after`` cycles after its
+    last wavefront (its data returned); a warp finding none free waits to issue."""
+
+    entries: int
+    after: int
+
+
+@attrs.frozen
 class Timing:
     """Rates, depths and delays of the LSU pipeline that the timing engine (``simsmem.engine``) runs."""
 
@@ -99,6 +109,7 @@ class Timing:
     calibrated: tuple[str, ...]  # which numbers were fitted to measurements: timing fields and ``OP.latency``
     calibration: str  # what they were fitted to
     overtake: Overtake | None = None  # when a younger instruction's first wavefront goes first (None: never, first come first served)
+    in_flight: InFlight | None = None  # the SM's limit on instructions issued and not yet returned (None: no limit)
 
 
 @attrs.frozen
@@ -301,6 +312,8 @@ def _check(arch: ArchConfig, where: str) -> None:
     for name in ("issue_interval", "shared_issue_interval", "alu_interval", "queue_depth", "accept_interval", "feed_interval", "wavefronts_per_cycle", "window_phases"):
         if getattr(t, name) == 0:
             raise ConfigError(f"{where}: timing.{name}", "must be positive")
+    if t.in_flight is not None and t.in_flight.entries == 0:
+        raise ConfigError(f"{where}: timing.in_flight.entries", "must be positive (in_flight null: no limit)")
     if t.overtake is not None and t.overtake.wavefronts < 2:
         raise ConfigError(f"{where}: timing.overtake.wavefronts", "must be at least 2 (a started instruction has two or more)")
     for name, op in arch.ops.items():

@@ -8,7 +8,9 @@ A warp issues its instructions in trace order (``early``, ``wait``, ``issue``, `
 takes one instruction per ``issue_interval`` cycles from the warp of highest ``issue_priority`` that wants
 it (integer-ALU ones also at most one per ``alu_interval`` cycles on its ALU pipe), shared-memory ones
 at most one per ``shared_issue_interval`` cycles and into an LSU queue of
-``queue_depth`` entries (a full queue stalls issue), which the LSU accepts one per ``accept_interval``
+``queue_depth`` entries (a full queue stalls issue; so does the SM holding ``in_flight.entries`` loads
+of all sub-partitions until ``in_flight.after`` cycles past their last wavefront: ``entries.py``),
+which the LSU accepts one per ``accept_interval``
 cycles; each warp's instructions then feed the data path
 in order, one wavefront per ``feed_interval`` cycles (several warps of a sub-partition at once); the data
 path, one pass of the 32 bank ports per wavefront, serves ``wavefronts_per_cycle`` wavefronts a cycle,

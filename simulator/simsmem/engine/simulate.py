@@ -12,6 +12,7 @@ from ..banks import Counts
 from ..config import ArchConfig, Timing
 from ..trace import InstructionBatch
 from .datapath import DataPath
+from .entries import Entries
 from .program import Program, program
 from .subpartition import SubPartition
 from .timeline import Timeline
@@ -29,7 +30,7 @@ class Run:
         self.program = prog
         self.timing = timing
         self.log = log
-        self.waiting = 0  # warps waiting for an instruction to complete or for queue room
+        self.waiting = 0  # warps waiting for an instruction to complete or for an entry (Entries)
         self.issue = np.full(len(prog), -1, dtype=np.int64)
         self.complete = np.full(len(prog), -1, dtype=np.int64)
         self.passed = np.zeros(len(prog), dtype=np.int64)  # wavefronts the data path passed, per instruction
@@ -37,6 +38,7 @@ class Run:
         self.settled = np.full(len(prog), -1, dtype=np.int64)  # cycle by which the instruction and its warp's earlier ones completed
         names = ("warp", "sub_partition", "wavefronts", "phases", "latency", "early", "early_alu", "wait", "issue", "issue_alu", "delay")
         self.columns = SimpleNamespace(**{name: getattr(prog, name).tolist() for name in names})  # per instruction, for the hot loops
+        self.in_flight = None if timing.in_flight is None else Entries(self, timing.in_flight.entries)  # the SM's loads in flight
         self.sub_partitions = [SubPartition(self, s) for s in range(max(sub_partitions, int(prog.sub_partition.max(initial=-1)) + 1))]
         self.path = path(self)  # the data path, made for this run
 

@@ -6,21 +6,21 @@ the warp of highest priority (``issue_priority``: the youngest, highest-numbered
 wants it, so a younger warp's instructions cut into an older one's run of others. A shared-memory
 instruction issues only ``shared_issue_interval`` cycles after the sub-partition's previous one (the
 MIO throttle); a warp held by it takes no slots meanwhile, and the port serves the other warps.
-An issued instruction takes an entry of the LSU queue (``queue_depth`` entries: when none is free,
-issue stalls). The LSU accepts the queued instructions in order, one per ``accept_interval`` cycles
-(the earliest at issue); an instruction reaches the data path (``datapath.py``) ``to_banks`` cycles
-after it is accepted, completes ``latency - to_banks`` cycles after its last wavefront and frees its
-entry the cycle after that wavefront: to the warp that has waited longest for one, if any (woken then,
-without an event of its own), else to the queue.
+An issued instruction holds an entry of the LSU queue (``queue_depth``, ``entries.py``: when none is
+free, issue stalls) and, where the arch limits them, one of the SM's loads in flight (``in_flight``, for
+all sub-partitions). The LSU accepts the queued instructions in order, one per ``accept_interval``
+cycles (the earliest at issue); an instruction reaches the data path (``datapath.py``) ``to_banks``
+cycles after it is accepted, completes ``latency - to_banks`` cycles after its last wavefront, frees its
+queue entry the cycle after that wavefront and its place in flight ``in_flight.after`` cycles later
+(the same for every instruction, so that places free in the order the data path finishes them).
 """
 
 from __future__ import annotations
 
 import bisect
-import heapq
-from collections import deque
 
 from .cue import WARP, WARPS, Cue
+from .entries import Entries
 
 
 class SubPartition:
@@ -37,9 +37,7 @@ class SubPartition:
         self.accept_free = 0  # first cycle the LSU may accept the next queued instruction
         self.alu_starts: list[int] = []  # sorted: cycles integer-ALU instructions are booked to issue at
         self.stretches: dict[int, int] = {}  # warp -> start of its stretch of other instructions not yet booked
-        self.room = run.timing.queue_depth  # free entries of the LSU queue, as of the last look
-        self.releases: list[int] = []  # heap: cycles taken entries are freed (of instructions served)
-        self.room_waiters: deque[tuple[int, Cue]] = deque()  # warps that found the queue full, in order
+        self.queue = Entries(run, run.timing.queue_depth)  # the LSU queue's entries
         self.completion_waiters: dict[int, tuple[int, Cue]] = {}  # instruction -> (warp, cue) waiting for it
 
     def book_alu(self, t: int, count: int) -> int:
@@ -62,24 +60,6 @@ class SubPartition:
     def order(self, warp: int) -> int:
         """The place of ``warp``'s wake-ups within a cycle: warps of higher issue priority act first."""
         return WARP + WARPS + self.sign * warp
-
-    def take_room(self, warp: int) -> Cue | None:
-        """Take an entry of the queue for ``warp``'s next instruction; None if one was free, else a cue
-        that wakes the warp when a freed entry is handed to it (warps get entries in the order they asked)."""
-        run = self.run
-        run.path.sync(run.env.now)
-        self._collect()
-        if self.room:
-            self.room -= 1
-            return None
-        cue = Cue(run.env)
-        if self.releases:  # the first entry to be freed is this warp's (any warp waiting before it has one)
-            cue.fire(heapq.heappop(self.releases), self.order(warp))
-        else:  # the next instruction served frees it
-            self.room_waiters.append((warp, cue))
-            run.waiting += 1
-            run.path.watch()
-        return cue
 
     def blocked_until(self, warp: int, now: int) -> int | None:
         """None if ``warp`` may issue a shared-memory instruction at ``now``; else the cycle to look again."""
@@ -162,16 +142,6 @@ class SubPartition:
             warp, cue = self.completion_waiters.pop(i)
             run.waiting -= 1
             cue.fire(run.settled[i], self.order(warp))
-        if self.room_waiters:  # its entry goes to the first warp waiting for one
-            warp, cue = self.room_waiters.popleft()
-            run.waiting -= 1
-            cue.fire(last + 1, self.order(warp))
-        else:
-            heapq.heappush(self.releases, last + 1)
-
-    def _collect(self) -> None:
-        """Count the entries freed by now (counted when a warp looks: no event frees them)."""
-        now = self.run.env.now
-        while self.releases and self.releases[0] <= now:
-            heapq.heappop(self.releases)
-            self.room += 1
+        self.queue.release(last + 1)
+        if run.in_flight is not None:
+            run.in_flight.release(last + 1 + t.in_flight.after)

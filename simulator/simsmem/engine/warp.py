@@ -5,8 +5,9 @@ Before instruction ``i`` the warp issues ``early[i]`` other instructions on its 
 then waits, if ``wait[i]`` is N (true: 0), until all its earlier instructions but the N latest
 completed (like ``cp.async.wait_group N``: its instructions complete in order); then issues
 ``issue[i]`` other instructions (``issue_alu[i]`` on the ALU pipe), then stalls ``delay[i]`` cycles
-(and until its ALU instructions have issued), then issues ``i`` on its
-sub-partition (whose port, MIO throttle and queue may make it wait more). It may issue again
+(and until its ALU instructions have issued), then takes an entry of its sub-partition's LSU queue and
+a place among the SM's loads in flight (waiting while none is free), then issues ``i`` on its
+sub-partition (whose port and MIO throttle may make it wait more). It may issue again
 ``issue_interval`` cycles after each instruction.
 """
 
@@ -22,6 +23,7 @@ def warp(run, w: int, instructions):
     sp = run.sub_partitions[c.sub_partition[instructions[0]]]
     free = 0  # first cycle the warp may issue again
     order = sp.order(w)
+    in_flight = run.in_flight
     yield Cue(env, 0, order)  # start in the order of issue priority, not of process creation
     for k, i in enumerate(instructions.tolist()):
         ready = free
@@ -58,8 +60,9 @@ def warp(run, w: int, instructions):
             del sp.stretches[w]
         if ready > env.now:
             yield Cue(env, ready, order)
-        handed = sp.take_room(w)
-        if handed is not None:
+        if (handed := sp.queue.take(order)) is not None:  # an entry of its LSU queue
+            yield handed
+        if in_flight is not None and (handed := in_flight.take(order)) is not None:  # a place among the SM's loads in flight
             yield handed
         while (later := sp.blocked_until(w, env.now)) is not None:
             yield Cue(env, later, order)
