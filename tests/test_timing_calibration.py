@@ -29,7 +29,8 @@ ROWS = orjson.loads((H100 / "timing.json").read_bytes())
 #: (op, ways, warps) -> the largest relative error allowed, for the rows still outside 5% (README
 #: "Timing model"): eight warps, two on each sub-partition, issue the loop faster in the model than
 #: measured; on the H100 busy sub-partitions slow each other through the shared-memory path
-#: (calibration/h100/runs/2026-11-25-pair, its spread list), about 6% more than the engine has.
+#: (calibration/h100/runs/2026-11-25-pair, its spread list), about 6% more than the engine has
+#: (its limit on loads in flight, ``in_flight``, does not bind in this loop).
 #: Before ``overtake`` (first come, first served) LDS32 2-way at 4 warps was out too, at -19.7%:
 #: the H100 keeps those four warps in lock-step, and the first-come data path let them drift apart.
 OUTSIDE_5_PERCENT: dict[tuple[str, int, int], float] = {

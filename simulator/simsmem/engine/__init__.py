@@ -21,7 +21,7 @@ counting model (``simsmem.banks.count``) says how many wavefronts each instructi
 only schedules them.
 
 ``simulate`` passes the data path's cycles in compiled code, without simpy events, only when the engine
-looks (an instruction issues, a warp checks its queue or waits): cycles before ``now + to_banks`` are
+looks (an instruction issues, a warp finds no entry free or waits): cycles before ``now + to_banks`` are
 settled, since no instruction issued later reaches the banks before then. ``reference.py`` runs the
 rule as written, one cycle event at a time (slow, for tests).
 """

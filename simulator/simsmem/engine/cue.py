@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import simpy
 
-TELL = 0  # the data path tells its sub-partitions of finished instructions (freeing queue entries)
+TELL = 0  # the data path tells its sub-partitions of finished instructions (completions, freed entries)
 WARP = 1  # + WARPS + (the warp, negated for youngest first): a warp wakes (SubPartition.order)
 WARPS = 1 << 32  # more than any trace's warp number (int32)
 PASS = 1 << 41  # the data path passes this cycle's wavefronts (wavefront by wavefront only)

@@ -10,9 +10,9 @@ No simpy event per cycle: the path is advanced only when the engine looks. An in
 ``now`` reaches the banks ``to_banks`` cycles later at the earliest, so every cycle before
 ``now + to_banks`` is settled by the instructions issued already, and ``sync(now)`` passes them and
 tells the sub-partitions of the instructions they finished. The engine syncs when an instruction
-issues and before a warp looks at its queue's room or at an instruction it waits for; while a warp
-waits (``watch``), a telling cue wakes the path in time for the next instruction to finish, found by
-passing on a copy of the table (``_next_finish``). ``reference.py`` runs the readable rule one simpy
+issues and before a warp that finds no entry free counts the freed ones (``entries.py``) or looks at
+an instruction it waits for; while a warp waits (``watch``), a telling cue wakes the path in time for
+the next instruction to finish, found by passing on a copy of the table (``_next_finish``). ``reference.py`` runs the readable rule one simpy
 event per busy cycle, and tests hold the two identical.
 """
 
@@ -70,7 +70,7 @@ class DataPath:
             self._step(now)
 
     def watch(self) -> None:
-        """A warp waits for the path (an instruction to complete, its queue's room): cue a telling for the
+        """A warp waits for the path (an instruction to complete, a freed entry): cue a telling for the
         cycle after the next instruction to finish (the first its completion or freed entry can be seen
         at: latencies exceed ``to_banks``), unless one is cued before."""
         if self.next_finish < NEVER and (self.tell_at is None or self.next_finish < self.tell_at - 1):
