@@ -50,15 +50,17 @@ class Run:
     def run(self, advance: Callable[[int], None] | None) -> Timeline:
         for instructions in self.program.by_warp:
             self.env.process(warp(self, int(self.program.warp[instructions[0]]), instructions))
-        issued, steps = 0, 0
-        step, peek = self.env.step, self.env.peek
-        while peek() != simpy.core.Infinity:
-            step()
-            steps += 1
-            if advance is not None and steps % STEP == 0:
-                now_issued = int((self.issue >= 0).sum())
-                advance(now_issued - issued)
-                issued = now_issued
+        issued, step = 0, self.env.step
+        try:
+            while True:
+                for _ in range(STEP):
+                    step()
+                if advance is not None:
+                    now_issued = int((self.issue >= 0).sum())
+                    advance(now_issued - issued)
+                    issued = now_issued
+        except simpy.core.EmptySchedule:  # every event processed
+            pass
         self.path.finish()
         if advance is not None:
             advance(len(self.program) - issued)
