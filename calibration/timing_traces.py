@@ -35,6 +35,7 @@ only; SASS and rows in ``h100/runs/2026-11-24-forms/``).
 from __future__ import annotations
 
 import argparse
+import gzip
 import re
 from pathlib import Path
 
@@ -132,10 +133,12 @@ class Sass:
 
 def read_sass(path: Path = SASS) -> dict[str, list[Sass]]:
     """Each function's instructions with their control codes (Volta+ layout: bits 105-121 of 128: stall,
-    yield, write scoreboard, read scoreboard, wait mask)."""
+    yield, write scoreboard, read scoreboard, wait mask); ``path``: a ``cuobjdump -sass`` listing, gzipped
+    if it ends in ``.gz``."""
     funcs: dict[str, list[Sass]] = {}
     pending = None
-    for line in path.read_text().splitlines():
+    text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text()
+    for line in text.splitlines():
         if m := re.match(r"\s*Function : (\S+)", line):
             current = funcs.setdefault(m[1], [])
         elif m := re.match(r"\s*/\*[0-9a-f]{4}\*/\s+(.*?)\s*;\s*/\* 0x[0-9a-f]{16} \*/", line):
@@ -149,14 +152,23 @@ def read_sass(path: Path = SASS) -> dict[str, list[Sass]]:
     return funcs
 
 
-def loop_of(instructions: list[Sass]) -> list[Sass]:
-    """The body of the function's loop: from the target of its backward branch to the branch."""
+def loops_of(instructions: list[Sass]) -> list[list[Sass]]:
+    """The bodies of the function's loops, in code order: each from the target of a backward branch to the branch."""
+    out = []
     for k, ins in enumerate(instructions):
         if m := re.match(r"@P\d BRA 0x([0-9a-f]+)", ins.text):
             start = int(m[1], 16) // 16
             if start < k:
-                return instructions[start : k + 1]
-    raise ValueError("no loop")
+                out.append(instructions[start : k + 1])
+    return out
+
+
+def loop_of(instructions: list[Sass]) -> list[Sass]:
+    """The body of the function's (first) loop."""
+    loops = loops_of(instructions)
+    if not loops:
+        raise ValueError("no loop")
+    return loops[0]
 
 
 def project(body: list[Sass], timing: Timing) -> list[tuple[int, int, int, int, int, int]]:
@@ -256,28 +268,33 @@ def trace(op: str, ways: int, kind: str, timing: Timing) -> Trace:
     16-warp loop of timing_warps.cu (``warps``) of form ``op`` at ``ways``."""
     form = FORMS[op]
     sass, kernel, warps, _ = KINDS[kind]
-    body = loop_of(read_sass(sass)[kernel.format(form.template)])
-    steps = project(body, timing)
-    n = warps * LOADS
-    per_loop = np.array(steps * (LOADS // len(steps)))
-    batch = InstructionBatch(
+    steps = project(loop_of(read_sass(sass)[kernel.format(form.template)]), timing)
+    return Trace(loop_batch(steps, range(warps), LOADS, form, ways), name=f"{kind}_{op}_{ways}", arch="sm_90")
+
+
+def loop_batch(steps: list[tuple[int, int, int, int, int, int]], warps, loads: int, form: Form, ways: int) -> InstructionBatch:
+    """Each of ``warps`` running a loop of ``project``ed ``steps`` round and round for ``loads`` loads of
+    ``form`` at ``ways`` (``offsets``), in warp order."""
+    warps = np.asarray(list(warps), dtype=np.int32)
+    n = len(warps) * loads
+    per_loop = np.array(steps * (loads // len(steps)))
+    return InstructionBatch(
         op=np.full(n, OPS.index(form.op), dtype=np.uint8),
         width=np.full(n, form.width, dtype=np.uint8),
         num=np.full(n, form.num, dtype=np.uint8),
         trans=np.full(n, form.trans, dtype=bool),
         mask=np.full(n, 0xFFFFFFFF, dtype=np.uint32),
-        warp=np.repeat(np.arange(warps, dtype=np.int32), LOADS),
-        wait=np.tile(per_loop[:, 0], warps).astype(np.int32),
-        delay=np.tile(per_loop[:, 3], warps).astype(np.int64),
-        issue=np.tile(per_loop[:, 2], warps).astype(np.int32),
-        early=np.tile(per_loop[:, 1], warps).astype(np.int32),
-        early_alu=np.tile(per_loop[:, 4], warps).astype(np.int32),
-        issue_alu=np.tile(per_loop[:, 5], warps).astype(np.int32),
+        warp=np.repeat(warps, loads),
+        wait=np.tile(per_loop[:, 0], len(warps)).astype(np.int32),
+        delay=np.tile(per_loop[:, 3], len(warps)).astype(np.int64),
+        issue=np.tile(per_loop[:, 2], len(warps)).astype(np.int32),
+        early=np.tile(per_loop[:, 1], len(warps)).astype(np.int32),
+        early_alu=np.tile(per_loop[:, 4], len(warps)).astype(np.int32),
+        issue_alu=np.tile(per_loop[:, 5], len(warps)).astype(np.int32),
         generic=np.zeros(n, dtype=bool),
         atom=np.zeros(n, dtype=np.uint8),
         addrs=np.tile(offsets(form.pattern, ways).astype(np.int32), (n, 1)),
     )
-    return Trace(batch, name=f"{kind}_{op}_{ways}", arch="sm_90")
 
 
 def rows(kind: str) -> list[tuple[str, int]]:
