@@ -81,7 +81,9 @@ class SubPartition:
         self.run.path.issue(self, i, now, accept + self.timing.to_banks)
 
     def want_slots(self, warp: int, count: int, now: int) -> int | None:
-        """``warp`` wants ``count`` issue slots for other instructions from ``now`` on; ``slots_done``."""
+        """``warp`` wants ``count`` issue slots for other instructions from cycle ``now`` on; ``slots_done``.
+        ``now`` may be ahead of the clock if the port is booked until then (``port_free``): no slot before it
+        is left to hand out, so asking ahead gets the same slots as asking then."""
         self._hand_out(now)
         self.wanting[warp] = self.wanting.get(warp, 0) + count
         if self.run.log is not None:
