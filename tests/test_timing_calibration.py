@@ -73,14 +73,15 @@ def throughput_errors(out, rows=ROWS):
 def print_table(out, rows, source):
     """The measured-vs-simulated tables of ``rows`` (from ``source``), for ``pytest -s``."""
     console = Console(width=120)
-    table = Table(title=f"H100 ({source}) vs simsmem: cycles per dependent load")
-    for col in ("op", "ways", "measured", "simulated", "difference"):
-        table.add_column(col, justify="right")
-    for row in rows["latency"]:
-        sim, meas = out["lat", row["op"], row["ways"]], row["cycles_per_dependent_load"]
-        table.add_row(row["op"], str(row["ways"]), f"{meas:.2f}", f"{sim:.2f}", f"{sim - meas:+.2f}")
-    console.print(table)
-    table = Table(title="cycles per warp-instruction (throughput)")
+    if rows["latency"]:
+        table = Table(title=f"H100 ({source}) vs simsmem: cycles per dependent load")
+        for col in ("op", "ways", "measured", "simulated", "difference"):
+            table.add_column(col, justify="right")
+        for row in rows["latency"]:
+            sim, meas = out["lat", row["op"], row["ways"]], row["cycles_per_dependent_load"]
+            table.add_row(row["op"], str(row["ways"]), f"{meas:.2f}", f"{sim:.2f}", f"{sim - meas:+.2f}")
+        console.print(table)
+    table = Table(title=f"H100 ({source}) vs simsmem: cycles per warp-instruction (throughput)")
     for col in ("op", "ways", "warps", "measured", "simulated", "error"):
         table.add_column(col, justify="right")
     for row in rows["throughput"]:
