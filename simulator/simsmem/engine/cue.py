@@ -28,11 +28,8 @@ class Cue(simpy.Event):
     def __init__(self, env: simpy.Environment, cycle: int | None = None, order: int = WARP) -> None:
         self.env = env
         self.callbacks = []
-        if cycle is not None:  # ``fire``, written out: the engine makes one cue per wake-up
-            self._ok = True
-            self._value = None
-            delay = int(cycle) - env.now
-            env.schedule(self, order, delay if delay > 0 else 0)
+        if cycle is not None:
+            self.fire(cycle, order)
 
     def fire(self, cycle: int, order: int) -> None:
         """Succeed at ``cycle`` (not before now), in place ``order`` within it.
