@@ -54,12 +54,18 @@ def measured(run: Path = RUN) -> dict[tuple[int, int, int, int], tuple[float, fl
     return {key: (median(e for e, _ in v), median(p for _, p in v)) for key, v in reps.items()}
 
 
-def batch(sass: dict, mode: int, deg: int, loops: int, probe: int, arch) -> InstructionBatch:
-    """The launch as a trace: the generator loop on the warps of ``loops``, the probe's chain on ``probe``."""
-    generator, chain = loops_of(sass[f"_Z3mixILi{mode}EEviPxPjijj"])  # the generator's loop, then the probe's
-    parts = [loop_batch(project(generator, arch.timing), [w for w in range(16) if loops >> w & 1], LOADS, FORMS["LDS32"], deg)]
+def steps(run: Path, arch) -> dict[int, tuple[list, list]]:
+    """mode -> the projected steps of its generator's loop and of the probe's chain (the kernel's loops in
+    code order), read once from the run's SASS."""
+    sass = read_sass(run / "timing_load.sass.gz")
+    return {mode: tuple(project(body, arch.timing) for body in loops_of(sass[f"_Z3mixILi{mode}EEviPxPjijj"])) for mode in (0, 1)}
+
+
+def batch(generator: list, chain: list, deg: int, loops: int, probe: int) -> InstructionBatch:
+    """The launch as a trace: the ``generator`` steps on the warps of ``loops``, the probe's ``chain`` on ``probe``."""
+    parts = [loop_batch(generator, [w for w in range(16) if loops >> w & 1], LOADS, FORMS["LDS32"], deg)]
     if probe < 16:
-        parts.append(loop_batch(project(chain, arch.timing), [probe], PROBE_LOADS, FORMS["LDS32"], 1))
+        parts.append(loop_batch(chain, [probe], PROBE_LOADS, FORMS["LDS32"], 1))
     return InstructionBatch.concat(parts)
 
 
@@ -68,15 +74,15 @@ def agreement(arch=None, simulate=simulate, run: Path = RUN) -> dict[tuple[int, 
     link): the simulated end is the last generator load's completion, the link the probe's loads' issue
     cycles apart on average."""
     arch = arch or load_arch("sm_90")
-    sass = read_sass(run / "timing_load.sass.gz")
+    projected = steps(run, arch)
     out = {}
-    for key, (end, link) in measured(run).items():
-        b = batch(sass, *key, arch)
+    for (mode, deg, loops, probe), (end, link) in measured(run).items():
+        b = batch(*projected[mode], deg, loops, probe)
         timeline = simulate(b, count(b, arch), arch)
-        mine = b.warp == key[3]
+        mine = b.warp == probe
         sim_end = int(timeline.complete[~mine].max(initial=0))
         issue = timeline.issue[mine]
-        out[key] = end, sim_end, link, (issue[-1] - issue[0]) / (len(issue) - 1) if len(issue) else 0.0
+        out[mode, deg, loops, probe] = end, sim_end, link, (issue[-1] - issue[0]) / (len(issue) - 1) if len(issue) else 0.0
     return out
 
 
