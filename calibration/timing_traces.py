@@ -152,11 +152,13 @@ def read_sass(path: Path = SASS) -> dict[str, list[Sass]]:
     return funcs
 
 
-def loops_of(instructions: list[Sass]) -> list[list[Sass]]:
-    """The bodies of the function's loops, in code order: each from the target of a backward branch to the branch."""
+def loops_of(instructions: list[Sass], negated: bool = False) -> list[list[Sass]]:
+    """The bodies of the function's loops, in code order: each from the target of a backward branch (on a
+    predicate; ``negated``: on its negation too) to the branch."""
     out = []
+    branch = r"@!?P\d BRA 0x([0-9a-f]+)" if negated else r"@P\d BRA 0x([0-9a-f]+)"
     for k, ins in enumerate(instructions):
-        if m := re.match(r"@P\d BRA 0x([0-9a-f]+)", ins.text):
+        if m := re.match(branch, ins.text):
             start = int(m[1], 16) // 16
             if start < k:
                 out.append(instructions[start : k + 1])
