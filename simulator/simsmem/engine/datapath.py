@@ -125,7 +125,7 @@ def _step(table, meta, warps, done, order, cycles, through, i, w, phases, left, 
         table[rows, READY] = max(arrive, warps[w, 0]) if warps[w, 1] == 0 else -1  # ready once its warp's first
         warps[w, 1] += 1
         meta[ROWS] = rows + 1
-    return finished, _next_finish(table, meta, order, through + 1)
+    return finished, _next_finish(table, meta, warps, order, through + 1)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -236,24 +236,17 @@ def _serving(table, meta, order, t):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _next_finish(table, meta, order, t):  # pragma: no cover - compiled
+def _next_finish(table, meta, warps, order, t):  # pragma: no cover - compiled
     """The first cycle from ``t`` at which a pending instruction finishes if no other is added (NEVER: none
-    is pending): the passes run on a copy of the table until one would finish."""
+    is pending): ``_pass`` runs on copies of the table, its numbers and the warps until one finishes."""
     rows = meta[ROWS]
     if rows == 0:
         return NEVER
-    copy = table[:rows].copy()
+    copy, numbers, feeds = table[:rows].copy(), meta.copy(), warps.copy()
+    copy[:, START] = -1  # (no wavefront cycles logged)
+    scratch = np.empty((rows, 3), dtype=np.int64)
     while True:
         t = max(t, _next_ready(copy, rows))
-        for k in range(rows):
-            if copy[k, LEFT] == 0 and 0 <= copy[k, READY] <= t:
-                return t
-        served = min(_serving(copy, meta, order, t), meta[PER_CYCLE])
-        for m in range(served):
-            k = order[m]
-            copy[k, LEFT] -= 1
-            if copy[k, LEFT] == 0:
-                return t
-            copy[k, PASSED] += 1
-            copy[k, READY] = t + meta[FEED]
+        if _pass(copy, numbers, feeds, scratch, 0, order, scratch[0], t):
+            return t
         t += 1
