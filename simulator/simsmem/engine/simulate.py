@@ -23,9 +23,11 @@ STEP = 1 << 16
 
 
 class Run:
-    """One simulation: the simpy environment, the program, the parts of the path and what they record."""
+    """One simulation: the simpy environment, the program, the parts of the path and what they record
+    (``path``, ``part``: the data path's and the sub-partitions' classes, or others to try)."""
 
-    def __init__(self, prog: Program, timing: Timing, sub_partitions: int, path: Callable, log: list | None) -> None:
+    def __init__(self, prog: Program, timing: Timing, sub_partitions: int, path: Callable, log: list | None,
+                 part: Callable = SubPartition) -> None:
         self.env = simpy.Environment()
         self.program = prog
         self.timing = timing
@@ -39,7 +41,7 @@ class Run:
         names = ("warp", "sub_partition", "wavefronts", "phases", "latency", "early", "early_alu", "wait", "issue", "issue_alu", "delay")
         self.columns = SimpleNamespace(**{name: getattr(prog, name).tolist() for name in names})  # per instruction, for the hot loops
         self.in_flight = None if timing.in_flight is None else Entries(self, timing.in_flight.entries)  # the SM's loads in flight
-        self.sub_partitions = [SubPartition(self, s) for s in range(max(sub_partitions, int(prog.sub_partition.max(initial=-1)) + 1))]
+        self.sub_partitions = [part(self, s) for s in range(max(sub_partitions, int(prog.sub_partition.max(initial=-1)) + 1))]
         self.path = path(self)  # the data path, made for this run
 
     def record(self, name: str, cycle: int) -> None:

@@ -33,6 +33,7 @@ class SubPartition:
         self.port_free = 0  # first cycle the issue port may start a slot (slots before it are handed out)
         self.wanting: dict[int, int] = {}  # warp -> issue slots it still wants for other instructions
         self.sign = -1 if run.timing.issue_priority == "youngest" else 1  # sign * warp: the lower goes first
+        self.rank: dict[int, int] = {}  # warp -> its place at the port (the lowest goes first): sign * warp
         self.shared_free = 0  # first cycle a shared-memory instruction may issue (MIO throttle)
         self.accept_free = 0  # first cycle the LSU may accept the next queued instruction
         self.alu_starts: list[int] = []  # sorted: cycles integer-ALU instructions are booked to issue at
@@ -56,6 +57,11 @@ class SubPartition:
             starts.insert(k, t)
             t += gap
         return t - gap + 1
+
+    def join(self, warp: int) -> int:
+        """Take ``warp`` in as it starts: its place at the port (``rank``); its ``order``."""
+        self.rank[warp] = self.sign * warp
+        return self.order(warp)
 
     def order(self, warp: int) -> int:
         """The place of ``warp``'s wake-ups within a cycle: warps of higher issue priority act first."""
@@ -99,15 +105,16 @@ class SubPartition:
     def _slots_end(self, warp: int, mine: bool = True) -> int:
         """The cycle the port, as things stand, has served the slots wanted by the warps of higher priority
         than ``warp`` (``mine``: and ``warp``'s own)."""
-        rank = self.sign * warp
-        ahead = sum(n for v, n in self.wanting.items() if self.sign * v < rank or mine and v == warp)
+        rank = self.rank
+        mark = rank[warp]
+        ahead = sum(n for v, n in self.wanting.items() if rank[v] < mark or mine and v == warp)
         return self.port_free + ahead * self.timing.issue_interval
 
     def _hand_out(self, now: int) -> None:
         """Give the port's slots that started before ``now`` to the warps wanting them, highest priority first."""
         interval = self.timing.issue_interval
         while self.wanting and self.port_free < now:
-            w = max(self.wanting) if self.sign < 0 else min(self.wanting)
+            w = min(self.wanting, key=self.rank.__getitem__)
             k = min(self.wanting[w], -(-(now - self.port_free) // interval))
             self.port_free += k * interval
             self.wanting[w] -= k

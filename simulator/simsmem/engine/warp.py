@@ -22,7 +22,7 @@ def warp(run, w: int, instructions):
     c = run.columns  # the program's columns as Python lists (a numpy read per field and instruction is slow)
     sp = run.sub_partitions[c.sub_partition[instructions[0]]]
     free = 0  # first cycle the warp may issue again
-    order = sp.order(w)
+    order = sp.join(w)
     in_flight = run.in_flight
     yield Cue(env, 0, order)  # start in the order of issue priority, not of process creation
     for k, i in enumerate(instructions.tolist()):
