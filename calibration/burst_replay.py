@@ -33,6 +33,7 @@ RUN = HERE / "h100" / "runs" / "2026-11-25-burst"
 LINE = re.compile(r"B clk=(\d) deg=(\d) loops=0x([0-9a-f]+) rep=(\d)((?: \d+:\d+,\d+,\d+)+)$")
 LOADS = 512  # per warp
 ALONE = 0x1  # the lone warp
+SUB_PARTITIONS = 4  # warp w runs on sub-partition w % 4
 
 
 def repetitions(run: Path = RUN) -> dict[tuple[int, int, int], list[dict[int, int]]]:
@@ -73,10 +74,9 @@ def simulated(arch=None, simulate=simulate, run: Path = RUN) -> dict[tuple[int, 
     return out
 
 
-def agreement(arch=None, simulate=simulate, run: Path = RUN, sims=None) -> dict[tuple[int, int, int], tuple[float, float]]:
-    """(clk, deg, loops) -> (measured, simulated end cycle), the simulated one plus the lone warp's
-    difference (ALONE's own rows: equal by construction); ``sims``: ``simulated``'s, if already run."""
-    sims = sims or simulated(arch, simulate, run)
+def agreement(sims: dict, run: Path = RUN) -> dict[tuple[int, int, int], tuple[float, float]]:
+    """(clk, deg, loops) -> (measured, simulated end cycle), the simulated one (of ``simulated``'s ``sims``)
+    plus the lone warp's difference (ALONE's own rows: equal by construction)."""
     ends = {key: (end, max(sims[key].values())) for key, end in measured(run).items()}
     return {(clk, deg, loops): (end, sim + ends[clk, deg, ALONE][0] - ends[clk, deg, ALONE][1])
             for (clk, deg, loops), (end, sim) in ends.items()}
@@ -87,15 +87,14 @@ def shares(ends: dict[int, float]) -> float | None:
     than one warp, of its earliest warp's end over its latest's (1: together); None if no warps share one."""
     by_sp = defaultdict(list)
     for w, end in ends.items():
-        by_sp[w % 4].append(end)
+        by_sp[w % SUB_PARTITIONS].append(end)
     ratios = [min(v) / max(v) for v in by_sp.values() if len(v) > 1]
     return min(ratios) if ratios else None
 
 
-def spreads(arch=None, simulate=simulate, run: Path = RUN, sims=None) -> dict[tuple[int, int, int], tuple[float, float]]:
+def spreads(sims: dict, run: Path = RUN) -> dict[tuple[int, int, int], tuple[float, float]]:
     """(clk, deg, loops) -> (measured, simulated) ``shares`` of the launches with warps sharing a
-    sub-partition (measured: from each warp's median end)."""
-    sims = sims or simulated(arch, simulate, run)
+    sub-partition (measured: from each warp's median end; simulated: of ``simulated``'s ``sims``)."""
     out = {}
     for key, reps in repetitions(run).items():
         hw = shares({w: median(ends[w] for ends in reps) for w in reps[0]})
@@ -106,14 +105,14 @@ def spreads(arch=None, simulate=simulate, run: Path = RUN, sims=None) -> dict[tu
 
 def main() -> None:
     sims = simulated()
-    rows = agreement(sims=sims)
+    rows = agreement(sims)
     print("end cycle (simulated + the lone warp's difference), measured vs simulated:")
     for (clk, deg, loops), (hw, sim) in rows.items():
         print(f"  clk {clk} deg {deg} loops {loops:#06x}: {hw:6.0f} {sim:6.0f} ({100 * (sim / hw - 1):+5.1f}%)")
     e = np.array([sim / hw - 1 for (*_, loops), (hw, sim) in rows.items() if loops != ALONE])
     print(f"ends within 5%: {int((np.abs(e) <= 0.05).sum())} of {len(e)} (mean {100 * np.abs(e).mean():.2f}%)")
     print("warps sharing a sub-partition: earliest end over latest, measured vs simulated:")
-    for (clk, deg, loops), (hw, sim) in spreads(sims=sims).items():
+    for (clk, deg, loops), (hw, sim) in spreads(sims).items():
         print(f"  clk {clk} deg {deg} loops {loops:#06x}: {hw:.3f} {sim:.3f}")
 
 

@@ -63,9 +63,9 @@ def main() -> None:
                 pairs = [f"{w}: {100 * errs['LDS32', 1, w]:+.1f}%" for w in range(4, 17)]
                 print("    LDS32 1-way by warps:", ", ".join(pairs))
         sims = burst_replay.simulated(arch, sim)
-        ends = burst_replay.agreement(sims=sims)
+        ends = burst_replay.agreement(sims)
         e = np.abs([s / h - 1 for (*_, loops), (h, s) in ends.items() if loops != burst_replay.ALONE])
-        shares = np.array([s for _, s in burst_replay.spreads(sims=sims).values()])
+        shares = np.array([s for _, s in burst_replay.spreads(sims).values()])
         print(f"  burst run: {int((e <= 0.05).sum())} of {len(e)} ends within 5% (mean {100 * e.mean():.2f}%);"
               f" warps sharing a sub-partition end at {shares.min():.3f} to {shares.max():.3f} of the latest")
 

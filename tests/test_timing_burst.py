@@ -49,7 +49,7 @@ def sims(sm90):
 
 @pytest.fixture(scope="module")
 def ends(sims):
-    out = burst_replay.agreement(sims=sims)
+    out = burst_replay.agreement(sims)
     table = Table(title="H100 burst run vs simsmem (end cycle; clk 1: a clock read around each round's loads)")
     for col in ("clk", "ways", "loops", "measured", "simulated", "error"):
         table.add_column(col, justify="right")
@@ -88,7 +88,7 @@ def test_warps_sharing_a_sub_partition_end_together_on_the_h100_and_apart_in_the
     end at 0.355 of the last one's cycles. Its totals agree (``test_the_ends_are_as_recorded``) while
     its warps do not: a port that hands slots to the warp with the fewest loads issued keeps them
     together, but leaves every pair 8-12% fast (README, "Timing model")."""
-    shares = burst_replay.spreads(sims=sims)
+    shares = burst_replay.spreads(sims)
     assert len(shares) == 64
     hw = np.array([h for h, _ in shares.values()])
     sim = np.array([s for _, s in shares.values()])
