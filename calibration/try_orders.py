@@ -9,7 +9,9 @@ quotes for it:
 
 - ``overtake``: the engine's rule, with ``--within`` and ``--wavefronts`` (default: sm_90's);
 - ``replays-last``: wavefronts past an instruction's phases (replays) after every other ready one;
-- ``round-robin``: the sub-partitions in turn, each its oldest ready instruction.
+- ``round-robin``: the sub-partitions in turn, each its oldest ready instruction;
+- ``new-round-robin``: the first wavefronts of instructions not yet started, the sub-partitions in turn,
+  before the replays (oldest first): what ``sass_model.py`` runs the loops' SASS with.
 
 ``python calibration/try_orders.py overtake --within none loops`` prints the timing.json, forms and
 per-warp rows; ``... RUN`` (collide, aligned, replays, backlog) one replayed run's agreement. Slow (the
@@ -44,8 +46,12 @@ def ordered(order: str):
                 return super()._serve_first(ready)
             if order == "replays-last":
                 return sorted(ready, key=lambda p: len(p.cycles) >= p.phases)
-            if order == "round-robin" and ready:
-                ready = sorted(ready, key=lambda p: (p.sp.index - self.last - 1) % len(p.sp.run.sub_partitions))
+            if order in ("round-robin", "new-round-robin") and ready:
+                def turn(p):
+                    return (p.sp.index - self.last - 1) % len(p.sp.run.sub_partitions)
+
+                new_first = order == "new-round-robin"
+                ready = sorted(ready, key=lambda p: (new_first and bool(p.cycles), 0 if new_first and p.cycles else turn(p)))
                 self.last = ready[0].sp.index
             return ready
 
@@ -54,7 +60,7 @@ def ordered(order: str):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("order", choices=("overtake", "replays-last", "round-robin"))
+    parser.add_argument("order", choices=("overtake", "replays-last", "round-robin", "new-round-robin"))
     parser.add_argument("what", help="loops, or a replayed run: collide, aligned, replays, backlog")
     parser.add_argument("--within", help="overtake: the started ones that reached the banks at most this many cycles before (none: never)")
     parser.add_argument("--wavefronts", type=int, help="overtake: the started ones of at most this many wavefronts")
