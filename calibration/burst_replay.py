@@ -26,7 +26,7 @@ import numpy as np
 from simsmem.banks import count
 from simsmem.config import load_arch
 from simsmem.engine import simulate
-from timing_traces import FORMS, loop_batch, loops_of, project, read_sass
+from timing_traces import FORMS, loop_batch, project, read_sass, load_loop
 
 HERE = Path(__file__).resolve().parent
 RUN = HERE / "h100" / "runs" / "2026-11-25-burst"
@@ -57,8 +57,7 @@ def measured(run: Path = RUN) -> dict[tuple[int, int, int], float]:
 def steps(run: Path, arch) -> dict[int, list]:
     """clk -> the projected steps of the kernel's load loop (its branch is on a negated predicate)."""
     sass = read_sass(run / "timing_burst.sass.gz")
-    return {clk: project(next(body for body in loops_of(sass[f"_Z5burstILi{clk}EEviPxPjij"], negated=True)
-                              if any(ins.text.startswith("LDS") for ins in body)), arch.timing) for clk in (0, 1)}
+    return {clk: project(load_loop(sass[f"_Z5burstILi{clk}EEviPxPjij"], negated=True), arch.timing) for clk in (0, 1)}
 
 
 def simulated(arch=None, simulate=simulate, run: Path = RUN) -> dict[tuple[int, int, int], dict[int, int]]:

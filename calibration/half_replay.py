@@ -22,7 +22,7 @@ from statistics import mean, median
 from simsmem.banks import count
 from simsmem.config import load_arch
 from simsmem.engine import simulate
-from timing_traces import FORMS, loop_batch, loops_of, project, read_sass
+from timing_traces import FORMS, loop_batch, project, read_sass, load_loop
 
 HERE = Path(__file__).resolve().parent
 RUN = HERE / "h100" / "runs" / "2026-11-25-half"
@@ -47,14 +47,17 @@ def measured(run: Path = RUN) -> dict[int, float]:
 def simulated(arch=None, simulate=simulate, run: Path = RUN) -> dict[int, int]:
     """loops -> the simulated end cycle (the last loop warp's last load's data returned)."""
     arch = arch or load_arch("sm_90")
-    sass = read_sass(run / "timing_half.sass.gz")
-    body = next(body for body in loops_of(sass["_Z6spreadILi0EEvPxPjijj"]) if any(ins.text.startswith("LDS") for ins in body))
-    steps = project(body, arch.timing)
+    steps = project(loop(run), arch.timing)
     out = {}
     for loops in sorted(measured(run)):
         b = loop_batch(steps, [w for w in range(2 * SUB_PARTITIONS) if loops >> w & 1], LOADS, FORMS["LDS32"], 1)
         out[loops] = int(simulate(b, count(b, arch), arch).complete.max())
     return out
+
+
+def loop(run: Path = RUN) -> list:
+    """The SASS of the run's loop (timing.cu's LDS.32 loop in the ``spread`` kernel)."""
+    return load_loop(read_sass(run / "timing_half.sass.gz")["_Z6spreadILi0EEvPxPjijj"])
 
 
 def pairs(loops: int) -> int:

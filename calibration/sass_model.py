@@ -31,12 +31,11 @@ with the sub-partitions holding one; the engine's rules here: 10), but 92 of the
 from __future__ import annotations
 
 import argparse
+import functools
 import heapq
-import json
-import re
+import sys
 from collections import defaultdict, deque
 from pathlib import Path
-from statistics import median
 from types import SimpleNamespace
 
 import attrs
@@ -47,10 +46,9 @@ from simsmem.banks import count
 from simsmem.config import Timing, load_arch
 from simsmem.engine.passing import Pending
 from simsmem.engine.program import program
-from timing_traces import BRANCH_TAKEN, FORMS, READ_RELEASE, SASS, Sass, loop_batch, loops_of, read_sass
+from timing_traces import BRANCH_TAKEN, FORMS, READ_RELEASE, SASS, Sass, loop_batch, read_sass, load_loop
 
-HERE = Path(__file__).resolve().parent
-H100 = HERE / "h100"
+ROOT = Path(__file__).resolve().parents[1]
 SUB_PARTITIONS = 4  # warp w runs on sub-partition w % 4
 
 
@@ -72,7 +70,6 @@ class Warp:
     pc: int = 0
     laps: int = 0  # loop iterations done
     free: int = 0  # first cycle it may issue again
-    feed_free: int = 0  # first cycle its next wavefront may pass
     end: int = 0  # the cycle its latest load's data returned
     done: bool = False
     writes: list[int] = attrs.Factory(lambda: [0] * 6)  # loads in flight per write scoreboard
@@ -196,36 +193,34 @@ def simulate_loop(body: list[Sass], warps, laps: int, load: Load, timing: Timing
     return SM(body, warps, laps, load, timing, rules).run()
 
 
-def load_loop(sass: Path, kernel: str) -> list[Sass]:
-    """The body of ``kernel``'s loop that holds its shared-memory loads."""
-    return next(body for body in loops_of(read_sass(sass)[kernel]) if any(ins.shared for ins in body))
+@functools.cache
+def thr_loop(template: int) -> list[Sass]:
+    """The SASS of timing.cu's throughput loop for its kernel's template argument (read once)."""
+    return load_loop(read_sass(SASS)[f"_Z3thrILi{template}EEviPxPji"])
 
 
 def throughput(op: str, ways: int, warps: int, arch, rules: Rules = Rules(), loads: int = 256) -> float:
     """Cycles per warp-instruction of timing.cu's throughput loop of ``op`` at ``ways`` on ``warps`` warps,
     ``loads`` loads each (timing.cu's 512 give the same within 0.5%: the loop reaches its pace at once)."""
     form = FORMS[op]
-    body = load_loop(SASS, f"_Z3thrILi{form.template}EEviPxPji")
+    body = thr_loop(form.template)
     laps = loads // sum(ins.shared for ins in body)
     ends = simulate_loop(body, range(warps), laps, Load.of(form, ways, arch), arch.timing, rules)
     return max(ends.values()) / (laps * sum(ins.shared for ins in body) * warps)
 
 
-def timing_json(op: str | None = None, ways: int | None = None) -> dict[tuple[str, int, int], float]:
-    """(op, ways, warps) -> timing.json's measured cycles per warp-instruction (of ``op`` and ``ways`` if given)."""
-    rows = json.loads((H100 / "timing.json").read_text())["throughput"]
+def measured(run: str, op: str | None = None, ways: int | None = None) -> dict[tuple[str, int, int], float]:
+    """(op, ways, warps) -> measured cycles per warp-instruction of ``run`` ("timing.json", or "counts": the
+    counts run, medians of its timed repetitions), of ``op`` and ``ways`` if given; the rows as the engine's
+    tests read them."""
+    if str(ROOT / "tests") not in sys.path:
+        sys.path.insert(0, str(ROOT / "tests"))
+    import test_timing_calibration
+    import test_timing_counts
+
+    rows = (test_timing_calibration.ROWS if run == "timing.json" else test_timing_counts.ROWS)["throughput"]
     return {(r["op"], r["ways"], r["warps"]): r["cycles_per_warp_instruction"] for r in rows
             if op in (None, r["op"]) and ways in (None, r["ways"])}
-
-
-def counts_run(op: str, ways: int) -> dict[int, float]:
-    """warps -> the counts run's measured cycles per warp-instruction (median of the timed repetitions)."""
-    reps = defaultdict(list)
-    for line in (H100 / "runs" / "2026-11-25-counts" / "timing_n.txt").read_text().splitlines():
-        m = re.match(r"THR op=(\w+) deg=(\d+) warps=(\d+) rep=(\d) cyc_per_warp_inst=([\d.]+)$", line)
-        if m and m[1] == op and int(m[2]) == ways and int(m[4]):
-            reps[int(m[3])].append(float(m[5]))
-    return {w: median(v) for w, v in sorted(reps.items())}
 
 
 def half_run(arch, rules: Rules = Rules()) -> dict[int, tuple[float, int]]:
@@ -233,14 +228,13 @@ def half_run(arch, rules: Rules = Rules()) -> dict[int, tuple[float, int]]:
     LDS.32 1-way loop on each sub-partition of a set)."""
     import half_replay
 
-    body = load_loop(half_replay.RUN / "timing_half.sass.gz", "_Z6spreadILi0EEvPxPjijj")
+    body = half_replay.loop()
     load, laps = Load.of(FORMS["LDS32"], 1, arch), half_replay.LOADS // sum(ins.shared for ins in body)
     return {loops: (hw, max(simulate_loop(body, [w for w in range(8) if loops >> w & 1], laps, load, arch.timing, rules).values()))
             for loops, hw in half_replay.measured().items()}
 
 
 ENGINE_LIKE = Rules(port="youngest", path="overtake", fma_interval=0)  # the engine's port and order, no IMAD pipe
-COUNTS = (("LDS32", 1), ("LDS32", 2), ("LDS32", 4), ("LDS64", 1), ("LDS64", 2), ("LDS128", 1), ("LDSM4", 1))  # the counts run's
 
 
 def summary(errs: dict) -> str:
@@ -256,11 +250,9 @@ def main() -> None:
     for name, rules in (("round-robin port, IMAD pipe, new instructions first, sub-partitions in turn", Rules()),
                         ("the engine's port and order, no IMAD pipe", ENGINE_LIKE)):
         print(name)
-        rows = timing_json() if args.all else timing_json("LDS32", 1)
-        print("  timing.json:", summary({key: throughput(*key, arch, rules) / hw - 1 for key, hw in rows.items()}))
-        counts = {(op, ways, w): throughput(op, ways, w, arch, rules) / hw - 1
-                  for op, ways in (COUNTS if args.all else COUNTS[:1]) for w, hw in counts_run(op, ways).items()}
-        print("  counts run:", summary(counts))
+        for run in ("timing.json", "counts"):
+            rows = measured(run) if args.all else measured(run, "LDS32", 1)
+            print(f"  {run}:", summary({key: throughput(*key, arch, rules) / hw - 1 for key, hw in rows.items()}))
         print("  half run:", summary({f"{loops:#04x}": sim / hw - 1 for loops, (hw, sim) in sorted(half_run(arch, rules).items())}))
 
 

@@ -165,6 +165,12 @@ def loops_of(instructions: list[Sass], negated: bool = False) -> list[list[Sass]
     return out
 
 
+def load_loop(instructions: list[Sass], negated: bool = False) -> list[Sass]:
+    """The body of the function's (first) loop that holds shared-memory loads (LDS, LDSM; ``negated``: as
+    ``loops_of``), not its zeroing of shared memory."""
+    return next(body for body in loops_of(instructions, negated) if any(ins.text.startswith("LDS") for ins in body))
+
+
 def loop_of(instructions: list[Sass]) -> list[Sass]:
     """The body of the function's (first) loop."""
     loops = loops_of(instructions)

@@ -47,11 +47,13 @@ def ordered(order: str):
             if order == "replays-last":
                 return sorted(ready, key=lambda p: len(p.cycles) >= p.phases)
             if order in ("round-robin", "new-round-robin") and ready:
-                def turn(p):
+                def turn(p):  # the sub-partitions after the one served last, in turn
                     return (p.sp.index - self.last - 1) % len(p.sp.run.sub_partitions)
 
-                new_first = order == "new-round-robin"
-                ready = sorted(ready, key=lambda p: (new_first and bool(p.cycles), 0 if new_first and p.cycles else turn(p)))
+                def new_first(p):  # replays after new instructions, in their own (age) order
+                    return (True, 0) if p.cycles else (False, turn(p))
+
+                ready = sorted(ready, key=turn if order == "round-robin" else new_first)
                 self.last = ready[0].sp.index
             return ready
 

@@ -26,8 +26,8 @@ import sass_model  # noqa: E402
 
 
 def errors(arch, rules):
-    json_rows = {k: sass_model.throughput(*k, arch, rules) / hw - 1 for k, hw in sass_model.timing_json("LDS32", 1).items()}
-    counts = {w: sass_model.throughput("LDS32", 1, w, arch, rules) / hw - 1 for w, hw in sass_model.counts_run("LDS32", 1).items()}
+    json_rows = {k: sass_model.throughput(*k, arch, rules) / hw - 1 for k, hw in sass_model.measured("timing.json", "LDS32", 1).items()}
+    counts = {k[2]: sass_model.throughput(*k, arch, rules) / hw - 1 for k, hw in sass_model.measured("counts", "LDS32", 1).items()}
     half = sass_model.half_run(arch, rules)
     return json_rows, counts, {loops: sim / hw - 1 for loops, (hw, sim) in half.items()}, half
 
@@ -65,7 +65,7 @@ def test_four_warps_of_multi_wavefront_loads_within_5_percent(sm90):
     """One warp a sub-partition, where taking the sub-partitions in turn for replays too (``round-robin``)
     keeps them in lock-step 10-27% slow: new instructions first lets them drift apart, as the H100's do."""
     rows = [(op, ways, 4) for op, ways in (("LDS32", 4), ("LDS32", 8), ("LDS64", 1), ("LDS64", 2), ("LDS128", 1), ("LDSM4", 1), ("LDSM4", 2))]
-    hw = sass_model.timing_json()
+    hw = sass_model.measured("timing.json")
     for rules, most in ((sass_model.Rules(), 0.05), (sass_model.Rules(path="round-robin"), 0.30)):
         errs = [sass_model.throughput(*key, sm90, rules) / hw[key] - 1 for key in rows]
         assert max(abs(e) for e in errs) <= most, rules
