@@ -5,7 +5,8 @@ The engine's port (``simsmem.engine.subpartition``) gives each slot to the young
 the older takes the slots left, then runs alone: the H100's warps of one sub-partition end together
 (``runs/2026-11-25-burst``: within 2% in 62 of its 64 launches with such warps). This script runs the
 calibration rows under a port that hands each slot to the warp with the fewest shared-memory
-instructions issued so far (ties: ``issue_priority``), and prints what the README quotes for it:
+instructions issued so far (ties: ``issue_priority``) and under the engine's round-robin port (each slot
+to the wanting warp after the one served last), and prints what the README quotes for them:
 
     python calibration/try_ports.py
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import attrs
 import numpy as np
 
 from simsmem.config import load_arch
@@ -36,7 +38,7 @@ class FewestIssued(SubPartition):
 
     def issue(self, i: int, now: int) -> None:
         warp = self.run.columns.warp[i]
-        self.rank[warp] += self.TIE
+        self.port.rank[warp] += self.TIE
         super().issue(i, now)
 
 
@@ -53,7 +55,9 @@ def main() -> None:
     from simsmem.engine import simulate
 
     arch = load_arch("sm_90")
-    for name, sim in (("engine (youngest first)", simulate), ("fewest issued first", simulate_fewest_issued)):
+    turns = attrs.evolve(arch, timing=attrs.evolve(arch.timing, issue_priority="round-robin"))
+    for name, arch, sim in (("engine (youngest first)", arch, simulate), ("fewest issued first", arch, simulate_fewest_issued),
+                            ("round-robin (issue_priority: round-robin)", turns, simulate)):
         print(name)
         for rows, label in ((T.ROWS, "timing.json"), (C.ROWS, "counts run")):
             errs = T.throughput_errors(T.simulate_rows(arch, rows, ("lat", "thr"), sim), rows)

@@ -104,6 +104,16 @@ def test_the_port_goes_to_the_warp_of_highest_priority(sm90):
     assert list(old.issue) == [6, 9]
 
 
+def test_a_round_robin_port_lets_the_warps_take_turns(sm90):
+    """The same two warps with ``issue_priority: round-robin``: slots 0-3 go to warps 0, 4, 0, 4; at 4 warp 4
+    wants its load's slot, but warp 0 is next in turn (4); warp 4's load at 5, warp 0's last slots 6-8,
+    its load at 9 (youngest first: 2 and 9): the younger warp no longer runs as if alone."""
+    turns = attrs.evolve(sm90, timing=attrs.evolve(sm90.timing, issue_priority="round-robin"))
+    ins = [Instruction("LDS", ROW, warp=0, issue=6), Instruction("LDS", ROW, warp=4, issue=2)]
+    timeline, log = run(turns, ins)
+    assert [entry for entry in log if "issues" in entry[0]] == [("warp 4 issues #1", 5), ("warp 0 issues #0", 9)]
+
+
 def test_integer_alu_instructions_share_the_sub_partition_s_pipe(sm90):
     """alu_interval 2: one integer-ALU instruction per 2 cycles per sub-partition. Warps 0 and 4 (one
     sub-partition) each issue 4 other instructions, all ALU (``issue_alu``), then a load. Warp 4 (younger)

@@ -32,7 +32,7 @@ Counter = Literal["ld", "st", "atom", "ldgsts"]
 #: 32-bit and narrower, a half-warp for 64-bit, a quarter-warp for 128-bit).
 #: ``matrix``: one phase per 8x8 b16 matrix, its 8 row addresses given by 8 consecutive lanes.
 PhaseRule = Literal["bytes", "matrix"]
-IssuePriority = Literal["youngest", "oldest"]
+IssuePriority = Literal["youngest", "oldest", "round-robin"]
 
 
 @attrs.frozen
@@ -99,7 +99,7 @@ class Timing:
     issue_interval: int  # cycles a sub-partition's issue port is busy with one instruction (shared-memory or other)
     shared_issue_interval: int  # cycles from a sub-partition's issue of a shared-memory instruction to its next (MIO throttle)
     alu_interval: int  # cycles from a sub-partition's issue of an integer-ALU instruction to its next (a trace's early_alu, issue_alu)
-    issue_priority: IssuePriority  # which of a sub-partition's warps wanting its issue port gets it: youngest (highest number) or oldest
+    issue_priority: IssuePriority  # which of a sub-partition's warps wanting its issue port gets it: youngest (highest number), oldest, or round-robin (the one after the warp served last)
     queue_depth: int  # shared-memory instructions a sub-partition's LSU queue holds; issue stalls when full
     accept_interval: int  # cycles between two instructions the LSU accepts from a sub-partition's queue (in order)
     feed_interval: int  # cycles between two wavefronts of one warp's instructions at the data path

@@ -2,11 +2,11 @@
 
 ::
 
-    warps (warp.py) --issue--> sub-partitions (subpartition.py) --wavefronts--> data path (datapath.py)
+    warps (warp.py) --issue--> sub-partitions (subpartition.py, port.py) --wavefronts--> data path (datapath.py)
 
 A warp issues its instructions in trace order (``early``, ``wait``, ``issue``, ``delay``); its sub-partition's port
-takes one instruction per ``issue_interval`` cycles from the warp of highest ``issue_priority`` that wants
-it (integer-ALU ones also at most one per ``alu_interval`` cycles on its ALU pipe), shared-memory ones
+takes one instruction per ``issue_interval`` cycles from the warp ``issue_priority`` picks among those that
+want it (the youngest, the oldest, or in turn: ``port.py``; integer-ALU ones also at most one per ``alu_interval`` cycles on its ALU pipe), shared-memory ones
 at most one per ``shared_issue_interval`` cycles and into an LSU queue of
 ``queue_depth`` entries (a full queue stalls issue; so does the SM holding ``in_flight.entries`` loads
 of all sub-partitions until ``in_flight.after`` cycles past their last wavefront: ``entries.py``),

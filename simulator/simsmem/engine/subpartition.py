@@ -1,9 +1,10 @@
 """A sub-partition (SMSP): its issue port and its LSU queue.
 
-Warps of the sub-partition share its issue port: one instruction per ``issue_interval`` cycles, the
-shared-memory ones and the others a trace's ``early`` and ``issue`` count. Each cycle the port goes to
-the warp of highest priority (``issue_priority``: the youngest, highest-numbered, or the oldest) that
-wants it, so a younger warp's instructions cut into an older one's run of others. A shared-memory
+Warps of the sub-partition share its issue port (``port.py``): one instruction per ``issue_interval``
+cycles, the shared-memory ones and the others a trace's ``early`` and ``issue`` count. Each cycle the port
+goes to the warp ``issue_priority`` picks among those that want it: the youngest (highest-numbered) or
+the oldest, so that a warp of higher priority cuts into another's run of others, or the one after the warp
+served last (``round-robin``), so that they take turns. A shared-memory
 instruction issues only ``shared_issue_interval`` cycles after the sub-partition's previous one (the
 MIO throttle); a warp held by it takes no slots meanwhile, and the port serves the other warps.
 An issued instruction holds an entry of the LSU queue (``queue_depth``, ``entries.py``: when none is
@@ -21,6 +22,7 @@ import bisect
 
 from .cue import WARP, WARPS, Cue
 from .entries import Entries
+from .port import port
 
 
 class SubPartition:
@@ -30,10 +32,8 @@ class SubPartition:
         self.run = run
         self.index = index
         self.timing = run.timing
-        self.port_free = 0  # first cycle the issue port may start a slot (slots before it are handed out)
-        self.wanting: dict[int, int] = {}  # warp -> issue slots it still wants for other instructions
-        self.sign = -1 if run.timing.issue_priority == "youngest" else 1  # sign * warp: the lower goes first
-        self.rank: dict[int, int] = {}  # warp -> its place at the port (the lowest goes first): sign * warp
+        self.port = port(run.timing)  # its issue port and the rule that picks the warp
+        self.sign = -1 if run.timing.issue_priority == "youngest" else 1  # same-cycle wake-ups: sign * warp, the lower first
         self.shared_free = 0  # first cycle a shared-memory instruction may issue (MIO throttle)
         self.accept_free = 0  # first cycle the LSU may accept the next queued instruction
         self.alu_starts: list[int] = []  # sorted: cycles integer-ALU instructions are booked to issue at
@@ -59,25 +59,26 @@ class SubPartition:
         return t - gap + 1
 
     def join(self, warp: int) -> int:
-        """Take ``warp`` in as it starts: its place at the port (``rank``); its ``order``."""
-        self.rank[warp] = self.sign * warp
+        """Take ``warp`` in as it starts (at its port); its ``order``."""
+        self.port.join(warp)
         return self.order(warp)
 
     def order(self, warp: int) -> int:
-        """The place of ``warp``'s wake-ups within a cycle: warps of higher issue priority act first."""
+        """The place of ``warp``'s wake-ups within a cycle: warps of higher issue priority act first (round-robin: the oldest)."""
         return WARP + WARPS + self.sign * warp
 
     def blocked_until(self, warp: int, now: int) -> int | None:
         """None if ``warp`` may issue a shared-memory instruction at ``now``; else the cycle to look again."""
-        if not self.wanting and self.port_free <= now and self.shared_free <= now:
-            return None  # the port is idle
-        self._hand_out(now)
-        t = max(now, self.shared_free, self._slots_end(warp, mine=False))
+        port = self.port
+        if port.idle(now) and self.shared_free <= now:
+            return None
+        port.hand_out(now)
+        t = max(now, self.shared_free, port.start(warp))
         return None if t == now else t
 
     def issue(self, i: int, now: int) -> None:
         """Issue instruction ``i`` (holding an entry) at ``now``, which ``blocked_until`` allowed."""
-        self.port_free = now + self.timing.issue_interval
+        self.port.take(self.run.columns.warp[i], now)
         self.shared_free = now + self.timing.shared_issue_interval
         self.run.issue[i] = now
         if self.run.log is not None:
@@ -88,39 +89,19 @@ class SubPartition:
 
     def want_slots(self, warp: int, count: int, now: int) -> int | None:
         """``warp`` wants ``count`` issue slots for other instructions from cycle ``now`` on; ``slots_done``.
-        ``now`` may be ahead of the clock if the port is booked until then (``port_free``): no slot before it
+        ``now`` may be ahead of the clock if the port is booked until then (``port.free``): no slot before it
         is left to hand out, so asking ahead gets the same slots as asking then."""
-        self._hand_out(now)
-        self.wanting[warp] = self.wanting.get(warp, 0) + count
+        self.port.hand_out(now)
+        self.port.want(warp, count)
         if self.run.log is not None:
             self.run.record(f"warp {warp} wants {count} slots", now)
-        return self._slots_end(warp)
+        return self.port.end(warp)
 
     def slots_done(self, warp: int, now: int) -> int | None:
         """None once ``warp`` has had all the slots it wanted by ``now``; else the cycle it will have had
-        them as things stand (later if warps of higher priority come to want slots first)."""
-        self._hand_out(now)
-        return self._slots_end(warp) if warp in self.wanting else None
-
-    def _slots_end(self, warp: int, mine: bool = True) -> int:
-        """The cycle the port, as things stand, has served the slots wanted by the warps of higher priority
-        than ``warp`` (``mine``: and ``warp``'s own)."""
-        rank = self.rank
-        mark = rank[warp]
-        ahead = sum(n for v, n in self.wanting.items() if rank[v] < mark or mine and v == warp)
-        return self.port_free + ahead * self.timing.issue_interval
-
-    def _hand_out(self, now: int) -> None:
-        """Give the port's slots that started before ``now`` to the warps wanting them, highest priority first."""
-        interval = self.timing.issue_interval
-        while self.wanting and self.port_free < now:
-            w = min(self.wanting, key=self.rank.__getitem__)
-            k = min(self.wanting[w], -(-(now - self.port_free) // interval))
-            self.port_free += k * interval
-            self.wanting[w] -= k
-            if not self.wanting[w]:
-                del self.wanting[w]
-        self.port_free = max(self.port_free, now)
+        them as things stand (later if other warps come to want slots first)."""
+        self.port.hand_out(now)
+        return self.port.end(warp) if warp in self.port.wanting else None
 
     def wait_for(self, i: int, warp: int) -> Cue | None:
         """None if instruction ``i`` is served (it and the warp's earlier ones complete at ``run.settled[i]``);

@@ -29,7 +29,7 @@ def warp(run, w: int, instructions):
         ready = free
         if early := c.early[i]:
             alu = sp.book_alu(max(ready, env.now), c.early_alu[i]) if c.early_alu[i] else 0
-            if ready > env.now and ready > sp.port_free:  # slots before ``ready`` may go to other warps
+            if ready > env.now and ready > sp.port.free:  # slots before ``ready`` may go to other warps
                 yield Cue(env, ready, order)
             # the port's slots, as its priority hands them out (asked for ahead when the port is booked
             # until ``ready`` anyway: the same slots, one wake-up fewer); written out here and for ``issue``
@@ -48,7 +48,7 @@ def warp(run, w: int, instructions):
         if alu := c.issue_alu[i]:
             start = sp.stretches[w] = max(ready, env.now)
         if others := c.issue[i]:
-            if ready > env.now and ready > sp.port_free:  # slots before ``ready`` may go to other warps
+            if ready > env.now and ready > sp.port.free:  # slots before ``ready`` may go to other warps
                 yield Cue(env, ready, order)
             done = sp.want_slots(w, others, max(ready, env.now))
             while done is not None:
