@@ -53,6 +53,7 @@ import try_orders
 from simsmem.banks import count
 from simsmem.config import Timing, load_arch
 from simsmem.engine.passing import Pending
+from simsmem.engine.port import turn
 from simsmem.engine.program import program
 from simsmem.trace import NO_WAIT
 from timing_traces import BRANCH_TAKEN, FORMS, READ_RELEASE, SASS, Sass, load_loop, loop_batch, project, read_sass
@@ -153,7 +154,7 @@ class SM:
         if not ready:
             return
         if rules.port == "round-robin":
-            w = min(ready, key=lambda v: (v.number - self.last[sp] - 1) % 1024)
+            w = min(ready, key=lambda v: turn(v.number, self.last[sp]))
         elif rules.port == "greedy":  # the warp served last while it is ready, else the oldest
             w = next((v for v in ready if v.number == self.last[sp]), None) or min(ready, key=lambda v: v.number)
         else:
@@ -203,26 +204,20 @@ def lumped(body: list[Sass], timing: Timing) -> list[Step]:
     before the wait: the engine's after) its ``delay`` more; the integer-ALU ones (``early_alu``, ``issue_alu``) spread evenly through their stretch."""
     out: list[Step] = []
     for wait, early, issue, delay, early_alu, issue_alu in project(body, timing):
-        waits = None if wait == NO_WAIT else wait
-        out += [Step("LOP3" if _spread(k, early_alu, early) else "MOV", 1, None, 0) for k in range(early)]
-        stretch = [Step("LOP3" if _spread(k, issue_alu, issue) else "MOV", 1, None, 0) for k in range(issue)]
-        if stretch:
-            stretch[0] = attrs.evolve(stretch[0], wait=waits)
-        stretch.append(Step("LDS", 1, None, 0, wait=None if issue else waits))
-        if delay:
-            where = len(out) + len(stretch) - 2  # the last other (else the instruction before the shared one)
-            if where < 0:
+        out += _others(early, early_alu)
+        stretch = _others(issue, issue_alu) + [Step("LDS", 1, None, 0)]
+        stretch[0] = attrs.evolve(stretch[0], wait=None if wait == NO_WAIT else wait)
+        out += stretch
+        if delay:  # on the last other, else on the instruction before the shared one
+            if len(out) < 2:
                 raise ValueError("a loop whose first shared-memory instruction has a delay but no others before it")
-            out += stretch
-            out[where] = attrs.evolve(out[where], stall=out[where].stall + delay)
-        else:
-            out += stretch
+            out[-2] = attrs.evolve(out[-2], stall=out[-2].stall + delay)
     return out
 
 
-def _spread(k: int, some: int, of: int) -> bool:
-    """Whether the ``k``-th of ``of`` is one of ``some`` spread evenly among them."""
-    return k * some // of != (k + 1) * some // of
+def _others(count: int, alu: int) -> list[Step]:
+    """``count`` other instructions, ``alu`` of them integer-ALU ones spread evenly among them."""
+    return [Step("LOP3" if k * alu // count != (k + 1) * alu // count else "MOV", 1, None, 0) for k in range(count)]
 
 
 @attrs.frozen

@@ -56,17 +56,17 @@ def main() -> None:
 
     arch = load_arch("sm_90")
     turns = attrs.evolve(arch, timing=attrs.evolve(arch.timing, issue_priority="round-robin"))
-    for name, arch, sim in (("engine (youngest first)", arch, simulate), ("fewest issued first", arch, simulate_fewest_issued),
-                            ("round-robin (issue_priority: round-robin)", turns, simulate)):
+    for name, on, sim in (("engine (youngest first)", arch, simulate), ("fewest issued first", arch, simulate_fewest_issued),
+                          ("round-robin (issue_priority: round-robin)", turns, simulate)):
         print(name)
         for rows, label in ((T.ROWS, "timing.json"), (C.ROWS, "counts run")):
-            errs = T.throughput_errors(T.simulate_rows(arch, rows, ("lat", "thr"), sim), rows)
+            errs = T.throughput_errors(T.simulate_rows(on, rows, ("lat", "thr"), sim), rows)
             e = np.abs(list(errs.values()))
             print(f"  {label}: {int((e <= 0.05).sum())} of {len(e)} throughput rows within 5% (mean {100 * e.mean():.2f}%)")
             if label == "counts run":
                 pairs = [f"{w}: {100 * errs['LDS32', 1, w]:+.1f}%" for w in range(4, 17)]
                 print("    LDS32 1-way by warps:", ", ".join(pairs))
-        sims = burst_replay.simulated(arch, sim)
+        sims = burst_replay.simulated(on, sim)
         ends = burst_replay.agreement(sims)
         e = np.abs([s / h - 1 for (*_, loops), (h, s) in ends.items() if loops != burst_replay.ALONE])
         shares = np.array([s for _, s in burst_replay.spreads(sims).values()])

@@ -14,11 +14,19 @@ warp's run of N others costs a few events, not N. ``issue_priority`` picks the r
 from __future__ import annotations
 
 
-class Port:
-    """The slots handed out so far (``free``: the first cycle not handed out) and those still wanted."""
+def turn(warp: int, last: int) -> int:
+    """``warp``'s place in the turn that starts after warp ``last`` (by number, wrapping): the lower first."""
+    return (warp - last - 1) % (1 << 32)
 
-    def __init__(self, interval: int) -> None:
+
+class Port:
+    """The slots handed out so far (``free``: the first cycle not handed out) and those still wanted;
+    ``sign``: of two warps, the one of lower ``sign * warp`` has the higher priority (and acts first
+    within a cycle)."""
+
+    def __init__(self, interval: int, sign: int = 1) -> None:
         self.interval = interval
+        self.sign = sign
         self.free = 0  # first cycle a slot may start (those before it are handed out)
         self.wanting: dict[int, int] = {}  # warp -> slots it still wants for other instructions
 
@@ -60,8 +68,7 @@ class PriorityPort(Port):
     """Each slot to the wanting warp of highest priority: ``sign * warp`` the lowest (-1: the youngest)."""
 
     def __init__(self, interval: int, sign: int) -> None:
-        super().__init__(interval)
-        self.sign = sign
+        super().__init__(interval, sign)
         self.rank: dict[int, int] = {}  # warp -> its place (the lowest goes first)
 
     def join(self, warp: int) -> None:
@@ -86,12 +93,11 @@ class RoundRobinPort(Port):
     """Each slot to the wanting warp after the one served last, by number (wrapping): the warps take turns."""
 
     def __init__(self, interval: int) -> None:
-        super().__init__(interval)
+        super().__init__(interval)  # within a cycle the oldest acts first
         self.last = -1  # the warp served last
 
     def _after_last(self, warp: int) -> int:
-        """``warp``'s place in the turn that starts after the warp served last."""
-        return (warp - self.last - 1) % (1 << 32)
+        return turn(warp, self.last)
 
     def take(self, warp: int, now: int) -> None:
         super().take(warp, now)

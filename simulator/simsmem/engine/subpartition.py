@@ -33,7 +33,6 @@ class SubPartition:
         self.index = index
         self.timing = run.timing
         self.port = port(run.timing)  # its issue port and the rule that picks the warp
-        self.sign = -1 if run.timing.issue_priority == "youngest" else 1  # same-cycle wake-ups: sign * warp, the lower first
         self.shared_free = 0  # first cycle a shared-memory instruction may issue (MIO throttle)
         self.accept_free = 0  # first cycle the LSU may accept the next queued instruction
         self.alu_starts: list[int] = []  # sorted: cycles integer-ALU instructions are booked to issue at
@@ -65,7 +64,7 @@ class SubPartition:
 
     def order(self, warp: int) -> int:
         """The place of ``warp``'s wake-ups within a cycle: warps of higher issue priority act first (round-robin: the oldest)."""
-        return WARP + WARPS + self.sign * warp
+        return WARP + WARPS + self.port.sign * warp
 
     def blocked_until(self, warp: int, now: int) -> int | None:
         """None if ``warp`` may issue a shared-memory instruction at ``now``; else the cycle to look again."""
