@@ -44,6 +44,7 @@ import numpy as np
 
 from simsmem.config import Timing, load_arch
 from simsmem.trace import NO_WAIT, OPS, InstructionBatch, Trace, write_trace
+from simsmem.trace.others import Other, unparse
 
 HERE = Path(__file__).resolve().parent
 SASS = HERE / "h100" / "sass" / "timing.sass"
@@ -209,6 +210,36 @@ def project(body: list[Sass], timing: Timing) -> list[tuple[int, int, int, int, 
         alu = (sum(body[p % n].alu for p in range(prev + 1, start)) if start != prev else 0, sum(body[p % n].alu for p in range(first, k)))
         if k >= n:
             out.append((wait, early, others, cycles - timing.issue_interval * (others + (start == prev)), *alu))
+    return out
+
+
+def project_others(body: list[Sass], timing: Timing) -> list[tuple[str, int, int]]:
+    """``(others, wait, stall)`` of each shared instruction of a loop body, the loop running round and round:
+    the instructions since the previous shared one one by one (trace v1 ``others``: pipe, stall count, and the
+    wait on the write scoreboard of a load, as the loads issued since it), its own wait and stall count.
+    ``BRANCH_TAKEN`` adds to the loop branch's stall, and a wait on a shared instruction's read scoreboard
+    (``read_stalls``) to the stall of the instruction before the waiting one."""
+    n = len(body)
+    read = read_stalls(body, timing.feed_interval)
+    shared = [k for k, ins in enumerate(body) if ins.shared]
+    stalls = [ins.stall + (BRANCH_TAKEN if _branch(ins) else 0) + read[(p + 1) % n] for p, ins in enumerate(body)]
+
+    def wait_of(p: int) -> int | None:
+        target = _setter(body, p, body[p % n].waits, "sets") if body[p % n].waits else None
+        if target is None or not body[target % n].shared:
+            return None
+        return sum(1 for q in range(target + 1, p) if body[q % n].shared)
+
+    out = []
+    for j, k in enumerate(shared):
+        prev = shared[j - 1] - (n if j == 0 else 0)
+        tokens = []
+        for p in range(prev + 1, k):
+            ins = body[p % n]
+            pipe = "alu" if ins.alu else "imad" if ins.text.split()[0].startswith("IMAD") else None
+            tokens.append(Other(pipe, stalls[p % n], wait_of(p)))
+        wait = wait_of(k)
+        out.append((unparse(tuple(tokens)), NO_WAIT if wait is None else wait, stalls[k]))
     return out
 
 

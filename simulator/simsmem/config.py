@@ -33,6 +33,7 @@ Counter = Literal["ld", "st", "atom", "ldgsts"]
 #: ``matrix``: one phase per 8x8 b16 matrix, its 8 row addresses given by 8 consecutive lanes.
 PhaseRule = Literal["bytes", "matrix"]
 IssuePriority = Literal["youngest", "oldest", "round-robin"]
+PathOrder = Literal["oldest", "new-first"]
 
 
 @attrs.frozen
@@ -110,6 +111,8 @@ class Timing:
     calibration: str  # what they were fitted to
     overtake: Overtake | None = None  # when a younger instruction's first wavefront goes first (None: never, first come first served)
     in_flight: InFlight | None = None  # the SM's limit on instructions issued and not yet returned (None: no limit)
+    pipes: dict[str, int] = attrs.field(factory=dict)  # per pipe of a sub-partition (a trace's ``others``): cycles from one instruction's issue on it to its next
+    path_order: PathOrder = "oldest"  # the data path's order: the oldest instruction first (with ``overtake``), or first wavefronts of new ones first, the sub-partitions in turn, then replays oldest first
 
 
 @attrs.frozen

@@ -24,9 +24,9 @@ import numpy as np
 from .cue import TELL, then
 
 # columns of the table of pending instructions (one row each, oldest first)
-I, WARP, PHASES, LEFT, READY, PASSED, ARRIVE, LAST, START = range(9)
+I, WARP, PHASES, LEFT, READY, PASSED, ARRIVE, LAST, START, SP = range(10)
 # ``meta``: the table's rows in use, the last cycle passed, then the rule's numbers
-ROWS, THROUGH, PER_CYCLE, WINDOW, FEED, WITHIN, MOST = range(7)
+ROWS, THROUGH, PER_CYCLE, WINDOW, FEED, WITHIN, MOST, NEW_FIRST, LAST_SP, SPS = range(10)
 NEVER = 1 << 62  # a cycle after every other
 
 
@@ -38,11 +38,12 @@ class DataPath:
         self.run = run
         self.to_banks = t.to_banks
         within, most = (t.overtake.within, t.overtake.wavefronts) if t.overtake is not None else (-1, 0)
-        self.meta = np.array([0, -1, t.wavefronts_per_cycle, t.window_phases, t.feed_interval, within, most], dtype=np.int64)
+        self.meta = np.array([0, -1, t.wavefronts_per_cycle, t.window_phases, t.feed_interval, within, most,
+                              t.path_order == "new-first", -1, len(run.sub_partitions)], dtype=np.int64)
         warps, dense = np.unique(run.program.warp, return_inverse=True)
         self.warp = dense.tolist()  # per instruction: its warp's row in ``warps``
         self.warps = np.zeros((len(warps), 2), dtype=np.int64)  # per warp: first cycle its next instruction may pass, its pending
-        self.table = np.zeros((64, 9), dtype=np.int64)
+        self.table = np.zeros((64, 10), dtype=np.int64)
         self.done = np.zeros((64, 3), dtype=np.int64)  # (instruction, last cycle, wavefronts) of those finished, in order
         self.order = np.zeros(64, dtype=np.int64)  # scratch: the rows a cycle serves, in order
         if run.log is None:
@@ -61,7 +62,7 @@ class DataPath:
             self.done = np.concatenate([self.done, np.zeros_like(self.done)])
             self.order = np.zeros(len(self.table), dtype=np.int64)
         c = self.run.columns
-        self._step(now, i, self.warp[i], c.phases[i], c.wavefronts[i], arrive, self.starts[i] if self.starts is not None else -1)
+        self._step(now, i, self.warp[i], c.phases[i], c.wavefronts[i], arrive, self.starts[i] if self.starts is not None else -1, sp.index)
 
     def sync(self, now: int) -> None:
         """Pass the cycles before ``now + to_banks`` (no instruction issued from now on reaches the banks
@@ -86,7 +87,7 @@ class DataPath:
         (instruction, warp's row, phases, wavefronts, arrival, first wavefront's place in ``cycles``), if any."""
         through = min(now + self.to_banks - 1, NEVER)
         finished, self.next_finish = _step(self.table, self.meta, self.warps, self.done, self.order, self.cycles, through,
-                                           *(row or (-1, 0, 0, 0, 0, -1)))
+                                           *(row or (-1, 0, 0, 0, 0, -1, 0)))
         run = self.run
         if finished:
             sps, where = run.sub_partitions, run.columns.sub_partition
@@ -106,7 +107,7 @@ class DataPath:
 
 
 @numba.njit(cache=True, nogil=True)
-def _step(table, meta, warps, done, order, cycles, through, i, w, phases, left, arrive, start):  # pragma: no cover - compiled
+def _step(table, meta, warps, done, order, cycles, through, i, w, phases, left, arrive, start, sp):  # pragma: no cover - compiled
     """Pass the cycles up to ``through`` (those finished: ``done``), then add instruction ``i`` (-1: none)
     as the youngest; the finished count and the next cycle one may finish at."""
     t = meta[THROUGH] + 1
@@ -122,6 +123,7 @@ def _step(table, meta, warps, done, order, cycles, through, i, w, phases, left, 
         rows = meta[ROWS]
         table[rows, I], table[rows, WARP], table[rows, PHASES], table[rows, LEFT] = i, w, phases, left
         table[rows, PASSED], table[rows, ARRIVE], table[rows, LAST], table[rows, START] = 0, arrive, -1, start
+        table[rows, SP] = sp
         table[rows, READY] = max(arrive, warps[w, 0]) if warps[w, 1] == 0 else -1  # ready once its warp's first
         warps[w, 1] += 1
         meta[ROWS] = rows + 1
@@ -217,6 +219,18 @@ def _serving(table, meta, order, t):  # pragma: no cover - compiled
         if 0 <= table[k, READY] <= t:
             order[ready] = k
             ready += 1
+    if meta[NEW_FIRST]:  # first wavefronts of new ones, the sub-partitions in turn, then replays oldest first
+        if ready:
+            for m in range(1, ready):  # insertion sort, stable
+                k = order[m]
+                key = _new_first_key(table, meta, k)
+                n = m
+                while n > 0 and _new_first_key(table, meta, order[n - 1]) > key:
+                    order[n] = order[n - 1]
+                    n -= 1
+                order[n] = k
+            meta[LAST_SP] = table[order[0], SP]
+        return ready
     if meta[WITHIN] >= 0 and ready >= 2:
         first = 0  # the oldest not started
         for m in range(ready):
@@ -233,6 +247,14 @@ def _serving(table, meta, order, t):  # pragma: no cover - compiled
                 order[m] = order[m - 1]
             order[0] = young
     return ready
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _new_first_key(table, meta, k):  # pragma: no cover - compiled
+    """A row's place under ``new-first``: a replay after every new one; new ones by their sub-partition's turn."""
+    if table[k, PASSED]:
+        return meta[SPS]
+    return (table[k, SP] - meta[LAST_SP] - 1) % meta[SPS]
 
 
 @numba.njit(cache=True, nogil=True)

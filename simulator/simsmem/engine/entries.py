@@ -45,18 +45,33 @@ class Entries:
             return None
         cue = Cue(run.env)
         if releases:  # the first entry to be freed is this warp's (any warp waiting before it has one)
-            cue.fire(heapq.heappop(releases), order)
+            cue._cycle = heapq.heappop(releases)
+            cue.fire(cue._cycle, order)
         else:  # the next instruction the data path finishes frees it
             self.waiters.append((order, cue))
             run.waiting += 1
             run.path.watch()
         return cue
 
+    def claim(self, handed) -> int | None:
+        """Take an entry: the cycle it is the taker's (now, if one is free; else the first release known);
+        None if none is known yet, and ``handed(cycle)`` is called when the next release hands it over."""
+        now = self.run.env.now
+        if (cue := self.take(0)) is None:
+            return now
+        if self.waiters and self.waiters[-1][1] is cue:
+            self.waiters[-1] = (0, handed)
+            return None
+        return cue._cycle
+
     def release(self, cycle: int) -> None:
         """An instruction frees its entry at ``cycle``: to the first warp waiting for one, else to the pool."""
         if self.waiters:
             order, cue = self.waiters.popleft()
             self.run.waiting -= 1
-            cue.fire(cycle, order)
+            if isinstance(cue, Cue):
+                cue.fire(cycle, order)
+            else:
+                cue(cycle)
         else:
             heapq.heappush(self.releases, cycle)

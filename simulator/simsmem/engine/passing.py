@@ -43,6 +43,8 @@ class Passing:
         self.window = timing.window_phases
         self.feed = timing.feed_interval
         self.overtake = timing.overtake
+        self.new_first = timing.path_order == "new-first"
+        self.last = -1  # the sub-partition served first last cycle (``new-first``)
         self.pending: list[Pending] = []  # oldest first
         self.warps: defaultdict[int, deque[Pending]] = defaultdict(deque)  # warp -> its pending, oldest first
         self.feed_free: dict[int, int] = {}  # warp -> first cycle its next instruction's first wavefront may pass
@@ -100,6 +102,12 @@ class Passing:
     def _serve_first(self, ready: list[Pending]) -> list[Pending]:
         """The ready instructions of the window (oldest first) in the order the path serves them (a subclass
         may try another order: calibration/try_orders.py)."""
+        if self.new_first:
+            if ready:
+                sps = len(ready[0].sp.run.sub_partitions)
+                ready = sorted(ready, key=lambda p: (1, 0) if p.cycles else (0, (p.sp.index - self.last - 1) % sps))
+                self.last = ready[0].sp.index
+            return ready
         if self.overtake is None or len(ready) < 2:
             return ready
         k = next((k for k, p in enumerate(ready) if not p.cycles), 0)  # the oldest not started (the older ones are)

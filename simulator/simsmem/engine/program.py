@@ -1,4 +1,5 @@
-"""What the engine runs: each instruction's warp, sub-partition, wavefronts, phases, latency, ``early``, ``wait``, ``issue`` and ``delay``."""
+"""What the engine runs: each instruction's warp, sub-partition, wavefronts, phases and latency, and each warp's
+issue slots (its other instructions and its shared-memory ones, in order, with what holds each)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import numpy as np
 from ..banks import Counts, shape_of
 from ..config import ArchConfig
 from ..trace import InstructionBatch
+from ..trace import NO_WAIT
+from ..trace.others import Other, parse
 from ..trace.records import Form
 
 
@@ -27,6 +30,7 @@ class Program:
     issue_alu: np.ndarray  # int64: how many of those use the integer-ALU pipe
     delay: np.ndarray  # int64: cycles the warp stalls first
     by_warp: tuple[np.ndarray, ...]  # instruction indices of each warp that has any, in trace order
+    slots: tuple[Slots, ...] = ()  # each warp's issue slots (``by_warp``'s order)
 
     def __len__(self) -> int:
         return len(self.warp)
@@ -55,8 +59,74 @@ def program(batch: InstructionBatch, counts: Counts, arch: ArchConfig, sub_parti
         issue=batch.issue.astype(np.int64),
         issue_alu=batch.issue_alu.astype(np.int64),
         delay=batch.delay.astype(np.int64),
-        by_warp=tuple(np.split(order, starts[1:])) if len(warp) else (),
+        by_warp=(by_warp := tuple(np.split(order, starts[1:])) if len(warp) else ()),
+        slots=tuple(issue_slots(batch, ins, tuple(arch.timing.pipes)) for ins in by_warp),
     )
+
+
+@attrs.frozen(eq=False)
+class Slots:
+    """One warp's issue slots in order, column by column: before each of its shared-memory instructions the
+    other instructions the trace gives (``others``, or ``early`` and ``issue`` counts), then that one.
+
+    Slot ``s`` may issue at ``max(issue of s-1 + stall[s-1], settled[wait[s]]) + delay[s]`` and when its pipe
+    is free (``SubPartition``)."""
+
+    inst: list[int]  # the shared-memory instruction (trace index), -1 for another
+    pipe: list[int]  # index into ``timing.pipes`` of the pipe it issues on; -1: none
+    stall: list[int]  # cycles from its issue until the warp's next slot may issue
+    wait: list[int]  # the instruction whose completion (and its warp's earlier ones') it waits for; -1: none
+    delay: list[int]  # cycles after that wait (a shared-memory instruction's ``delay``)
+
+
+def issue_slots(batch: InstructionBatch, instructions: np.ndarray, pipes: tuple[str, ...]) -> Slots:
+    """The slots of one warp's ``instructions`` (trace indices, in order); ``pipes``: the arch's pipe names.
+
+    A trace's ``others`` give the other instructions one by one. Counts (``early``, ``issue``) give runs of
+    one-cycle others, the ``early_alu`` and ``issue_alu`` of them on the ``alu`` pipe spread evenly through
+    their run; the first ``issue`` one holds the instruction's wait (else the instruction itself)."""
+    out = Slots([], [], [], [], [])
+    pipe_of = {name: k for k, name in enumerate(pipes)}
+    cols = [getattr(batch, name)[instructions].tolist() for name in ("others", "early", "early_alu", "issue", "issue_alu", "wait", "delay", "stall")]
+    shapes: dict[tuple, tuple[list[int], list[int], list[int | None], int, int]] = {}  # an instruction's fields -> its others' columns, its wait
+    for k, (i, *fields) in enumerate(zip(instructions.tolist(), *cols)):
+        shape = shapes.get(key := tuple(fields))
+        if shape is None:
+            others, early, early_alu, issue, issue_alu, wait, delay, stall = fields
+            if others:
+                before = parse(others)
+            else:
+                before = _run(early, early_alu, None) + _run(issue, issue_alu, None if wait == NO_WAIT else wait)
+                if issue:
+                    wait = NO_WAIT
+            shape = shapes[key] = ([pipe_of.get(o.pipe, -1) for o in before], [o.stall for o in before], [o.wait for o in before], wait, delay, stall)
+        pipe, stall, waits, wait, delay, own_stall = shape
+        n = len(pipe)
+        out.inst.extend([-1] * n)
+        out.pipe.extend(pipe)
+        out.stall.extend(stall)
+        out.wait.extend([_target(instructions, k, w) for w in waits] if any(w is not None for w in waits) else [-1] * n)
+        out.delay.extend([0] * n)
+        out.inst.append(i)
+        out.pipe.append(-1)
+        out.stall.append(own_stall)
+        out.wait.append(_target(instructions, k, None if wait == NO_WAIT else wait))
+        out.delay.append(delay)
+    return out
+
+
+def _run(count: int, alu: int, wait: int | None) -> tuple[Other, ...]:
+    """``count`` one-cycle others, ``alu`` of them on the ``alu`` pipe spread evenly; the first holds ``wait``."""
+    run = tuple(Other("alu" if k * alu // count != (k + 1) * alu // count else None) for k in range(count))
+    return (attrs.evolve(run[0], wait=wait), *run[1:]) if run and wait is not None else run
+
+
+def _target(instructions: np.ndarray, k: int, wait: int | None) -> int:
+    """The instruction a slot before the warp's ``k``-th shared-memory instruction waits for under ``wait`` (at
+    most that many of the earlier ones in flight): the latest that must have completed; -1: none."""
+    if wait is None or k - wait - 1 < 0:
+        return -1
+    return int(instructions[k - wait - 1])
 
 
 def _per_form(batch: InstructionBatch, arch: ArchConfig) -> tuple[np.ndarray, np.ndarray]:

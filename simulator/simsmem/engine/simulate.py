@@ -49,9 +49,13 @@ class Run:
         if self.log is not None:
             self.log.append((name, int(cycle)))
 
-    def run(self, advance: Callable[[int], None] | None) -> Timeline:
+    def start(self) -> None:
+        """Start the warps' processes."""
         for instructions in self.program.by_warp:
             self.env.process(warp(self, int(self.program.warp[instructions[0]]), instructions))
+
+    def run(self, advance: Callable[[int], None] | None) -> Timeline:
+        self.start()
         issued, step = 0, self.env.step
         try:
             while True:

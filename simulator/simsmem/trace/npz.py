@@ -6,8 +6,8 @@ JSON bytes (with ``count``, the number of instructions). The instructions follow
 (``int32``, shape ``(n, 32)``, ``-1`` where a lane gives no address), ``c{i}.src`` (``int64``, LDGSTS
 global sources, the same shape; left out of a chunk without LDGSTS, read back as all ``-1``),
 ``c{i}.bypass`` (left out of a chunk without cp.async ``.cg``, read back as all False), ``c{i}.early``
-(left out when all 0, and read back so), ``c{i}.early_alu`` and ``c{i}.issue_alu`` (the same), each with
-the column's dtype.
+(left out when all 0, and read back so), ``c{i}.early_alu`` and ``c{i}.issue_alu`` (the same), ``c{i}.others``
+(unicode strings, left out when all empty) and ``c{i}.stall`` (left out when all 1), each with the column's dtype.
 Reading loads one chunk at a time and holds its columns to the rules of v1 (``v1.column_problem``).
 """
 
@@ -28,7 +28,7 @@ from .stream import Chunk, TraceStream
 from .v1 import DTYPES, LANE_COLUMNS, column_problem, header_object, parse_header
 
 #: Columns a chunk may leave out when every entry holds this value (and is read back so).
-OPTIONAL = {"src": INACTIVE, "bypass": False, "early": 0, "early_alu": 0, "issue_alu": 0}
+OPTIONAL = {"src": INACTIVE, "bypass": False, "early": 0, "early_alu": 0, "issue_alu": 0, "others": "", "stall": 1}
 #: Errors numpy and zipfile raise for a file that is not a whole, well-formed npz.
 BROKEN = (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error, orjson.JSONDecodeError)
 
@@ -95,10 +95,10 @@ def _chunks(z: np.lib.npyio.NpzFile, chunks: int, count: int | None, size: int, 
             n = len(columns["op"])
             for name, value in OPTIONAL.items():
                 if name not in columns:
-                    columns[name] = no_sources(n) if name == "src" else np.full(n, value, dtype=DTYPES[name])
+                    columns[name] = no_sources(n) if name == "src" else np.full(n, value, dtype="U1" if name == "others" else DTYPES[name])
             for name, array in columns.items():
                 shape = (n, LANES) if name in LANE_COLUMNS else (n,)
-                if array.dtype != DTYPES[name] or array.shape != shape:
+                if array.dtype.type is not DTYPES[name] or array.shape != shape:
                     raise TraceError(f"{where}: c{i}.{name}", f"expected {np.dtype(DTYPES[name]).name} of shape {shape}, got {array.dtype.name} of shape {array.shape}")
             batch = InstructionBatch(**columns)
             problem = column_problem(batch)

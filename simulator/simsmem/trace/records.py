@@ -71,6 +71,8 @@ class Instruction:
     early: int = 0  # other instructions the warp issues before its wait, one issue slot each (timing)
     early_alu: int = 0  # how many of the early ones use the sub-partition's integer-ALU pipe (timing)
     issue_alu: int = 0  # how many of the issue ones use it (timing)
+    others: str = ""  # the other instructions the warp issues before this one, one by one (timing; ``others.py``)
+    stall: int = 1  # cycles from this one's issue until the warp's next instruction may issue (timing)
 
     @property
     def active_lanes(self) -> list[int]:
@@ -123,6 +125,10 @@ class InstructionBatch:
     early_alu: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.int32), takes_self=True))
     #: int32: how many of the issue other instructions use the integer-ALU pipe (the default: none)
     issue_alu: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.int32), takes_self=True))
+    #: str: the other instructions issued before it, one by one (``others.py``; the default: none)
+    others: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.full(len(b.op), "", dtype="U1"), takes_self=True))
+    #: int32: cycles from its issue until its warp's next instruction may issue (the default: 1)
+    stall: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.ones(len(b.op), dtype=np.int32), takes_self=True))
 
     def __len__(self) -> int:
         return len(self.op)
@@ -153,6 +159,8 @@ class InstructionBatch:
             early=int(self.early[i]),
             early_alu=int(self.early_alu[i]),
             issue_alu=int(self.issue_alu[i]),
+            others=str(self.others[i]),
+            stall=int(self.stall[i]),
         )
 
     def __iter__(self):
@@ -202,6 +210,8 @@ class InstructionBatch:
             early=np.array([r.early for r in rows], dtype=np.int32),
             early_alu=np.array([r.early_alu for r in rows], dtype=np.int32),
             issue_alu=np.array([r.issue_alu for r in rows], dtype=np.int32),
+            others=np.array([r.others for r in rows], dtype=str) if rows else np.zeros(0, dtype="U1"),
+            stall=np.array([r.stall for r in rows], dtype=np.int32),
         )
 
 

@@ -8,7 +8,8 @@
        {"op": "LDS", "width": 128, "mask": "0x0000ffff", "addrs": [0, 16, ..., null]},
        {"op": "STS", "width": 32, "addrs": [...], "wait": true, "delay": 4},
        {"op": "LDGSTS", "width": 128, "bypass": true, "addrs": [...], "src": [4096, 4112, ...]},
-       {"op": "LDS", "width": 32, "addrs": [...], "early": 2, "wait": 3, "issue": 5, "issue_alu": 3, "delay": 2}]}
+       {"op": "LDS", "width": 32, "addrs": [...], "early": 2, "wait": 3, "issue": 5, "issue_alu": 3, "delay": 2},
+       {"op": "LDS", "width": 32, "addrs": [...], "others": "alu:4@1 - alu imad", "stall": 4}]}
 
 The fields each op takes live in one table, ``OP_FIELDS``. Instructions as JSON text, one per line,
 become an ``InstructionBatch`` through ``batch_from_lines``: msgspec decodes each line against a
@@ -36,11 +37,14 @@ from .files import write_atomically  # noqa: F401 - other modules write their fi
 from .records import (ATOM_KINDS, FULL_MASK, INACTIVE, LANES, MATRIX_OPS, NO_WAIT, OPS, SOURCE_OPS, InstructionBatch, holds_no_sources,
                       no_sources, wait_code, wait_value)
 from .lanes import first_bad_lane, first_misplaced, parse_lists
+from .others import parse, pipes_of, unparse
 from .stream import gc_paused
 
 FORMAT_VERSION = 1
 HEADER_FIELDS = frozenset({"simsmem_trace", "name", "arch", "ctas", "count", "instructions"})
-COMMON_FIELDS = frozenset({"op", "addrs", "warp", "wait", "delay", "issue", "early", "early_alu", "issue_alu"})
+COMMON_FIELDS = frozenset({"op", "addrs", "warp", "wait", "delay", "issue", "early", "early_alu", "issue_alu", "others", "stall"})
+#: The counts of other instructions that ``others`` (the same, one by one) replaces.
+COUNTS = ("early", "early_alu", "issue", "issue_alu")
 WIDTHS = (8, 16, 32, 64, 128)
 NUMS = (1, 2, 4)
 MAX_INT = 2**31 - 1
@@ -75,7 +79,7 @@ IS_SOURCE = np.array([name in SOURCE_OPS for name in OPS])
 DTYPES = {
     "op": np.uint8, "width": np.uint8, "num": np.uint8, "trans": np.bool_, "mask": np.uint32,
     "warp": np.int32, "wait": np.int32, "delay": np.int64, "issue": np.int32, "generic": np.bool_, "atom": np.uint8, "addrs": np.int32,
-    "src": np.int64, "bypass": np.bool_, "early": np.int32, "early_alu": np.int32, "issue_alu": np.int32,
+    "src": np.int64, "bypass": np.bool_, "early": np.int32, "early_alu": np.int32, "issue_alu": np.int32, "others": np.str_, "stall": np.int32,
 }
 #: Columns of one entry per lane, shape (n, 32).
 LANE_COLUMNS = ("addrs", "src")
@@ -129,6 +133,7 @@ FIELD_TYPES: dict[str, tuple[Any, Any]] = {
     "addrs": (msgspec.Raw, msgspec.NODEFAULT),  # the lane lists stay text here: ``lanes.parse_lists`` reads them in bulk
     "warp": (I32, 0), "wait": (bool | I32, False), "delay": (I32, 0), "issue": (I32, 0), "trans": (bool, False), "generic": (bool, False),
     "bypass": (bool, False), "early": (I32, 0), "early_alu": (I32, 0), "issue_alu": (I32, 0),
+    "others": (str, ""), "stall": (Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)], 1),
     "mask": (Annotated[int, msgspec.Meta(ge=0, le=FULL_MASK)] | str, FULL_MASK),
     "atom": (Literal[ATOM_KINDS], "add"),
     "src": (msgspec.Raw, msgspec.NODEFAULT),
@@ -161,8 +166,9 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
             objs = list(map(_DECODE, data.split(b"\n")))
             # wait_code inlined: a call per line costs a tenth of the whole read
             fields = np.array([(o.code, o.width, o.num, o.warp, o.delay, o.issue, o.trans, ((0 if o.wait else NO_WAIT) if o.wait.__class__ is bool else o.wait), o.generic, ATOM_CODE[o.atom], o.bypass, o.early,
-                                o.early_alu, o.issue_alu)
+                                o.early_alu, o.issue_alu, o.stall)
                                for o in objs], dtype=np.int64)
+            others = [o.others for o in objs]
             masks = [o.mask for o in objs]
             if str in set(map(type, masks)):  # hex strings: each distinct one parsed once
                 parsed = {m: _mask(m, "") for m in set(masks) if type(m) is str}
@@ -180,9 +186,15 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
         return None
     if addrs is None:
         return None
-    op, width, num, warp, delay, issue, trans, wait, generic, atom, bypass, early, early_alu, issue_alu = fields.T
+    op, width, num, warp, delay, issue, trans, wait, generic, atom, bypass, early, early_alu, issue_alu, stall = fields.T
     if np.any(early_alu > early) or np.any(issue_alu > issue):
         return None  # more ALU instructions than others: the exact check names it
+    others = np.array(others, dtype=str) if any(others) else np.zeros(len(others), dtype="U1")
+    if others_problem(others, early | issue) is not None:
+        return None
+    if others.any():  # canonical, as the exact check keeps them
+        texts, back = np.unique(others, return_inverse=True)
+        others = np.array([unparse(parse(t)) for t in texts.tolist()], dtype=str)[back]
     mask = np.array(masks, dtype=np.uint32)
     active = active_lanes(op, num, mask)
     if np.any(active & (addrs < 0)) or np.any(active[sourced] & (src[sourced] < 0)):
@@ -195,6 +207,7 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
         op=op.astype(np.uint8), width=width.astype(np.uint8), num=num.astype(np.uint8), trans=trans.astype(bool), mask=mask,
         warp=warp.astype(np.int32), wait=wait.astype(np.int32), delay=delay, issue=issue.astype(np.int32), generic=generic.astype(bool), atom=atom.astype(np.uint8), addrs=lanes, src=src,
         bypass=bypass.astype(bool), early=early.astype(np.int32), early_alu=early_alu.astype(np.int32), issue_alu=issue_alu.astype(np.int32),
+        others=others, stall=stall.astype(np.int32),
     )
 
 
@@ -227,6 +240,7 @@ def scalar_fields(ins: dict, at: str) -> dict[str, Any]:
         "warp": _nonneg(ins, "warp", at), "wait": _wait(ins, at), "delay": _nonneg(ins, "delay", at), "issue": _nonneg(ins, "issue", at),
         "generic": _flag(ins, "generic", at), "atom": _atom(ins, at), "bypass": _flag(ins, "bypass", at), "early": _nonneg(ins, "early", at),
         "early_alu": _part(ins, "early_alu", "early", at), "issue_alu": _part(ins, "issue_alu", "issue", at),
+        "others": _others(ins, at), "stall": _positive(ins, "stall", at),
     }
 
 
@@ -294,6 +308,26 @@ def form_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
     for part, whole in (("early_alu", "early"), ("issue_alu", "issue")):
         p, w = getattr(b, part), getattr(b, whole)
         first(p > w, part, lambda i: _too_many(whole, w[i], p[i]))
+    first((b.stall < 1) | (b.stall > MAX_INT), "stall", lambda i: f"expected a positive integer, got {b.stall[i]}")
+    if (problem := others_problem(b.others, b.early | b.issue)) is not None:
+        problems.append(problem)
+    return min(problems) if problems else None
+
+
+def others_problem(others: np.ndarray, counted: np.ndarray) -> tuple[int, str, str] | None:
+    """The first row whose ``others`` is not a valid string of instructions, or that gives both ``others`` and
+    counts of other instructions (``early``, ``issue``), as (row, field, what)."""
+    if not others.any():
+        return None
+    given = others != ""
+    both = np.flatnonzero(given & (counted != 0))
+    problems = [(int(both[0]), "others", "give the other instructions one by one (others) or as counts (early, issue), not both")] if len(both) else []
+    texts, rows = np.unique(others, return_index=True)
+    for text, row in zip(texts.tolist(), rows.tolist()):
+        try:
+            parse(text)
+        except ValueError as exc:
+            problems.append((int(np.flatnonzero(others == text)[0]), "others", str(exc)))
     return min(problems) if problems else None
 
 
@@ -352,6 +386,14 @@ def check_against_arch(batch: InstructionBatch, arch: ArchConfig, where: str, fi
         name, widths = OPS[batch.op[i]], arch.ops[OPS[batch.op[i]]].bypass_widths
         what = f"only {_alternatives(widths)} bits" if widths else "no such form"
         raise TraceError(f"{at(i)}: bypass", f"{name} .cg (BYPASS) on {arch.name} has {what}, not {batch.width[i]}")
+    if batch.others.any():
+        texts = np.unique(batch.others)
+        for text in texts.tolist():
+            unknown = sorted(pipes_of(text) - set(arch.timing.pipes))
+            if unknown:
+                i = int(np.flatnonzero(batch.others == text)[0])
+                known = ", ".join(arch.timing.pipes) or "none"
+                raise TraceError(f"{at(i)}: others", f"pipe {unknown[0]!r} does not exist on {arch.name} (its pipes: {known}; '-' for none)")
     atoms = arch.ops.get("ATOMS")
     if atoms is not None and atoms.atoms:
         has_atom = np.zeros((len(ATOM_KINDS), 256), dtype=bool)  # has_atom[atom, width]
@@ -418,6 +460,10 @@ def instruction_objects(b: InstructionBatch) -> list[dict[str, Any]]:
         for count in ("early", "early_alu", "issue", "issue_alu", "delay"):
             if cols[count][i]:
                 ins[count] = cols[count][i]
+        if cols["others"][i]:
+            ins["others"] = cols["others"][i]
+        if cols["stall"][i] != 1:
+            ins["stall"] = cols["stall"][i]
         for field in LANE_COLUMNS if op in SOURCE_OPS else ("addrs",):
             row = cols[field][i]
             ins[field] = [None if a == INACTIVE else a for a in row] if INACTIVE in row else row
@@ -482,6 +528,27 @@ def _nonneg(ins: dict, field: str, at: str) -> int:
     if not _is_int(v) or not 0 <= v <= MAX_INT:
         raise TraceError(f"{at}: {field}", f"expected a non-negative integer, got {v!r}")
     return v
+
+
+def _positive(ins: dict, field: str, at: str) -> int:
+    v = ins.get(field, 1)
+    if not _is_int(v) or not 1 <= v <= MAX_INT:
+        raise TraceError(f"{at}: {field}", f"expected a positive integer, got {v!r}")
+    return v
+
+
+def _others(ins: dict, at: str) -> str:
+    """The checked ``others`` string, canonical (``others.unparse``)."""
+    v = ins.get("others", "")
+    if not isinstance(v, str):
+        raise TraceError(f"{at}: others", f"expected a string of other instructions such as 'alu - imad:2 alu@0', got {v!r}")
+    try:
+        parsed = parse(v)
+    except ValueError as exc:
+        raise TraceError(f"{at}: others", str(exc)) from None
+    if parsed and any(ins.get(count, 0) for count in COUNTS):
+        raise TraceError(f"{at}: others", "give the other instructions one by one (others) or as counts (early, issue), not both")
+    return unparse(parsed)
 
 
 def _part(ins: dict, field: str, whole: str, at: str) -> int:
