@@ -3,9 +3,9 @@
     python3 calibration/collide_replay.py [--run NAME] [--family NAME] [--show N]
 
 Each active warp's code from its start clock to its end clock is read from the run's SASS (control
-codes included) and written as trace instructions: its loads, with the stall counts and scoreboard
-waits between them as ``delay``, ``wait``, ``early`` and ``issue`` (as ``timing_traces.project`` does
-for the loops), the first one starting at the warp's measured start. The mid and end clocks are read
+codes included) and written as trace instructions: its loads, with the instructions between them one by
+one (``others``: pipe, stall count, scoreboard wait on a load) and their own wait and stall (as
+``timing_traces.project`` does for the loops), the warp starting at its measured start. The mid and end clocks are read
 off an in-order walk of the segment: each instruction issues its predecessor's stall count later, and
 not before the loads whose scoreboards it waits on have completed, nor before a global store it waits
 on has read its registers (``READ_RELEASE``). Printed: per family (``family``), how many warps' cycles
@@ -31,6 +31,7 @@ from simsmem.config import load_arch
 from simsmem.engine import simulate
 from simsmem.trace import NO_WAIT, InstructionBatch
 from simsmem.trace.records import Instruction
+from simsmem.trace.others import Other, unparse
 from timing_traces import Sass, read_sass
 
 HERE = Path(__file__).resolve().parent
@@ -67,12 +68,11 @@ def segments(path: Path = RUN / "timing_collide.sass") -> dict[tuple[int, int, i
     return out
 
 
-def program(seg: list[Sass]) -> tuple[list[tuple[int, int, int, int, int, int]], list[list[tuple[str, int]]]]:
-    """The loads of a straight-line segment as ``(wait, early, issue, delay, early_alu, issue_alu)``
-    (``timing_traces.project`` for code that runs once; the start clock read is no trace instruction),
-    and for each instruction what it waits on: ``("load", j)``, the completion of the segment's j-th
-    load, or ``("read", p)``, instruction p's release of its read scoreboard (a scoreboard counts every
-    producer that set it since it was last waited on)."""
+def program(seg: list[Sass]) -> tuple[list[tuple[str, int, int]], list[list[tuple[str, int]]]]:
+    """The loads of a straight-line segment as ``(others, wait, stall)`` (``timing_traces.project`` for code that
+    runs once; the start clock read, instruction 0, is no trace instruction), and for each instruction what it
+    waits on: ``("load", j)``, the completion of the segment's j-th load, or ``("read", p)``, instruction p's
+    release of its read scoreboard (a scoreboard counts every producer that set it since it was last waited on)."""
     loads = [k for k, s in enumerate(seg) if s.shared]
     pending: dict[int, list[tuple[str, int]]] = defaultdict(list)  # scoreboard -> its producers
     waits_on = []
@@ -84,21 +84,17 @@ def program(seg: list[Sass]) -> tuple[list[tuple[int, int, int, int, int, int]],
             pending[s.sets].append(("load", loads.index(k)))
         if s.reads is not None:
             pending[s.reads].append(("read", k))
+
+    def wait(p: int, issued: int) -> int | None:  # at most this many of the ``issued`` loads before p in flight
+        latest = max((i for kind, i in waits_on[p] if kind == "load"), default=None)
+        return None if latest is None else issued - latest - 1
+
     out = []
-    waited = -1
     for j, k in enumerate(loads):
         prev = loads[j - 1] if j else 0
-        wait, start = NO_WAIT, prev
-        for p in range(prev + 1, k):
-            latest = max((i for kind, i in waits_on[p] if kind == "load"), default=-1)
-            if latest > waited:
-                waited, start, wait = latest, p, j - latest - 1
-        early = 0 if start == prev else start - prev - 1
-        others = k - start - (start == prev)
-        cycles = sum(seg[p].stall for p in range(start, k))
-        first = start + (start == prev)
-        alu = (sum(seg[p].alu for p in range(prev + 1, start)) if start != prev else 0, sum(seg[p].alu for p in range(first, k)))
-        out.append((wait, early, others, cycles - (others + (start == prev and j > 0)), *alu))
+        others = tuple(Other(seg[p].pipe, seg[p].stall, wait(p, j)) for p in range(prev + 1, k))
+        own = wait(k, j)
+        out.append((unparse(others), NO_WAIT if own is None else own, seg[k].stall))
     return out, waits_on
 
 
@@ -143,21 +139,20 @@ def family(nl: int, spec: dict) -> str:
 def replay(arch, segs, nl: int, k: int, spec: dict, starts: dict[int, tuple[int, int, int]], simulate=simulate
            ) -> dict[int, tuple[int, int]]:
     """warp -> simulated (mid - start, end - start) of one launch, its warps started as measured
-    (``simulate``: the engine's, or another data path's, calibration/try_orders.py)."""
+    (``simulate``: the engine's, or the wavefront-by-wavefront reference)."""
     base = min(s for s, _, _ in starts.values())
     rows, walks = [], {}
+    first = np.zeros(max(spec) + 1, dtype=np.int64)  # each warp's first instruction after its start clock read
     for w, (f, lanes) in sorted(spec.items()):
         seg = segs[nl, k, f]
         steps, waits_on = program(seg)
         op, width, num = FORMS[f]
-        for j, (wait, early, issue, delay, ea, ia) in enumerate(steps):
-            if j == 0:
-                delay += starts[w][0] - base
-            rows.append(Instruction(op, tuple(lanes), width=width, num=num, warp=w, wait=wait if wait >= 0 else False,
-                                    delay=delay, issue=issue, early=early, early_alu=ea, issue_alu=ia))
+        first[w] = starts[w][0] - base + seg[0].stall
+        rows += [Instruction(op, tuple(lanes), width=width, num=num, warp=w, wait=wait if wait >= 0 else False, others=others, stall=stall)
+                 for others, wait, stall in steps]
         walks[w] = (seg, waits_on)
     batch = InstructionBatch.from_instructions(rows)
-    timeline = simulate(batch, count(batch, arch), arch)
+    timeline = simulate(batch, count(batch, arch), arch, start=first)
     out = {}
     for w, (seg, waits_on) in walks.items():
         mine = np.flatnonzero(batch.warp == w)

@@ -4,24 +4,17 @@
 
 Each measured loop is read from its SASS (``h100/sass/timing.sass``, ``cuobjdump -sass`` of the
 measured source for sm_90), control codes included, and each of its shared-memory instructions becomes
-a trace instruction with the same addresses (``offset_for`` in timing.cu) and:
+a trace instruction with the same addresses (``offset_for`` in timing.cu) and (``project``):
 
-- ``wait: N`` where an instruction since the previous shared instruction waits on the scoreboard of a
-  load not yet waited for: N is the shared instructions issued after that load (loads complete in
-  order, so that is "all but the N latest completed"); the latest such instruction in the stretch
-  (the youngest load) is kept;
-- ``early``: the other instructions before that waiting one, one issue slot each;
-- ``issue``: the other instructions from the waiting one on (or, with no wait, from the previous shared
-  instruction), one issue slot each;
-- ``early_alu``, ``issue_alu``: how many of those are integer-ALU instructions (``INTEGER_ALU``);
-- ``delay``: the rest of the stall counts of the ``issue`` ones (each instruction holds the warp for
-  its stall count, at least one cycle), plus ``BRANCH_TAKEN`` cycles after the loop's backward branch;
-- a wait on a shared instruction's read scoreboard (an instruction overwriting a register that a store
-  or load before it reads) stalls ``READ_RELEASE`` cycles after that instruction's issue, less the
-  stall counts between the two: added to ``delay``.
-
-Left out: the waits of the ``early`` instructions (on older loads) and their stall counts beyond one
-cycle. The README's "Timing model" section says which rows stay outside 5%.
+- ``others``: the instructions since the previous shared one, one by one: pipe (``alu`` for
+  ``INTEGER_ALU``, ``imad`` for IMAD, else none), stall count, and the wait on a load's write
+  scoreboard as the number of shared instructions issued after that load (loads complete in order,
+  so that is "all but the N latest completed");
+- ``wait`` and ``stall``: the shared instruction's own;
+- ``BRANCH_TAKEN`` cycles added to the loop branch's stall, and a wait on a shared instruction's read
+  scoreboard (an instruction overwriting a register that a store or load before it reads), which
+  stalls ``READ_RELEASE`` cycles after that instruction's issue less the stall counts between the two,
+  added to the stall of the instruction before the waiting one.
 
 ``lat_<OP>_<ways>.json.gz`` is the dependent chain (one warp, 512 loads); ``thr_<OP>_<ways>.json.gz`` is
 the throughput loop of 32 warps x 512 loads, whose first N warps replay the N-warp rows;
@@ -128,6 +121,15 @@ class Sass:
         return (words[1] if words[0].startswith("@") else words[0]).split(".")[0] in INTEGER_ALU
 
     @property
+    def pipe(self) -> str | None:
+        """The sub-partition pipe it issues on (sm_90's ``timing.pipes``): ``alu`` for ``INTEGER_ALU``, ``imad``
+        for IMAD; None for others."""
+        if self.alu:
+            return "alu"
+        words = self.text.split()
+        return "imad" if (words[1] if words[0].startswith("@") else words[0]).split(".")[0] == "IMAD" else None
+
+    @property
     def shared(self) -> bool:
         return self.text.split()[0].startswith(("LDS", "STS", "LDSM", "STSM", "ATOMS"))
 
@@ -180,40 +182,7 @@ def loop_of(instructions: list[Sass]) -> list[Sass]:
     return loops[0]
 
 
-def project(body: list[Sass], timing: Timing) -> list[tuple[int, int, int, int, int, int]]:
-    """``(wait, early, issue, delay, early_alu, issue_alu)`` of each shared instruction of a loop body, the loop
-    running round and round.
-
-    ``wait``: the latest instruction since the previous shared one that waits on a load not yet waited
-    for (``NO_WAIT`` if none) gives N, the shared instructions issued after that load; ``early`` counts
-    the instructions before it, ``issue`` and ``delay`` count from it on, else from the previous shared
-    instruction. ``delay`` also holds the stalls of waits on read scoreboards (``read_stalls``).
-    ``early_alu`` and ``issue_alu`` count the integer-ALU instructions among the early and issue ones.
-    """
-    n = len(body)
-    shared = [k + n * lap for lap in (-1, 0, 1) for k, ins in enumerate(body) if ins.shared]  # the loop unrolled
-    read = read_stalls(body, timing.feed_interval)
-    waited = -n  # the youngest load waited for so far
-    out = []
-    for j in range(len(shared) // 3, len(shared)):  # the first lap settles ``waited``
-        k, prev = shared[j], shared[j - 1]
-        wait, start = NO_WAIT, prev
-        for p in range(prev + 1, k):
-            target = _setter(body, p, body[p % n].waits, "sets") if body[p % n].waits else None
-            if target is not None and target > waited and body[target % n].shared:
-                waited, start, wait = target, p, j - shared.index(target) - 1
-        early = 0 if start == prev else start - prev - 1
-        others = k - start - (start == prev)
-        cycles = sum(body[p % n].stall + (BRANCH_TAKEN if _branch(body[p % n]) else 0) for p in range(start, k))
-        cycles += sum(read[p % n] for p in range(prev + 1, k + 1))
-        first = start + (start == prev)  # the first issue instruction
-        alu = (sum(body[p % n].alu for p in range(prev + 1, start)) if start != prev else 0, sum(body[p % n].alu for p in range(first, k)))
-        if k >= n:
-            out.append((wait, early, others, cycles - timing.issue_interval * (others + (start == prev)), *alu))
-    return out
-
-
-def project_others(body: list[Sass], timing: Timing) -> list[tuple[str, int, int]]:
+def project(body: list[Sass], timing: Timing) -> list[tuple[str, int, int]]:
     """``(others, wait, stall)`` of each shared instruction of a loop body, the loop running round and round:
     the instructions since the previous shared one one by one (trace v1 ``others``: pipe, stall count, and the
     wait on the write scoreboard of a load, as the loads issued since it), its own wait and stall count.
@@ -235,9 +204,7 @@ def project_others(body: list[Sass], timing: Timing) -> list[tuple[str, int, int
         prev = shared[j - 1] - (n if j == 0 else 0)
         tokens = []
         for p in range(prev + 1, k):
-            ins = body[p % n]
-            pipe = "alu" if ins.alu else "imad" if ins.text.split()[0].startswith("IMAD") else None
-            tokens.append(Other(pipe, stalls[p % n], wait_of(p)))
+            tokens.append(Other(body[p % n].pipe, stalls[p % n], wait_of(p)))
         wait = wait_of(k)
         out.append((unparse(tuple(tokens)), NO_WAIT if wait is None else wait, stalls[k]))
     return out
@@ -311,12 +278,13 @@ def trace(op: str, ways: int, kind: str, timing: Timing) -> Trace:
     return Trace(loop_batch(steps, range(warps), LOADS, form, ways), name=f"{kind}_{op}_{ways}", arch="sm_90")
 
 
-def loop_batch(steps: list[tuple[int, int, int, int, int, int]], warps, loads: int, form: Form, ways: int) -> InstructionBatch:
+def loop_batch(steps: list[tuple[str, int, int]], warps, loads: int, form: Form, ways: int) -> InstructionBatch:
     """Each of ``warps`` running a loop of ``project``ed ``steps`` round and round for ``loads`` loads of
     ``form`` at ``ways`` (``offsets``), in warp order."""
     warps = np.asarray(list(warps), dtype=np.int32)
     n = len(warps) * loads
-    per_loop = np.array(steps * (loads // len(steps)))
+    laps = loads // len(steps)
+    others, wait, stall = (np.tile(np.array([step[k] for step in steps] * laps), len(warps)) for k in range(3))
     return InstructionBatch(
         op=np.full(n, OPS.index(form.op), dtype=np.uint8),
         width=np.full(n, form.width, dtype=np.uint8),
@@ -324,15 +292,14 @@ def loop_batch(steps: list[tuple[int, int, int, int, int, int]], warps, loads: i
         trans=np.full(n, form.trans, dtype=bool),
         mask=np.full(n, 0xFFFFFFFF, dtype=np.uint32),
         warp=np.repeat(warps, loads),
-        wait=np.tile(per_loop[:, 0], len(warps)).astype(np.int32),
-        delay=np.tile(per_loop[:, 3], len(warps)).astype(np.int64),
-        issue=np.tile(per_loop[:, 2], len(warps)).astype(np.int32),
-        early=np.tile(per_loop[:, 1], len(warps)).astype(np.int32),
-        early_alu=np.tile(per_loop[:, 4], len(warps)).astype(np.int32),
-        issue_alu=np.tile(per_loop[:, 5], len(warps)).astype(np.int32),
+        wait=wait.astype(np.int32),
+        delay=np.zeros(n, dtype=np.int64),
+        issue=np.zeros(n, dtype=np.int32),
         generic=np.zeros(n, dtype=bool),
         atom=np.zeros(n, dtype=np.uint8),
         addrs=np.tile(offsets(form.pattern, ways).astype(np.int32), (n, 1)),
+        others=others.astype(str),
+        stall=stall.astype(np.int32),
     )
 
 

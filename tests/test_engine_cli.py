@@ -1,9 +1,8 @@
 """``simsmem run --engine``: cycles, latency and per-instruction issue/completion in every format.
 
 Expected cycles: the tiny trace of tests/test_engine.py (sm_90 config: LDS.32 latency 23, LDS.64 24,
-to_banks 3, feed_interval 2, one wavefront per cycle, the oldest instruction first, shared_issue_interval
-1, accept_interval 2 (delaying warp 0's first load by a cycle, which changes no cycle count), youngest warp
-first), worked out by hand there.
+to_banks 3, feed_interval 2, one wavefront per cycle, new instructions first, shared_issue_interval 1,
+accept_interval 2, a round-robin port), worked out by hand there.
 """
 
 import csv
@@ -33,24 +32,24 @@ def test_json_has_cycles_latency_and_each_instruction_s_cycles(tiny, capsys):
     assert main(["run", str(tiny), "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     timing = out["timing"]
-    assert timing["sm__cycles_elapsed.max"] == 53  # one CTA: ctas multiplies counters only
-    assert timing["data_path_wavefronts_per_cycle"] == 6 / 53
+    assert timing["sm__cycles_elapsed.max"] == 51  # one CTA: ctas multiplies counters only
+    assert timing["data_path_wavefronts_per_cycle"] == 6 / 51
     assert timing["latency"] == {"LDS": {"avg": 73 / 3, "min": 23, "max": 26}, "LDS.64": {"avg": 26.0, "min": 26, "max": 26}}
-    assert [(i["issue"], i["complete"]) for i in out["instructions"]] == [(1, 25), (0, 26), (27, 53), (0, 23)]
+    assert [(i["issue"], i["complete"]) for i in out["instructions"]] == [(0, 23), (0, 26), (25, 51), (1, 25)]
     assert out["metrics"]["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] == 6 * 3
 
 
 def test_csv_adds_the_cycles_row(tiny, capsys):
     assert main(["run", str(tiny), "--format", "csv"]) == 0
     rows = {r["Metric Name"]: r for r in csv.DictReader(io.StringIO(capsys.readouterr().out))}
-    assert (rows["sm__cycles_elapsed.max"]["Metric Unit"], rows["sm__cycles_elapsed.max"]["Metric Value"]) == ("cycle", "53")
+    assert (rows["sm__cycles_elapsed.max"]["Metric Unit"], rows["sm__cycles_elapsed.max"]["Metric Value"]) == ("cycle", "51")
 
 
 def test_table_shows_timing(tiny, capsys):
     assert main(["run", str(tiny)]) == 0
     out = capsys.readouterr().out
     assert "Timing (one CTA)" in out and "LDS.64" in out
-    assert "53 cycles (sm__cycles_elapsed.max); data path 0.11 wavefronts/cycle" in out
+    assert "51 cycles (sm__cycles_elapsed.max); data path 0.12 wavefronts/cycle" in out
 
 
 @pytest.mark.parametrize("fmt", ["table", "csv", "json"])

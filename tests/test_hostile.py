@@ -16,6 +16,7 @@ from conftest import H100
 from simsmem.cli import main
 from simsmem.corpus import corpus_trace, load_corpus
 from simsmem.trace import write_trace
+from simsmem.trace.npz import OPTIONAL
 from simsmem.trace.v1 import DTYPES
 
 ROWS = {r["name"]: r for r in load_corpus(H100 / "instructions.json")}
@@ -98,6 +99,13 @@ def test_cut_at_a_line_boundary(tmp_path, capsys):
         ("early", "3", "early", "expected a non-negative integer, got '3'"),
         ("issue_alu", 1, "issue_alu", "expected at most issue (0): these are some of those other instructions, got 1"),
         ("early_alu", -1, "early_alu", "expected a non-negative integer, got -1"),
+        ("others", "alu:0", "others", "token 1 'alu:0': the stall must be a positive count of cycles"),
+        ("others", "alu ALU", "others", "token 2 'ALU': expected PIPE[:STALL][@WAIT]"),
+        ("others", "alu@-1", "others", "token 1 'alu@-1': expected PIPE[:STALL][@WAIT]"),
+        ("others", 3, "others", "expected a string of other instructions such as 'alu - imad:2 alu@0', got 3"),
+        ("others", "fma", "others", "pipe 'fma' does not exist on sm_90 (its pipes: alu, imad; '-' for none)"),
+        ("stall", 0, "stall", "expected a positive integer, got 0"),
+        ("stall", True, "stall", "expected a positive integer, got True"),
         ("op", "LDX", "op", "unknown op 'LDX'"),
         ("num", 4, "line 2 (instruction 0)", "field 'num' is not valid for LDS"),
         ("addrs", [0] * 31, "addrs", "expected 32 entries, got 31"),
@@ -110,6 +118,11 @@ def test_cut_at_a_line_boundary(tmp_path, capsys):
 def test_bad_field(tmp_path, capsys, field, value, where, what):
     path = jsonl(tmp_path / "t.jsonl", {**GOOD, field: value})
     refused(capsys, "run", path, where=("t.jsonl", "line 2", where), what=what)
+
+
+def test_others_and_counts_of_others_are_not_both_given(tmp_path, capsys):
+    path = jsonl(tmp_path / "t.jsonl", {**GOOD, "others": "alu -", "issue": 2})
+    refused(capsys, "run", path, where=("t.jsonl", "line 2", "others"), what="give the other instructions one by one (others) or as counts (early, issue), not both")
 
 
 def test_bad_field_in_a_json_document(tmp_path, capsys):
@@ -170,10 +183,12 @@ def test_broken_npz(tmp_path, capsys):
     ("issue", -1, "expected a non-negative integer, got -1"),
     ("early", -5, "expected a non-negative integer, got -5"),
     ("issue_alu", 1, "expected at most issue (0): these are some of those other instructions, got 1"),
+    ("stall", 0, "expected a positive integer, got 0"),
 ])
 def test_bad_timing_column_in_npz(tmp_path, capsys, column, value, what):
-    """.npz columns hold ``wait``, ``issue``, ``early`` and ``issue_alu`` to the JSON rules (``v1.column_problem``);
-    ``early`` and ``issue_alu``, all 0 in the good file and so left out of it, are added."""
+    """.npz columns hold ``wait``, ``issue``, ``early``, ``issue_alu`` and ``stall`` to the JSON rules
+    (``v1.column_problem``); ``early``, ``issue_alu`` and ``stall``, all at their defaults in the good file
+    and so left out of it, are added."""
     good = tmp_path / "good.npz"
     write_trace(corpus_trace(list(ROWS.values())), good)
     bad = tmp_path / "bad.npz"
@@ -181,7 +196,7 @@ def test_bad_timing_column_in_npz(tmp_path, capsys, column, value, what):
     with zipfile.ZipFile(good) as z, zipfile.ZipFile(bad, "w") as out:
         names = z.namelist()
         n = len(np.load(io.BytesIO(z.read("c0.op.npy"))))
-        array = np.load(io.BytesIO(z.read(member))) if member in names else np.zeros(n, dtype=DTYPES[column])
+        array = np.load(io.BytesIO(z.read(member))) if member in names else np.full(n, OPTIONAL[column], dtype=DTYPES[column])
         array[3] = value
         buffer = io.BytesIO()
         np.save(buffer, array)

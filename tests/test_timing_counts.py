@@ -7,12 +7,13 @@ LDS32 1-, 2-, 4-way, LDS64 1-, 2-way, LDS128 and LDSM4 1-way; 4 repetitions, the
 ones. Simulated: the first N warps of traces/timing/thr_<op>_<ways>.json.gz, as the timing.json rows.
 
 Warp w runs on sub-partition w % 4, so 5 to 7 warps put a second warp on one to three sub-partitions
-and 9 to 16 a third and fourth. What it holds: 96 of 112 rows within 5%. LDS32 1-way shows where the
-engine misses: with pairs on one or two sub-partitions (5, 6 warps) within 1%, on three and four
-(7, 8) 4.4% and 7.3% fast (the H100's warps of a pair take 11.5 cycles a load at 5 and 6 warps, 11.9
-and 12.4 at 7 and 8; the engine's 11.4 to 11.6 throughout), with three or four warps on a
-sub-partition (9 to 16) 2.6% to 5.6% slow. The rows outside 5% are listed with their present errors;
-the test fails if the set changes.
+and 9 to 16 a third and fourth. What it holds: 93 of 112 rows within 5% (96 under the engine's earlier
+youngest-first port and lumped other instructions). LDS32 1-way, which that engine missed with pairs on
+three and four sub-partitions (7, 8 warps: 4.4% and 7.3% fast), is within 4% at every count (the H100's
+warps of a pair take 11.5 cycles a load at 5 and 6 warps, 11.9 and 12.4 at 7 and 8). The rows outside
+are mostly one-wavefront loads of other widths at 3 to 13 warps, 5% to 13% fast, and LDS32 2-way at 5
+and 6 warps (-12.8%, +8.9%); they are listed with their present errors; the test fails if the set
+changes.
 
 ``pytest -s tests/test_timing_counts.py`` prints the table.
 """
@@ -30,10 +31,10 @@ RUN = H100 / "runs" / "2026-11-25-counts" / "timing_n.txt"
 LINE = re.compile(r"THR op=(\w+) deg=(\d+) warps=(\d+) rep=(\d) cyc_per_warp_inst=([\d.]+)$")
 #: (op, ways, warps) -> the simulated error in percent, for the rows outside 5% (module docstring)
 OUTSIDE_5_PERCENT = {
-    ("LDS32", 1, 8): -7.3, ("LDS32", 1, 9): 5.2, ("LDS32", 1, 10): 5.6, ("LDS32", 2, 13): -7.7,
-    ("LDS32", 4, 3): -7.9, ("LDS32", 4, 5): -6.3, ("LDS64", 1, 3): -8.9, ("LDS64", 1, 5): -5.0,
-    ("LDS64", 1, 6): -6.9, ("LDS64", 1, 7): -5.1, ("LDS64", 2, 9): -6.5, ("LDS64", 2, 13): -6.7,
-    ("LDS128", 1, 3): -5.3, ("LDS128", 1, 9): -5.4, ("LDS128", 1, 13): -6.9, ("LDSM4", 1, 13): -5.7,
+    ("LDS32", 2, 5): -12.8, ("LDS32", 2, 6): 8.9, ("LDS32", 2, 13): -9.6, ("LDS32", 4, 3): -7.8, ("LDS32", 4, 5): -6.4,
+    ("LDS64", 1, 3): -8.1, ("LDS64", 1, 5): -10.0, ("LDS64", 1, 6): -11.1, ("LDS64", 1, 7): -8.7, ("LDS64", 1, 8): -7.1,
+    ("LDS64", 1, 9): -5.3, ("LDS64", 2, 9): -6.7, ("LDS64", 2, 13): -6.7, ("LDS128", 1, 5): -7.7, ("LDS128", 1, 9): -6.9,
+    ("LDS128", 1, 13): -7.3, ("LDSM4", 1, 6): -5.9, ("LDSM4", 1, 9): -8.6, ("LDSM4", 1, 13): -7.0,
 }
 
 
@@ -69,7 +70,8 @@ def test_the_rows_outside_five_percent_are_as_recorded(errors):
     assert outside == OUTSIDE_5_PERCENT
 
 
-def test_pairs_on_three_or_four_sub_partitions_run_slower_on_the_h100(errors):
-    """LDS32 1-way: one or two pairs within 1%, three and four 4.4% and 7.3% fast (module docstring)."""
-    assert all(abs(errors["LDS32", 1, w]) <= 0.01 for w in (5, 6))
-    assert -0.05 <= errors["LDS32", 1, 7] < -0.04 and errors["LDS32", 1, 8] < -0.07
+def test_lds32_one_way_within_four_percent_at_every_warp_count(errors):
+    """LDS32 1-way, 1 to 16 warps: every count within 4% (module docstring), 7 and 8 warps (pairs on three
+    and four sub-partitions) among them."""
+    assert all(abs(errors["LDS32", 1, w]) <= 0.04 for w in range(1, 17))
+    assert abs(errors["LDS32", 1, 8]) <= 0.011

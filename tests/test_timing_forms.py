@@ -15,8 +15,12 @@ wide stores were 14% to 28% fast at 1 and 2 warps, and giving a store ``feed_int
 data phase to read its registers (``read_release``: nothing fitted) put 278 within, and the
 sub-partition's integer-ALU pipe (``alu_interval``, from runs/2026-11-24-alu) 280, the first-come
 window 279, and the overtaking of ``overtake`` (fitted to timing.json's LDS32 2-way loop at 4
-warps) 282: the 2-way loops at 4 warps of the byte loads and ATOMS.ADD come in with LDS.32's. The rows
-outside 5% are held to their own bound, and the test fails if that set changes either way.
+warps) 282: the 2-way loops at 4 warps of the byte loads and ATOMS.ADD come in with LDS.32's. With the
+loops' other instructions one by one and the engine issuing them slot by slot (round-robin port, alu and
+imad pipes, new instructions first at the data path) 277: the byte loads' and LDSM.x1's rows at 8 warps
+come in with LDS.32's, LDSM.x1 2-way at 4 warps too; STS.32 1-way at 16 and 32 warps, ATOMS.ADD 1-way at 8
+to 32 warps and 2-way at 1 and 2 warps, and LDSM.x1 4-way at 4 warps (+17%) go out. The rows outside 5%
+are held to their own bound, and the test fails if that set changes either way.
 
 ``pytest -s tests/test_timing_forms.py`` prints the table.
 """
@@ -29,17 +33,15 @@ from test_timing_calibration import print_table, simulate_rows, throughput_error
 
 RUN = ROOT / "calibration" / "h100" / "runs" / "2026-11-24-forms" / "forms.json"
 ROWS = orjson.loads(RUN.read_bytes())
-#: (op, ways, warps) -> the largest relative error allowed, for the rows outside 5%: the byte loads and
-#: LDSM.x1 run LDS.32's loop and share its row outside (tests/test_timing_calibration.py: at 8 warps two
-#: per sub-partition overlap better in the model than measured); LDSM.x1's 2-way loop at 4 warps, which
-#: the overtaking brings from -19.8% to -12.1% but not within (not looked into); the stores' read release
-#: and their 4-warp rows are the projection's (README "Timing model").
+#: (op, ways, warps) -> the largest relative error allowed, for the rows outside 5% (their errors now): the
+#: stores' read release and their 4-warp rows are the projection's (README "Timing model"); the others as
+#: the module docstring says.
 OUTSIDE_5_PERCENT: dict[tuple[str, int, int], float] = {
-    ("LDS8", 1, 8): 0.10,  # -7.3%
-    ("LDS16", 1, 8): 0.10,  # -7.3%
-    ("LDSM1", 2, 4): 0.15,  # -12.1% (-19.8% first come, first served)
-    ("LDSM2", 1, 8): 0.10,  # -6.9%
-    ("STS32", 1, 8): 0.10,  # -6.9%
+    ("LDSM1", 4, 4): 0.20,  # +17.1%
+    ("LDSM2", 1, 8): 0.10,  # -9.5%
+    ("STS32", 1, 8): 0.15,  # -13.7%
+    ("STS32", 1, 16): 0.15,  # -10.8%
+    ("STS32", 1, 32): 0.10,  # -7.0%
     ("STS64", 1, 1): 0.10,  # -8.2%: a 2-phase store's registers read later than READ_RELEASE + 2 (14 would fit)
     ("STS64", 1, 2): 0.10,  # -7.6%
     ("STS64", 1, 4): 0.20,  # -17.7%: one warp per sub-partition, 2 wavefronts per store
@@ -47,6 +49,11 @@ OUTSIDE_5_PERCENT: dict[tuple[str, int, int], float] = {
     ("STS64", 2, 2): 0.10,  # -7.2%
     ("STS128", 1, 4): 0.10,  # -9.5%
     ("STSM4", 1, 4): 0.10,  # -9.7%
+    ("ATOMS32", 1, 8): 0.10,  # -5.5%
+    ("ATOMS32", 1, 16): 0.10,  # -8.4%
+    ("ATOMS32", 1, 32): 0.10,  # -9.3%
+    ("ATOMS32", 2, 1): 0.10,  # -5.1%
+    ("ATOMS32", 2, 2): 0.10,  # -5.2%
 }
 
 

@@ -7,8 +7,10 @@ all 15 non-empty sets, 9 timed repetitions each; the last loop warp's end compar
 
 What it holds: on the H100 the sets of one size end within 0.5% of each other (which sub-partitions hold
 the pairs does not matter), and the end grows +1.0% from one pair to two, +7.3-7.8% to three, +13.2% to
-four. The engine's youngest-first port grows +0.0%, +1.0%, +4.2% (it is 2.7% fast on a lone pair, 10.4%
-with four): recorded here, so that a port or data-path rule that gives the H100's growth shows.
+four. The engine grows +0.0%, +4.8%, +10.7% (2.5% fast on a lone pair, 4.6% with four; its round-robin
+port and new-first data path, on the loop's SASS one instruction at a time): recorded here. Its
+predecessor (a youngest-first port, the oldest instruction first, the loop's other instructions lumped)
+grew +0.0%, +1.0%, +4.2% (10.4% fast with four).
 
 ``pytest -s tests/test_timing_half.py`` prints the table.
 """
@@ -24,9 +26,9 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / "calibration"))
 import half_replay  # noqa: E402
 
-#: loops -> the simulated end's error in percent, as recorded (sm_90, youngest-first port)
-ERRORS = {0x11: -2.7, 0x22: -2.7, 0x44: -2.7, 0x88: -2.7, 0x33: -3.6, 0x55: -3.6, 0x66: -3.6, 0x99: -3.6,
-          0xAA: -3.6, 0xCC: -3.6, 0x77: -8.4, 0xBB: -8.4, 0xDD: -8.8, 0xEE: -8.8, 0xFF: -10.4}
+#: loops -> the simulated end's error in percent, as recorded (sm_90)
+ERRORS = {0x11: -2.5, 0x22: -2.5, 0x44: -2.5, 0x88: -2.5, 0x33: -3.5, 0x55: -3.4, 0x66: -3.5, 0x99: -3.4,
+          0xAA: -3.5, 0xCC: -3.4, 0x77: -4.8, 0xBB: -4.8, 0xDD: -5.2, 0xEE: -5.2, 0xFF: -4.6}
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +70,7 @@ def test_the_engine_is_as_recorded(rows):
     assert {loops: round(100 * (sim / hw - 1), 1) for loops, (hw, sim, _, _) in rows.items()} == ERRORS
 
 
-def test_the_engine_grows_less_than_the_h100(rows):
-    """The engine's ends grow +0.0%, +1.0%, +4.2% for 2, 3, 4 pairs (the H100 +1.0%, +7.3-7.8%, +13.2%)."""
+def test_the_engine_grows_nearly_as_the_h100(rows):
+    """The engine's ends grow +0.0%, +4.8%, +10.7% for 2, 3, 4 pairs (the H100 +1.0%, +7.3-7.8%, +13.2%)."""
     growth = [round(100 * by_pairs(rows, k)[0][3], 1) for k in (2, 3, 4)]
-    assert growth == [0.0, 1.0, 4.2]
+    assert growth == [0.0, 4.8, 10.7]

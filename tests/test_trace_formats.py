@@ -64,6 +64,21 @@ def test_timing_fields_round_trip(tmp_path, form):
 
 
 @pytest.mark.parametrize("form", FORMS)
+def test_other_instructions_one_by_one_round_trip(tmp_path, form):
+    """``others`` (pipe, stall, wait of each) and ``stall`` survive every format, written canonically
+    (defaults left out: ``alu:1`` is ``alu``; runs of spaces one)."""
+    row = CORPUS.instructions[0]
+    ins = [attrs.evolve(row, others=o, stall=k, wait=w) for o, k, w in (("", 1, False), ("alu:1  -:3@0 imad@2", 4, 1), ("- - -", 1, True))]
+    trace = Trace(InstructionBatch.from_instructions(ins), name="others")
+    path = tmp_path / f"others.{form}"
+    write_trace(trace, path)
+    back = load_trace(path).instructions
+    assert [(i.others, i.stall, i.wait) for i in back] == [("", 1, False), ("alu -:3@0 imad@2", 4, 1), ("- - -", 1, True)]
+    objs = instruction_objects(back)
+    assert [{k: o[k] for k in ("others", "stall") if k in o} for o in objs] == [{}, {"others": "alu -:3@0 imad@2", "stall": 4}, {"others": "- - -"}]
+
+
+@pytest.mark.parametrize("form", FORMS)
 def test_streams_in_chunks(tmp_path, form):
     """A stream yields consecutive chunks whose concatenation is the trace."""
     path = tmp_path / f"c.{form}"
@@ -137,7 +152,8 @@ BREAKS = [
     ("width", 32.0), ("width", True), ("width", "32"), ("width", 24), ("width", 288), ("warp", -1), ("warp", 2**31),
     ("warp", False), ("delay", None), ("mask", "0x1g"), ("mask", 2**32), ("mask", -1), ("mask", True), ("wait", -1),
     ("wait", 2**31), ("wait", 1.0), ("wait", None), ("issue", -1), ("issue", 2**31), ("issue", True), ("issue", "2"),
-    ("early", -1), ("early", 2**31), ("early", True), ("early", 1.0), ("issue_alu", 1), ("early_alu", -1), ("trans", False), ("num", 4), ("op", "LDG"), ("op", None), ("extra", 1), ("addrs", [0] * 31),
+    ("early", -1), ("early", 2**31), ("early", True), ("early", 1.0), ("issue_alu", 1), ("early_alu", -1), ("trans", False),
+    ("others", "alu:0"), ("others", "x y@"), ("others", 3), ("stall", 0), ("stall", True), ("stall", 2**31), ("num", 4), ("op", "LDG"), ("op", None), ("extra", 1), ("addrs", [0] * 31),
     ("addrs", [0] * 33), ("addrs", [0.0] * 32), ("addrs", [True] + [0] * 31), ("addrs", ["0"] * 32), ("addrs", [None] * 32),
     ("addrs", [-4] + [0] * 31), ("addrs", [2**31] + [0] * 31), ("addrs", [2**40] + [0] * 31), ("addrs", [[0]] * 32),
     ("addrs", [2**63] + [0] * 31),

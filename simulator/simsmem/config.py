@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import importlib.resources
+import re
 import types
 import typing
 from pathlib import Path
@@ -97,10 +98,10 @@ class InFlight:
 class Timing:
     """Rates, depths and delays of the LSU pipeline that the timing engine (``simsmem.engine``) runs."""
 
-    issue_interval: int  # cycles a sub-partition's issue port is busy with one instruction (shared-memory or other)
+    issue_interval: int  # cycles a sub-partition's issue port is busy with one instruction (shared-memory or other): one slot
     shared_issue_interval: int  # cycles from a sub-partition's issue of a shared-memory instruction to its next (MIO throttle)
-    alu_interval: int  # cycles from a sub-partition's issue of an integer-ALU instruction to its next (a trace's early_alu, issue_alu)
-    issue_priority: IssuePriority  # which of a sub-partition's warps wanting its issue port gets it: youngest (highest number), oldest, or round-robin (the one after the warp served last)
+    pipes: dict[str, int]  # per pipe of a sub-partition that a trace's other instructions name: cycles from one instruction's issue on it to the next's (``early_alu``/``issue_alu``: ``alu``)
+    issue_priority: IssuePriority  # which of a sub-partition's ready warps gets its issue slot: youngest (highest number), oldest, or round-robin (the first after the warp served last)
     queue_depth: int  # shared-memory instructions a sub-partition's LSU queue holds; issue stalls when full
     accept_interval: int  # cycles between two instructions the LSU accepts from a sub-partition's queue (in order)
     feed_interval: int  # cycles between two wavefronts of one warp's instructions at the data path
@@ -111,8 +112,7 @@ class Timing:
     calibration: str  # what they were fitted to
     overtake: Overtake | None = None  # when a younger instruction's first wavefront goes first (None: never, first come first served)
     in_flight: InFlight | None = None  # the SM's limit on instructions issued and not yet returned (None: no limit)
-    pipes: dict[str, int] = attrs.field(factory=dict)  # per pipe of a sub-partition (a trace's ``others``): cycles from one instruction's issue on it to its next
-    path_order: PathOrder = "oldest"  # the data path's order: the oldest instruction first (with ``overtake``), or first wavefronts of new ones first, the sub-partitions in turn, then replays oldest first
+    path_order: PathOrder = "oldest"  # the data path's order: the oldest instruction first (with ``overtake``), or new instructions' first wavefronts first, the sub-partitions in turn, then the others oldest first
 
 
 @attrs.frozen
@@ -312,11 +312,18 @@ def _check(arch: ArchConfig, where: str) -> None:
         if sorted(op.latency) != sorted(forms):
             raise ConfigError(f"{at}.latency", f"needs one entry for each of {list(forms)}, got {sorted(op.latency)}")
     t = arch.timing
-    for name in ("issue_interval", "shared_issue_interval", "alu_interval", "queue_depth", "accept_interval", "feed_interval", "wavefronts_per_cycle", "window_phases"):
+    for name in ("issue_interval", "shared_issue_interval", "queue_depth", "accept_interval", "feed_interval", "wavefronts_per_cycle", "window_phases"):
         if getattr(t, name) == 0:
             raise ConfigError(f"{where}: timing.{name}", "must be positive")
     if t.in_flight is not None and t.in_flight.entries == 0:
         raise ConfigError(f"{where}: timing.in_flight.entries", "must be positive (in_flight null: no limit)")
+    for name, gap in t.pipes.items():
+        if gap == 0:
+            raise ConfigError(f"{where}: timing.pipes.{name}", "must be positive (leave a pipe out for no limit)")
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+            raise ConfigError(f"{where}: timing.pipes.{name}", "a pipe's name is lower-case letters, digits and _, a letter first")
+    if t.overtake is not None and t.path_order != "oldest":
+        raise ConfigError(f"{where}: timing.overtake", "overtaking is a rule of path_order 'oldest' (new-first serves new instructions first anyway): null")
     if t.overtake is not None and t.overtake.wavefronts < 2:
         raise ConfigError(f"{where}: timing.overtake.wavefronts", "must be at least 2 (a started instruction has two or more)")
     for name, op in arch.ops.items():

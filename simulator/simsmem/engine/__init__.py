@@ -2,23 +2,23 @@
 
 ::
 
-    warps (warp.py) --issue--> sub-partitions (subpartition.py, port.py) --wavefronts--> data path (datapath.py)
+    warps (warp.py) --slots--> sub-partitions (subpartition.py, port.py) --wavefronts--> data path (datapath.py)
 
-A warp issues its instructions in trace order (``early``, ``wait``, ``issue``, ``delay``); its sub-partition's port
-takes one instruction per ``issue_interval`` cycles from the warp ``issue_priority`` picks among those that
-want it (the youngest, the oldest, or in turn: ``port.py``; integer-ALU ones also at most one per ``alu_interval`` cycles on its ALU pipe), shared-memory ones
-at most one per ``shared_issue_interval`` cycles and into an LSU queue of
-``queue_depth`` entries (a full queue stalls issue; so does the SM holding ``in_flight.entries`` loads
-of all sub-partitions until ``in_flight.after`` cycles past their last wavefront: ``entries.py``),
-which the LSU accepts one per ``accept_interval``
-cycles; each warp's instructions then feed the data path
-in order, one wavefront per ``feed_interval`` cycles (several warps of a sub-partition at once); the data
-path, one pass of the 32 bank ports per wavefront, serves ``wavefronts_per_cycle`` wavefronts a cycle,
-the oldest instruction (the first issued) first, and only among the oldest unfinished ones,
-``window_phases`` phases of them; a younger instruction's first wavefront overtakes a short one's
-replay when they reached the banks close together (``overtake``; the rule: ``passing.py``). The
-counting model (``simsmem.banks.count``) says how many wavefronts each instruction makes; the engine
-only schedules them.
+Each warp's instructions become issue slots (``program.py``): the other instructions a trace gives before
+each shared-memory one (``others`` one by one, or ``early`` and ``issue`` counts), then that one, each
+with its stall, its wait for earlier loads and its pipe. Each sub-partition's scheduler issues one slot
+per ``issue_interval`` cycles, to the first warp in the order of ``issue_priority`` (``port.py``) whose
+next slot may issue: its pipe free (``timing.pipes``), and for a shared-memory one the MIO throttle
+(``shared_issue_interval``) past and an entry of its LSU queue (``queue_depth``) and, where the arch
+limits them, one of the SM's places in flight (``in_flight``: ``entries.py``) held. The LSU accepts the
+queued instructions one per ``accept_interval`` cycles; each warp's instructions then feed the data path
+in order, one wavefront per ``feed_interval`` cycles (several warps of a sub-partition at once); the
+data path, one pass of the 32 bank ports per wavefront, serves ``wavefronts_per_cycle`` wavefronts a
+cycle among the oldest unfinished instructions, ``window_phases`` phases of them, in the order of
+``path_order`` (the oldest first, with ``overtake``; or new instructions' first wavefronts first, the
+sub-partitions in turn, then replays: the rule, ``passing.py``). The counting model
+(``simsmem.banks.count``) says how many wavefronts each instruction makes; the engine only schedules
+them.
 
 ``simulate`` passes the data path's cycles in compiled code, without simpy events, only when the engine
 looks (an instruction issues, a warp finds no entry free or waits): cycles before ``now + to_banks`` are

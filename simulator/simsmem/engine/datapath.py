@@ -70,6 +70,10 @@ class DataPath:
         if self.next_finish < now + self.to_banks:  # else the cycles' passes can wait for the next step
             self._step(now)
 
+    def told(self, now: int) -> int:
+        """The last cycle whose finished instructions have been told, once synced at ``now``."""
+        return now + self.to_banks - 1
+
     def watch(self) -> None:
         """A warp waits for the path (an instruction to complete, a freed entry): cue a telling for the
         cycle after the next instruction to finish (the first its completion or freed entry can be seen

@@ -100,8 +100,7 @@ class Passing:
         return max(t + 1, min(later)) if later else None
 
     def _serve_first(self, ready: list[Pending]) -> list[Pending]:
-        """The ready instructions of the window (oldest first) in the order the path serves them (a subclass
-        may try another order: calibration/try_orders.py)."""
+        """The ready instructions of the window (oldest first) in the order the path serves them."""
         if self.new_first:
             if ready:
                 sps = len(ready[0].sp.run.sub_partitions)

@@ -23,22 +23,19 @@ class Program:
     wavefronts: np.ndarray  # int64: from the counting model
     phases: np.ndarray  # int64: phases of its form (its weight in the data path's window, ``timing.window_phases``)
     latency: np.ndarray  # int64: cycles from issue to data with one wavefront, empty pipeline (config)
-    early: np.ndarray  # int64: other instructions the warp issues before the wait, one issue slot each
-    early_alu: np.ndarray  # int64: how many of those use the sub-partition's integer-ALU pipe
-    wait: np.ndarray  # int64: issue once at most this many earlier instructions of the warp are in flight (NO_WAIT: any)
-    issue: np.ndarray  # int64: other instructions the warp issues after the wait, one issue slot each
-    issue_alu: np.ndarray  # int64: how many of those use the integer-ALU pipe
-    delay: np.ndarray  # int64: cycles the warp stalls first
+    start: np.ndarray  # int64: the first cycle each warp may issue at (indexed by warp number)
     by_warp: tuple[np.ndarray, ...]  # instruction indices of each warp that has any, in trace order
-    slots: tuple[Slots, ...] = ()  # each warp's issue slots (``by_warp``'s order)
+    slots: tuple[Slots, ...]  # each warp's issue slots (``by_warp``'s order)
 
     def __len__(self) -> int:
         return len(self.warp)
 
 
-def program(batch: InstructionBatch, counts: Counts, arch: ArchConfig, sub_partition: np.ndarray | None = None) -> Program:
+def program(batch: InstructionBatch, counts: Counts, arch: ArchConfig, sub_partition: np.ndarray | None = None,
+            start: np.ndarray | None = None) -> Program:
     """The engine's view of ``batch``: warp ``w`` runs on sub-partition ``w % arch.sub_partitions`` unless
-    ``sub_partition`` gives each warp's (indexed by warp number)."""
+    ``sub_partition`` gives each warp's, from cycle 0 unless ``start`` gives each warp's first (both indexed
+    by warp number: for replaying measured launches)."""
     warp = batch.warp.astype(np.int64)
     if sub_partition is None:
         where = warp % arch.sub_partitions
@@ -47,19 +44,15 @@ def program(batch: InstructionBatch, counts: Counts, arch: ArchConfig, sub_parti
     latency, phases = _per_form(batch, arch)
     order = np.argsort(warp, kind="stable")
     starts = np.flatnonzero(np.r_[True, np.diff(warp[order]) != 0]) if len(warp) else np.empty(0, dtype=np.int64)
+    by_warp = tuple(np.split(order, starts[1:])) if len(warp) else ()
     return Program(
         warp=warp,
         sub_partition=where,
         wavefronts=counts.wavefronts.astype(np.int64),
         phases=phases,
         latency=latency,
-        early=batch.early.astype(np.int64),
-        early_alu=batch.early_alu.astype(np.int64),
-        wait=batch.wait.astype(np.int64),
-        issue=batch.issue.astype(np.int64),
-        issue_alu=batch.issue_alu.astype(np.int64),
-        delay=batch.delay.astype(np.int64),
-        by_warp=(by_warp := tuple(np.split(order, starts[1:])) if len(warp) else ()),
+        start=np.zeros(int(warp.max(initial=-1)) + 1, dtype=np.int64) if start is None else np.asarray(start, dtype=np.int64),
+        by_warp=by_warp,
         slots=tuple(issue_slots(batch, ins, tuple(arch.timing.pipes)) for ins in by_warp),
     )
 

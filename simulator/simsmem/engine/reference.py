@@ -24,8 +24,8 @@ from .timeline import Timeline
 class WavefrontByWavefront:
     """The data path as one simpy event per busy cycle."""
 
-    def __init__(self, timing, passing: type[Passing] = Passing) -> None:
-        self.passing = passing(timing)
+    def __init__(self, timing) -> None:
+        self.passing = Passing(timing)
         self.cued: set[int] = set()  # cycles with a pass already cued
         self.passed = -1  # last cycle passed
 
@@ -39,6 +39,11 @@ class WavefrontByWavefront:
 
     def sync(self, now: int) -> None:
         """Nothing to do: each cycle's pass tells the sub-partitions of what it finished at once."""
+
+    def told(self, now: int) -> int:
+        """The last cycle whose finished instructions have been told: each cycle's pass comes after the
+        warps' wake-ups of that cycle."""
+        return now - 1
 
     def watch(self) -> None:
         """Nothing to do: a pass is cued for every cycle with a ready wavefront."""
@@ -66,8 +71,7 @@ class WavefrontByWavefront:
 
 
 def simulate_by_wavefront(batch: InstructionBatch, counts: Counts, arch: ArchConfig, *, sub_partition: np.ndarray | None = None,
-                          log: list | None = None, passing: type[Passing] = Passing) -> Timeline:
-    """``engine.simulate`` with the data path passing one wavefront at a time (``passing``: the rule, or a
-    subclass serving in another order)."""
-    prog = program(batch, counts, arch, sub_partition)
-    return Run(prog, arch.timing, arch.sub_partitions, lambda run: WavefrontByWavefront(run.timing, passing), log).run(None)
+                          start: np.ndarray | None = None, log: list | None = None) -> Timeline:
+    """``engine.simulate`` with the data path passing one wavefront at a time."""
+    prog = program(batch, counts, arch, sub_partition, start)
+    return Run(prog, arch.timing, arch.sub_partitions, lambda run: WavefrontByWavefront(run.timing), log).run(None)

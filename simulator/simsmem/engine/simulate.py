@@ -16,7 +16,6 @@ from .entries import Entries
 from .program import Program, program
 from .subpartition import SubPartition
 from .timeline import Timeline
-from .warp import warp
 
 #: Events processed between two calls of ``advance`` (progress bars).
 STEP = 1 << 16
@@ -24,24 +23,24 @@ STEP = 1 << 16
 
 class Run:
     """One simulation: the simpy environment, the program, the parts of the path and what they record
-    (``path``, ``part``: the data path's and the sub-partitions' classes, or others to try)."""
+    (``path``: the data path's class, or another to try)."""
 
-    def __init__(self, prog: Program, timing: Timing, sub_partitions: int, path: Callable, log: list | None,
-                 part: Callable = SubPartition) -> None:
+    def __init__(self, prog: Program, timing: Timing, sub_partitions: int, path: Callable, log: list | None) -> None:
         self.env = simpy.Environment()
         self.program = prog
         self.timing = timing
         self.log = log
         self.waiting = 0  # warps waiting for an instruction to complete or for an entry (Entries)
+        self.after_pass = int(prog.latency.min(initial=timing.to_banks + 1)) - timing.to_banks  # cycles from a last wavefront to its completion, the fewest
         self.issue = np.full(len(prog), -1, dtype=np.int64)
         self.complete = np.full(len(prog), -1, dtype=np.int64)
         self.passed = np.zeros(len(prog), dtype=np.int64)  # wavefronts the data path passed, per instruction
         self.warp_done: dict[int, int] = {}  # warp -> the latest completion of its instructions served so far
         self.settled = np.full(len(prog), -1, dtype=np.int64)  # cycle by which the instruction and its warp's earlier ones completed
-        names = ("warp", "sub_partition", "wavefronts", "phases", "latency", "early", "early_alu", "wait", "issue", "issue_alu", "delay")
+        names = ("warp", "sub_partition", "wavefronts", "phases", "latency")
         self.columns = SimpleNamespace(**{name: getattr(prog, name).tolist() for name in names})  # per instruction, for the hot loops
         self.in_flight = None if timing.in_flight is None else Entries(self, timing.in_flight.entries)  # the SM's loads in flight
-        self.sub_partitions = [part(self, s) for s in range(max(sub_partitions, int(prog.sub_partition.max(initial=-1)) + 1))]
+        self.sub_partitions = [SubPartition(self, s) for s in range(max(sub_partitions, int(prog.sub_partition.max(initial=-1)) + 1))]
         self.path = path(self)  # the data path, made for this run
 
     def record(self, name: str, cycle: int) -> None:
@@ -50,9 +49,14 @@ class Run:
             self.log.append((name, int(cycle)))
 
     def start(self) -> None:
-        """Start the warps' processes."""
-        for instructions in self.program.by_warp:
-            self.env.process(warp(self, int(self.program.warp[instructions[0]]), instructions))
+        """Give each sub-partition its warps and start its scheduler."""
+        prog = self.program
+        for instructions, slots in zip(prog.by_warp, prog.slots):
+            w = int(prog.warp[instructions[0]])
+            self.sub_partitions[int(prog.sub_partition[instructions[0]])].join(w, slots, int(prog.start[w]))
+        for sp in self.sub_partitions:
+            if sp.live:
+                self.env.process(sp.schedule())
 
     def run(self, advance: Callable[[int], None] | None) -> Timeline:
         self.start()
@@ -76,8 +80,9 @@ class Run:
 
 
 def simulate(batch: InstructionBatch, counts: Counts, arch: ArchConfig, *, sub_partition: np.ndarray | None = None,
-             log: list | None = None, advance: Callable[[int], None] | None = None) -> Timeline:
+             start: np.ndarray | None = None, log: list | None = None, advance: Callable[[int], None] | None = None) -> Timeline:
     """Simulate one CTA of ``batch`` (counted by ``counts``) on ``arch``; ``log`` collects ``(name, cycle)``
-    events, ``advance(n)`` hears of ``n`` more issued instructions now and then."""
-    prog = program(batch, counts, arch, sub_partition)
+    events, ``advance(n)`` hears of ``n`` more issued instructions now and then; ``sub_partition`` and
+    ``start``: each warp's sub-partition and first cycle (``program``)."""
+    prog = program(batch, counts, arch, sub_partition, start)
     return Run(prog, arch.timing, arch.sub_partitions, DataPath, log).run(advance)

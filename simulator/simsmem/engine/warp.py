@@ -1,72 +1,47 @@
-"""A warp: issues its instructions in trace order.
+"""A warp's issue slots and what holds the next one.
 
-Before instruction ``i`` the warp issues ``early[i]`` other instructions on its sub-partition's port
-(``early_alu[i]`` of them also on its integer-ALU pipe, booked from when they start);
-then waits, if ``wait[i]`` is N (true: 0), until all its earlier instructions but the N latest
-completed (like ``cp.async.wait_group N``: its instructions complete in order); then issues
-``issue[i]`` other instructions (``issue_alu[i]`` on the ALU pipe), then stalls ``delay[i]`` cycles
-(and until its ALU instructions have issued), then takes an entry of its sub-partition's LSU queue and
-a place among the SM's loads in flight (waiting while none is free), then issues ``i`` on its
-sub-partition (whose port and MIO throttle may make it wait more). It may issue again
-``issue_interval`` cycles after each instruction.
+Slot ``s`` (``program.Slots``: the warp's other instructions one by one, then each shared-memory one) may
+issue once the previous slot's stall has passed (``base``) and the instruction it waits for, with the
+warp's earlier ones, completed (``run.settled``), plus its own delay: ``ready``. Until that completion is
+known the warp is ``blocked``; so it is while it waits for an entry (``entries.py``) whose release is not
+yet known.
 """
 
 from __future__ import annotations
 
-from .cue import Cue
 
+class Warp:
+    """One warp of a sub-partition: its slots, the next one's place and when it may issue."""
 
-def warp(run, w: int, instructions):
-    """The simpy process of warp ``w``, issuing ``instructions`` (indices into the program)."""
-    env = run.env
-    c = run.columns  # the program's columns as Python lists (a numpy read per field and instruction is slow)
-    sp = run.sub_partitions[c.sub_partition[instructions[0]]]
-    free = 0  # first cycle the warp may issue again
-    order = sp.join(w)
-    in_flight = run.in_flight
-    yield Cue(env, 0, order)  # start in the order of issue priority, not of process creation
-    for k, i in enumerate(instructions.tolist()):
-        ready = free
-        if early := c.early[i]:
-            alu = sp.book_alu(max(ready, env.now), c.early_alu[i]) if c.early_alu[i] else 0
-            if ready > env.now and ready > sp.port.free:  # slots before ``ready`` may go to other warps
-                yield Cue(env, ready, order)
-            # the port's slots, as its priority hands them out (asked for ahead when the port is booked
-            # until ``ready`` anyway: the same slots, one wake-up fewer); written out here and for ``issue``
-            # below, since a helper generator (``yield from``) costs the engine 3% (benchmarks/bench_engine.py)
-            done = sp.want_slots(w, early, max(ready, env.now))
-            while done is not None:
-                yield Cue(env, done, order)
-                done = sp.slots_done(w, env.now)
-            ready = max(env.now, alu)
-        latest = c.wait[i]  # earlier instructions that may stay in flight
-        if 0 <= latest < k:
-            target = int(instructions[k - latest - 1])
-            if (cue := sp.wait_for(target, w)) is not None:  # not yet served: wake when it completes
-                yield cue
-            ready = max(ready, int(run.settled[target]))
-        if alu := c.issue_alu[i]:
-            start = sp.stretches[w] = max(ready, env.now)
-        if others := c.issue[i]:
-            if ready > env.now and ready > sp.port.free:  # slots before ``ready`` may go to other warps
-                yield Cue(env, ready, order)
-            done = sp.want_slots(w, others, max(ready, env.now))
-            while done is not None:
-                yield Cue(env, done, order)
-                done = sp.slots_done(w, env.now)
-            ready = env.now
-        ready += c.delay[i]
-        if alu:  # booked once the stretch is over, in the pipe's cycles from its start on
-            ready = max(ready, sp.book_alu(start, alu))
-            del sp.stretches[w]
-        if ready > env.now:
-            yield Cue(env, ready, order)
-        if (handed := sp.queue.take(order)) is not None:  # an entry of its LSU queue
-            yield handed
-        if in_flight is not None and (handed := in_flight.take(order)) is not None:  # a place among the SM's loads in flight
-            yield handed
-        while (later := sp.blocked_until(w, env.now)) is not None:
-            yield Cue(env, later, order)
-        sp.issue(i, env.now)
-        free = env.now + run.timing.issue_interval
+    __slots__ = ("number", "slots", "pos", "base", "ready", "blocked", "queue", "flight")
 
+    def __init__(self, number: int, slots) -> None:
+        self.number = number
+        self.slots = slots
+        self.pos = 0  # its next slot
+        self.base = 0  # the cycle its next slot may issue by the previous one's stall
+        self.ready = 0  # the cycle its next slot may issue by its wait and delay too
+        self.blocked = False  # waiting for a completion or an entry not yet known
+        self.queue = False  # its next (shared-memory) slot holds an LSU queue entry
+        self.flight = False  # ... and one of the SM's places in flight
+
+    @property
+    def done(self) -> bool:
+        return self.pos == len(self.slots.inst)
+
+    def after(self, base: int, run) -> int | None:
+        """Its next slot (``pos``) may issue from ``base`` by the previous one's stall: set ``ready``; the
+        instruction it waits for if that one's completion is not known yet (it is then ``blocked``)."""
+        s = self.pos
+        self.base = base
+        target = self.slots.wait[s]
+        if target >= 0 and run.complete[target] < 0:
+            self.blocked = True
+            return target
+        self.ready = (max(base, int(run.settled[target])) if target >= 0 else base) + self.slots.delay[s]
+        return None
+
+    def served(self, run) -> None:
+        """The instruction it waited for completed (``run.settled`` known)."""
+        self.blocked = False
+        self.after(self.base, run)

@@ -18,6 +18,7 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
+import attrs
 import numpy as np
 import orjson
 
@@ -25,7 +26,7 @@ from ..errors import TraceError
 from .files import atomic_output
 from .records import INACTIVE, LANES, InstructionBatch, no_sources
 from .stream import Chunk, TraceStream
-from .v1 import DTYPES, LANE_COLUMNS, column_problem, header_object, parse_header
+from .v1 import DTYPES, LANE_COLUMNS, canonical_others, column_problem, header_object, parse_header
 
 #: Columns a chunk may leave out when every entry holds this value (and is read back so).
 OPTIONAL = {"src": INACTIVE, "bypass": False, "early": 0, "early_alu": 0, "issue_alu": 0, "others": "", "stall": 1}
@@ -105,6 +106,7 @@ def _chunks(z: np.lib.npyio.NpzFile, chunks: int, count: int | None, size: int, 
             if problem:
                 row, field, what = problem
                 raise TraceError(f"{where}: instruction {first + row}: {field}", what)
+            batch = attrs.evolve(batch, others=canonical_others(batch.others))
             yield Chunk(batch, first, size * (i + 1) // chunks)
             first += n
     finally:

@@ -192,9 +192,7 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
     others = np.array(others, dtype=str) if any(others) else np.zeros(len(others), dtype="U1")
     if others_problem(others, early | issue) is not None:
         return None
-    if others.any():  # canonical, as the exact check keeps them
-        texts, back = np.unique(others, return_inverse=True)
-        others = np.array([unparse(parse(t)) for t in texts.tolist()], dtype=str)[back]
+    others = canonical_others(others)
     mask = np.array(masks, dtype=np.uint32)
     active = active_lanes(op, num, mask)
     if np.any(active & (addrs < 0)) or np.any(active[sourced] & (src[sourced] < 0)):
@@ -312,6 +310,14 @@ def form_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
     if (problem := others_problem(b.others, b.early | b.issue)) is not None:
         problems.append(problem)
     return min(problems) if problems else None
+
+
+def canonical_others(others: np.ndarray) -> np.ndarray:
+    """An ``others`` column (valid) written canonically (``others.unparse``), as the exact check keeps it."""
+    if not others.any():
+        return others
+    texts, back = np.unique(others, return_inverse=True)
+    return np.array([unparse(parse(t)) for t in texts.tolist()], dtype=str)[back]
 
 
 def others_problem(others: np.ndarray, counted: np.ndarray) -> tuple[int, str, str] | None:
