@@ -1,10 +1,11 @@
-"""The same model passing wavefronts one cycle at a time: the reference the compiled data path is held to.
+"""The same model as written: the reference the compiled data path and issue rule are held to.
 
 Each busy cycle is one simpy event that runs the data path's rule as written (``passing.Passing.pass_cycle``)
-and tells the sub-partitions of the instructions it finished. Warps, sub-partitions and queues are the
-engine's own; only the data path differs from ``datapath.DataPath``, which passes cycles in compiled
-code when the engine looks. One event and a Python pass per busy cycle make this two to four times
-slower, so ``simsmem`` runs the compiled path.
+and tells the sub-partitions of the instructions it finished, and the sub-partitions issue their warps'
+slots by ``warp.Warps`` in Python. Sub-partitions, queues and the scheduling process are the engine's own;
+the engine runs the compiled data path (``datapath.DataPath``, passing cycles when it looks) and the
+compiled issue rule (``compiled.CompiledWarps``). One event and a Python pass per busy cycle make this
+slower, so ``simsmem`` runs the compiled parts.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .cue import PASS, then
 from .passing import Passing, Pending
 from .program import program
 from .simulate import Run
+from .warp import Warps
 from .timeline import Timeline
 
 
@@ -72,6 +74,7 @@ class WavefrontByWavefront:
 
 def simulate_by_wavefront(batch: InstructionBatch, counts: Counts, arch: ArchConfig, *, sub_partition: np.ndarray | None = None,
                           start: np.ndarray | None = None, log: list | None = None) -> Timeline:
-    """``engine.simulate`` with the data path passing one wavefront at a time."""
+    """``engine.simulate`` as written: the data path passing one wavefront at a time, the sub-partitions'
+    issue rule in Python (``warp.Warps``)."""
     prog = program(batch, counts, arch, sub_partition, start)
-    return Run(prog, arch.timing, arch.sub_partitions, lambda run: WavefrontByWavefront(run.timing), log).run(None)
+    return Run(prog, arch.timing, arch.sub_partitions, lambda run: WavefrontByWavefront(run.timing), log, Warps).run(None)

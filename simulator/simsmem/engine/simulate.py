@@ -11,6 +11,7 @@ import simpy
 from ..banks import Counts
 from ..config import ArchConfig, Timing
 from ..trace import InstructionBatch
+from .compiled import CompiledWarps
 from .datapath import DataPath
 from .entries import Entries
 from .program import Program, program
@@ -23,9 +24,9 @@ STEP = 1 << 16
 
 class Run:
     """One simulation: the simpy environment, the program, the parts of the path and what they record
-    (``path``: the data path's class, or another to try)."""
+    (``path``: the data path's class; ``warps``: the class of the sub-partitions' issue rule; compiled or as written)."""
 
-    def __init__(self, prog: Program, timing: Timing, sub_partitions: int, path: Callable, log: list | None) -> None:
+    def __init__(self, prog: Program, timing: Timing, sub_partitions: int, path: Callable, log: list | None, warps: Callable = CompiledWarps) -> None:
         self.env = simpy.Environment()
         self.program = prog
         self.timing = timing
@@ -40,7 +41,7 @@ class Run:
         names = ("warp", "sub_partition", "wavefronts", "phases", "latency")
         self.columns = SimpleNamespace(**{name: getattr(prog, name).tolist() for name in names})  # per instruction, for the hot loops
         self.in_flight = None if timing.in_flight is None else Entries(self, timing.in_flight.entries)  # the SM's loads in flight
-        self.sub_partitions = [SubPartition(self, s) for s in range(max(sub_partitions, int(prog.sub_partition.max(initial=-1)) + 1))]
+        self.sub_partitions = [SubPartition(self, s, warps) for s in range(max(sub_partitions, int(prog.sub_partition.max(initial=-1)) + 1))]
         self.path = path(self)  # the data path, made for this run
 
     def record(self, name: str, cycle: int) -> None:
@@ -51,12 +52,13 @@ class Run:
     def start(self) -> None:
         """Give each sub-partition its warps and start its scheduler."""
         prog = self.program
-        for instructions, slots in zip(prog.by_warp, prog.slots):
+        warps: list[list] = [[] for _ in self.sub_partitions]
+        for instructions, slots in zip(prog.by_warp, prog.slots):  # by warp number: their places
             w = int(prog.warp[instructions[0]])
-            self.sub_partitions[int(prog.sub_partition[instructions[0]])].join(w, slots, int(prog.start[w]))
-        for sp in self.sub_partitions:
-            if sp.live:
-                self.env.process(sp.schedule())
+            warps[int(prog.sub_partition[instructions[0]])].append((slots, int(prog.start[w])))
+        for sp, mine in zip(self.sub_partitions, warps):
+            if (process := sp.start(mine)) is not None:
+                sp.process = self.env.process(process)
 
     def run(self, advance: Callable[[int], None] | None) -> Timeline:
         self.start()

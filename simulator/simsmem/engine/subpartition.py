@@ -22,143 +22,99 @@ its own cycle, in order with the other sub-partitions'.
 
 from __future__ import annotations
 
-from .cue import WARP, Cue, then
+from .compiled import CompiledWarps
+from .cue import WARP, Cue
 from .entries import Entries
-from .port import RULES, looks
-from .warp import Warp
 
 
 class SubPartition:
-    """One sub-partition's part of the load/store path."""
+    """One sub-partition's part of the load/store path; ``warps``: the class of the rule that issues its warps'
+    slots (``compiled.CompiledWarps``, or ``warp.Warps`` as written)."""
 
-    def __init__(self, run, index: int) -> None:
+    def __init__(self, run, index: int, warps=CompiledWarps) -> None:
         self.run = run
         self.index = index
         self.timing = t = run.timing
-        self.rule = RULES[t.issue_priority]
-        self.warps: list[Warp] = []  # by number
-        self.live = 0  # warps with slots left
-        self.last = -1  # the place (in ``warps``) of the warp served last
-        self.pipe_free = [0] * len(t.pipes)  # first cycle each pipe may issue again
-        self.pipe_gap = list(t.pipes.values())
-        self.shared_free = 0  # first cycle a shared-memory instruction may issue (MIO throttle)
+        self.rule = warps
+        self.warps = None  # the rule over this sub-partition's warps (``start``)
         self.accept_free = 0  # first cycle the LSU may accept the next queued instruction
         self.queue = Entries(run, t.queue_depth)  # the LSU queue's entries
-        self.waiters: dict[int, Warp] = {}  # instruction -> the warp waiting for it to complete
+        self.held: dict[str, set[int]] = {"queue": set(), "flight": set()}  # places of warps holding an entry for their next instruction
+        self.waiters: dict[int, int] = {}  # instruction -> the place of the warp waiting for it to complete
         self.waiting_entry = 0  # warps waiting for an entry whose release is not yet known
         self.order = WARP + index  # the place of its wake-ups within a cycle
+        self.process = None  # its scheduler's simpy process (``Run.start``)
         self.alarm: Cue | None = None  # what the process sleeps on, and the cycle it is cued for
         self.alarm_at: int | None = None
 
-    def join(self, number: int, slots, start: int = 0) -> None:
-        """Take warp ``number`` in, with its ``slots``, the first of them from cycle ``start``."""
-        w = Warp(number, slots)
-        self.warps.append(w)
-        self.warps.sort(key=lambda v: v.number)
-        if not w.done:
-            self.live += 1
-            self._after(w, start)
+    def start(self, warps: list[tuple[object, int]]):
+        """Take the warps in (each one's slots and first cycle, in the order of their numbers: their places);
+        the scheduler's simpy process, or None if no warp has a slot."""
+        self.warps = self.rule(self.run, warps, self._block)
+        return self.schedule() if self.warps.live else None
 
     def schedule(self):
         """The scheduler's simpy process: issue slots until every warp's are issued."""
-        run, interval = self.run, self.timing.issue_interval
+        run, warps, interval = self.run, self.warps, self.timing.issue_interval
         env = run.env
         c = 0
-        while self.live:
+        while warps.live:
             now = env.now
             run.path.sync(now)
             told = run.path.told(now)  # every completion until told + after_pass is known, every release until told + 1
             horizon = told + (1 if self.waiting_entry else run.after_pass)
             c = max(c, now)
-            wake = None
-            while self.live:
-                w, wake = self._pick(c)
-                if w is None:
-                    if wake is None or wake > horizon:
-                        break
-                    c = wake
+            while True:
+                place, c, wake = warps.run_ahead(c, now, horizon)
+                if place is None:  # wake: the cycle to look again (None: when a warp is woken)
+                    break
+                if not self._entries(place, c):
                     continue
-                s = w.pos
-                i = w.slots.inst[s]
-                if i >= 0:
-                    if c > now:  # issues at its own cycle, in order with the other sub-partitions'
-                        wake = c
-                        break
-                    if not self._entries(w, c):
-                        continue
-                    w.queue = w.flight = False
-                    self.issue(i, c)
-                elif (p := w.slots.pipe[s]) >= 0:
-                    self.pipe_free[p] = c + self.pipe_gap[p]
-                self.last = self.warps.index(w) if self.rule == RULES["round-robin"] else -1
-                w.pos = s + 1
-                if w.done:
-                    self.live -= 1
-                else:
-                    self._after(w, c + w.slots.stall[s])
+                self.held["queue"].discard(place)
+                self.held["flight"].discard(place)
+                self.issue(warps.inst(place), c)
+                warps.issued(place, c)
                 c += interval
                 if c > horizon:
                     wake = c
                     break
-            if self.live:
+            if warps.live:
                 yield self._sleep(wake)
+                self.alarm = None
 
-    def _pick(self, c: int) -> tuple[Warp | None, int | None]:
-        """The warp the port serves at ``c``; else None and the first later cycle one may be served at
-        (None: only when a blocked one is woken)."""
-        warps, pipe_free, shared_free = self.warps, self.pipe_free, self.shared_free
-        first = None
-        for k in looks(self.rule, len(warps), self.last):
-            w = warps[k]
-            if w.blocked or w.done:
-                continue
-            s = w.pos
-            t = w.ready
-            if (p := w.slots.pipe[s]) >= 0 and pipe_free[p] > t:
-                t = pipe_free[p]
-            if w.slots.inst[s] >= 0 and shared_free > t:
-                t = shared_free
-            if t <= c:
-                return w, None
-            if first is None or t < first:
-                first = t
-        return None, first
+    def _block(self, place: int, target: int) -> None:
+        """The warp at ``place`` waits for instruction ``target`` to complete."""
+        self.waiters[target] = place
+        self.run.waiting += 1
+        self.run.path.watch()
 
-    def _after(self, w: Warp, base: int) -> None:
-        if (target := w.after(base, self.run)) is not None:
-            self.waiters[target] = w
-            self.run.waiting += 1
-            self.run.path.watch()
-
-    def _entries(self, w: Warp, c: int) -> bool:
-        """Take an LSU queue entry and a place in flight for ``w``'s shared-memory instruction at ``c``: True
+    def _entries(self, place: int, c: int) -> bool:
+        """Take an LSU queue entry and a place in flight for the warp's shared-memory instruction at ``c``: True
         if it holds both now; else it waits (ready later, or blocked until a release is handed to it)."""
         for kind, entries in (("queue", self.queue), ("flight", self.run.in_flight)):
-            if entries is None or getattr(w, kind):
+            if entries is None or place in self.held[kind]:
                 continue
-            got = entries.claim(lambda cycle, kind=kind: self._handed(w, kind, cycle))
+            got = entries.claim(lambda cycle, kind=kind: self._handed(place, kind, cycle))
             if got is None:
-                w.blocked = True
+                self.warps.block(place, True)
                 self.waiting_entry += 1
                 return False
-            setattr(w, kind, True)
+            self.held[kind].add(place)
             if got > c:
-                w.ready = got
+                self.warps.hold(place, got)
                 return False
         return True
 
-    def _handed(self, w: Warp, kind: str, cycle: int) -> None:
-        """A released entry goes to ``w`` at ``cycle``."""
-        setattr(w, kind, True)
-        w.blocked = False
+    def _handed(self, place: int, kind: str, cycle: int) -> None:
+        """A released entry goes to the warp at ``place`` at ``cycle``."""
+        self.held[kind].add(place)
         self.waiting_entry -= 1
-        w.ready = max(w.ready, cycle)
+        self.warps.block(place, False, cycle)
         self._nudge(cycle)
 
     def issue(self, i: int, now: int) -> None:
         """Issue instruction ``i`` (holding its entries) at ``now``."""
         run, t = self.run, self.timing
-        self.shared_free = now + t.shared_issue_interval
         run.issue[i] = now
         if run.log is not None:
             run.record(f"warp {run.program.warp[i]} issues #{i}", now)
@@ -178,10 +134,9 @@ class SubPartition:
             run.record(f"#{i} completes", done)
         w = run.columns.warp[i]
         run.warp_done[w] = run.settled[i] = max(run.warp_done.get(w, 0), done)
-        if (waiter := self.waiters.pop(i, None)) is not None:
+        if (place := self.waiters.pop(i, None)) is not None:
             run.waiting -= 1
-            waiter.served(run)
-            self._nudge(waiter.ready)
+            self._nudge(self.warps.completed(place))
         self.queue.release(last + 1)
         if run.in_flight is not None:
             run.in_flight.release(last + 1 + t.in_flight.after)
@@ -189,22 +144,21 @@ class SubPartition:
     def _sleep(self, wake: int | None) -> Cue:
         """The cue the process sleeps on: cued for ``wake`` (None: until a warp is woken)."""
         self.alarm = alarm = Cue(self.run.env)
-        self.alarm_at = None
+        self.alarm_at = wake
         if wake is not None:
-            self._nudge(wake)
+            alarm.fire(wake, self.order)
         return alarm
 
     def _nudge(self, cycle: int) -> None:
-        """Wake the process at ``cycle`` if it sleeps until later."""
+        """Wake the process at ``cycle`` if it sleeps until later: a cue for then takes over the sleeping
+        process from the one cued later (which then fires to no one)."""
         alarm = self.alarm
         if alarm is None or (self.alarm_at is not None and self.alarm_at <= cycle):
             return
         self.alarm_at = cycle
-        env = self.run.env
-
-        def ring() -> None:
-            if self.alarm is alarm:
-                self.alarm = None
-                alarm.fire(env.now, self.order)
-
-        then(env, max(cycle, env.now), self.order, ring)
+        if getattr(alarm, "_ok", False):  # cued already: hand its process over
+            self.alarm = earlier = Cue(self.run.env, cycle, self.order)
+            earlier.callbacks, alarm.callbacks = alarm.callbacks, []
+            self.process._target = earlier
+        else:
+            alarm.fire(cycle, self.order)
