@@ -42,31 +42,22 @@ class CompiledWarps:
         self.meta = np.array([RULES[t.issue_priority], -1, 0, t.issue_interval, t.shared_issue_interval, int(np.sum(ends > ends - lengths)), 0],
                              dtype=np.int64)
         self.out = np.zeros((len(warps), 2), dtype=np.int64)
+        self.live = int(self.meta[LIVE])  # warps with slots left
         for place in range(len(warps)):
             if lengths[place]:
                 _after(self.warps, self.slots, self.meta, run.complete, run.settled, self.out, place, self.warps[place, BASE])
         self._tell_blocks()
 
-    @property
-    def live(self) -> int:
-        return int(self.meta[LIVE])
-
-    def run_ahead(self, c: int, now: int, horizon: int) -> tuple[int | None, int, int | None]:
+    def run_ahead(self, c: int, now: int, horizon: int, issued: int = -1) -> tuple[int | None, int, int | None]:
         run = self.run
-        place, c, wake = _run_ahead(self.warps, self.slots, self.pipes, self.meta, run.complete, run.settled, self.out, c, now, horizon)
-        if self.meta[BLOCKS]:
+        place, c, wake, blocks, self.live = _run_ahead(self.warps, self.slots, self.pipes, self.meta, run.complete, run.settled, self.out,
+                                                       c, now, horizon, issued)
+        if blocks:
             self._tell_blocks()
-        return (None if place < 0 else int(place)), int(c), (None if wake == NONE else int(wake))
+        return (None if place < 0 else place), c, (None if wake == NONE else wake)
 
     def inst(self, place: int) -> int:
         return int(self.slots[self.warps[place, POS], INST])
-
-    def issued(self, place: int, c: int) -> None:
-        run = self.run
-        self.meta[SHARED_FREE] = c + self.meta[SHARED_INTERVAL]
-        _issued(self.warps, self.slots, self.meta, run.complete, run.settled, self.out, place, c)
-        if self.meta[BLOCKS]:
-            self._tell_blocks()
 
     def hold(self, place: int, cycle: int) -> None:
         self.warps[place, READY] = cycle
@@ -89,8 +80,21 @@ class CompiledWarps:
 
 
 @numba.njit(cache=True, nogil=True)
-def _run_ahead(warps, slots, pipes, meta, complete, settled, out, c, now, horizon):  # pragma: no cover - compiled
-    """``Warps.run_ahead`` (-1 for None, NONE for no cycle)."""
+def _run_ahead(warps, slots, pipes, meta, complete, settled, out, c, now, horizon, issued):  # pragma: no cover - compiled
+    """``Warps.run_ahead`` (-1 for None, NONE for no cycle), and how many warps blocked (in ``out``) and how
+    many have slots left."""
+    out_ = _ahead(warps, slots, pipes, meta, complete, settled, out, c, now, horizon, issued)
+    return out_[0], out_[1], out_[2], meta[BLOCKS], meta[LIVE]
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _ahead(warps, slots, pipes, meta, complete, settled, out, c, now, horizon, issued):  # pragma: no cover - compiled
+    if issued >= 0:  # the warp at ``issued`` issued its shared-memory instruction at ``c``
+        meta[SHARED_FREE] = c + meta[SHARED_INTERVAL]
+        _issued(warps, slots, meta, complete, settled, out, issued, c)
+        c += meta[INTERVAL]
+        if c > horizon:
+            return -1, c, c
     while meta[LIVE]:
         place, first = _pick(warps, slots, pipes, meta, c)
         if place < 0:

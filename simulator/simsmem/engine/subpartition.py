@@ -55,7 +55,7 @@ class SubPartition:
 
     def schedule(self):
         """The scheduler's simpy process: issue slots until every warp's are issued."""
-        run, warps, interval = self.run, self.warps, self.timing.issue_interval
+        run, warps = self.run, self.warps
         env = run.env
         c = 0
         while warps.live:
@@ -64,8 +64,10 @@ class SubPartition:
             told = run.path.told(now)  # every completion until told + after_pass is known, every release until told + 1
             horizon = told + (1 if self.waiting_entry else run.after_pass)
             c = max(c, now)
+            issued = -1
             while True:
-                place, c, wake = warps.run_ahead(c, now, horizon)
+                place, c, wake = warps.run_ahead(c, now, horizon, issued)
+                issued = -1
                 if place is None:  # wake: the cycle to look again (None: when a warp is woken)
                     break
                 if not self._entries(place, c):
@@ -73,11 +75,7 @@ class SubPartition:
                 self.held["queue"].discard(place)
                 self.held["flight"].discard(place)
                 self.issue(warps.inst(place), c)
-                warps.issued(place, c)
-                c += interval
-                if c > horizon:
-                    wake = c
-                    break
+                issued = place
             if warps.live:
                 yield self._sleep(wake)
                 self.alarm = None

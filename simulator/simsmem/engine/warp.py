@@ -55,11 +55,18 @@ class Warps:
             if not w.done:
                 self._after(place, w.base)
 
-    def run_ahead(self, c: int, now: int, horizon: int) -> tuple[int | None, int, int | None]:
+    def run_ahead(self, c: int, now: int, horizon: int, issued: int = -1) -> tuple[int | None, int, int | None]:
         """Issue other instructions from cycle ``c`` (not before ``now``) until the port picks a shared-memory
         one: (its warp's place, ``c``, None) if at ``now``; else (None, the first cycle not yet decided, the
         cycle to look again: the shared one's, or the first past ``horizon`` a warp may issue at; None: only
-        when a blocked one is woken)."""
+        when a blocked one is woken). ``issued``: the place of a warp that issued its shared-memory
+        instruction at ``c`` first."""
+        if issued >= 0:
+            self.shared_free = c + self.shared_interval
+            self._issued(issued, c)
+            c += self.interval
+            if c > horizon:
+                return None, c, c
         while self.live:
             place, first = self._pick(c)
             if place is None:
@@ -82,11 +89,6 @@ class Warps:
         """The shared-memory instruction the warp at ``place`` issues next."""
         w = self.warps[place]
         return w.slots.inst[w.pos]
-
-    def issued(self, place: int, c: int) -> None:
-        """The warp at ``place`` issued its shared-memory instruction at ``c``."""
-        self.shared_free = c + self.shared_interval
-        self._issued(place, c)
 
     def hold(self, place: int, cycle: int) -> None:
         """The warp's next slot may issue from ``cycle`` only (an entry released then is its)."""
