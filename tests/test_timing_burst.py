@@ -15,7 +15,7 @@ path; the engine before them gave the same for both). And the warps that share a
 together, on the H100 (62 of the 64 launches with such warps within 2% of each other) as in the engine
 (60; before, with a youngest-first port, one after another).
 
-``pytest -s tests/test_timing_burst.py`` prints the table.
+``pytest -n 0 -s tests/test_timing_burst.py`` prints the table.
 """
 
 import sys

@@ -10,7 +10,7 @@ trace v1 by calibration/timing_traces.py (512 loads per warp, as measured).
   loads' completion over (512 * warps); every row within 5% (``OUTSIDE_5_PERCENT`` is empty; a row
   listed there would be held to its own bound, and the test fails if the set changes either way).
 
-``pytest -s tests/test_timing_calibration.py`` prints the measured-vs-simulated table.
+``pytest -n 0 -s tests/test_timing_calibration.py`` prints the measured-vs-simulated table.
 """
 
 import orjson
@@ -66,7 +66,7 @@ def throughput_errors(out, rows=ROWS):
 
 
 def print_table(out, rows, source):
-    """The measured-vs-simulated tables of ``rows`` (from ``source``), for ``pytest -s``."""
+    """The measured-vs-simulated tables of ``rows`` (from ``source``), for ``pytest -n 0 -s``."""
     console = Console(width=120)
     if rows["latency"]:
         table = Table(title=f"H100 ({source}) vs simsmem: cycles per dependent load")

@@ -44,7 +44,7 @@ of two warps within 85 cycles, which set ``queue_depth`` 32 (60 of 64 load-by-lo
 Across the four runs 14,791 of the 17,166 warp timings are within 5 cycles (14,911 under the earlier
 engine).
 
-``pytest -s tests/test_timing_collide.py`` prints the table.
+``pytest -n 0 -s tests/test_timing_collide.py`` prints the table.
 """
 
 import sys

@@ -15,7 +15,7 @@ are mostly one-wavefront loads of other widths at 3 to 13 warps, 5% to 13% fast,
 and 6 warps (-12.8%, +8.9%); they are listed with their present errors; the test fails if the set
 changes.
 
-``pytest -s tests/test_timing_counts.py`` prints the table.
+``pytest -n 0 -s tests/test_timing_counts.py`` prints the table.
 """
 
 import re

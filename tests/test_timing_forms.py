@@ -22,7 +22,7 @@ come in with LDS.32's, LDSM.x1 2-way at 4 warps too; STS.32 1-way at 16 and 32 w
 to 32 warps and 2-way at 1 and 2 warps, and LDSM.x1 4-way at 4 warps (+17%) go out. The rows outside 5%
 are held to their own bound, and the test fails if that set changes either way.
 
-``pytest -s tests/test_timing_forms.py`` prints the table.
+``pytest -n 0 -s tests/test_timing_forms.py`` prints the table.
 """
 
 import orjson

@@ -12,7 +12,7 @@ port and new-first data path, on the loop's SASS one instruction at a time): rec
 predecessor (a youngest-first port, the oldest instruction first, the loop's other instructions lumped)
 grew +0.0%, +1.0%, +4.2% (10.4% fast with four).
 
-``pytest -s tests/test_timing_half.py`` prints the table.
+``pytest -n 0 -s tests/test_timing_half.py`` prints the table.
 """
 
 import sys

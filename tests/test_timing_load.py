@@ -21,7 +21,7 @@ What it holds (as recorded; README "Timing model"):
   (the kernel's offset arithmetic after its first clock, about 400 cycles, has no place in the replay),
   within 5% in 24 of 44 (mask, mode, degree) (37 before), the twenty outside as recorded.
 
-``pytest -s tests/test_timing_load.py`` prints the table.
+``pytest -n 0 -s tests/test_timing_load.py`` prints the table.
 """
 
 import sys

@@ -16,7 +16,7 @@ now: these warps share one sub-partition, whose port the H100 does not hand out 
 README's "Timing model" says more. The test pins how many rows are within 5% and
 the worst error, so a change of model shows here.
 
-``pytest -s tests/test_timing_warps.py`` prints the table.
+``pytest -n 0 -s tests/test_timing_warps.py`` prints the table.
 """
 
 import re

@@ -64,5 +64,5 @@ def run(args: argparse.Namespace) -> int:
             save(figure(explanations, result.arch.banks, result.arch.bank_width, t), out, fmt)
         except OSError as exc:
             raise SimsmemError(out, f"cannot write: {exc.strerror}") from None
-        Console(stderr=True, highlight=False).print(f"wrote {out}")
+        Console(stderr=True, soft_wrap=True, highlight=False).print(f"wrote {out}")
     return 0

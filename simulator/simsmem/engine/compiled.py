@@ -54,10 +54,9 @@ class CompiledWarps:
                                                        c, now, horizon, issued)
         if blocks:
             self._tell_blocks()
-        return (None if place < 0 else place), c, (None if wake == NONE else wake)
-
-    def inst(self, place: int) -> int:
-        return int(self.slots[self.warps[place, POS], INST])
+        if place < 0:
+            return None, -1, c, (None if wake == NONE else wake)
+        return place, int(self.slots[self.warps[place, POS], INST]), c, None
 
     def hold(self, place: int, cycle: int) -> None:
         self.warps[place, READY] = cycle

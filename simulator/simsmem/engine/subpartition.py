@@ -55,26 +55,31 @@ class SubPartition:
 
     def schedule(self):
         """The scheduler's simpy process: issue slots until every warp's are issued."""
-        run, warps = self.run, self.warps
-        env = run.env
+        run, warps, path = self.run, self.warps, self.run.path
+        env, queue, in_flight, held_queue, held_flight = run.env, self.queue, run.in_flight, self.held["queue"], self.held["flight"]
         c = 0
         while warps.live:
             now = env.now
-            run.path.sync(now)
-            told = run.path.told(now)  # every completion until told + after_pass is known, every release until told + 1
+            path.sync(now)
+            told = path.told(now)  # every completion until told + after_pass is known, every release until told + 1
             horizon = told + (1 if self.waiting_entry else run.after_pass)
             c = max(c, now)
             issued = -1
             while True:
-                place, c, wake = warps.run_ahead(c, now, horizon, issued)
+                place, i, c, wake = warps.run_ahead(c, now, horizon, issued)
                 issued = -1
                 if place is None:  # wake: the cycle to look again (None: when a warp is woken)
                     break
-                if not self._entries(place, c):
+                if queue.free and (in_flight is None or in_flight.free) and not held_queue and not held_flight:  # ``Entries.claim``, both free
+                    queue.free -= 1
+                    if in_flight is not None:
+                        in_flight.free -= 1
+                elif not self._entries(place, c):
                     continue
-                self.held["queue"].discard(place)
-                self.held["flight"].discard(place)
-                self.issue(warps.inst(place), c)
+                else:
+                    held_queue.discard(place)
+                    held_flight.discard(place)
+                self.issue(i, c)
                 issued = place
             if warps.live:
                 yield self._sleep(wake)

@@ -55,40 +55,35 @@ class Warps:
             if not w.done:
                 self._after(place, w.base)
 
-    def run_ahead(self, c: int, now: int, horizon: int, issued: int = -1) -> tuple[int | None, int, int | None]:
+    def run_ahead(self, c: int, now: int, horizon: int, issued: int = -1) -> tuple[int | None, int, int, int | None]:
         """Issue other instructions from cycle ``c`` (not before ``now``) until the port picks a shared-memory
-        one: (its warp's place, ``c``, None) if at ``now``; else (None, the first cycle not yet decided, the
-        cycle to look again: the shared one's, or the first past ``horizon`` a warp may issue at; None: only
-        when a blocked one is woken). ``issued``: the place of a warp that issued its shared-memory
-        instruction at ``c`` first."""
+        one: (its warp's place, the instruction, ``c``, None) if at ``now``; else (None, -1, the first cycle
+        not yet decided, the cycle to look again: the shared one's, or the first past ``horizon`` a warp may
+        issue at; None: only when a blocked one is woken). ``issued``: the place of a warp that issued its
+        shared-memory instruction at ``c`` first."""
         if issued >= 0:
             self.shared_free = c + self.shared_interval
             self._issued(issued, c)
             c += self.interval
             if c > horizon:
-                return None, c, c
+                return None, -1, c, c
         while self.live:
             place, first = self._pick(c)
             if place is None:
                 if first is None or first > horizon:
-                    return None, c, first
+                    return None, -1, c, first
                 c = first
                 continue
             w = self.warps[place]
-            if w.slots.inst[w.pos] >= 0:
-                return (place, c, None) if c == now else (None, c, c)
+            if (i := w.slots.inst[w.pos]) >= 0:
+                return (place, i, c, None) if c == now else (None, -1, c, c)
             if (p := w.slots.pipe[w.pos]) >= 0:
                 self.pipe_free[p] = c + self.pipe_gap[p]
             self._issued(place, c)
             c += self.interval
             if c > horizon:
-                return None, c, c
-        return None, c, None
-
-    def inst(self, place: int) -> int:
-        """The shared-memory instruction the warp at ``place`` issues next."""
-        w = self.warps[place]
-        return w.slots.inst[w.pos]
+                return None, -1, c, c
+        return None, -1, c, None
 
     def hold(self, place: int, cycle: int) -> None:
         """The warp's next slot may issue from ``cycle`` only (an entry released then is its)."""
