@@ -36,7 +36,7 @@ class CompiledWarps:
         self.warps[:, POS] = ends - lengths
         self.warps[:, END] = ends
         self.warps[:, BASE] = self.warps[:, READY] = [start for _, start in warps]
-        columns = [np.column_stack([slots.inst, slots.pipe, slots.stall, slots.wait, slots.delay]) for slots, _ in warps if len(slots.inst)]
+        columns = [np.column_stack([slots.inst, slots.pipe, slots.stall, slots.wait, slots.delay]) for slots, _ in warps]
         self.slots = np.concatenate(columns).astype(np.int64) if columns else np.zeros((0, 5), dtype=np.int64)
         self.pipes = np.array([[0] * len(t.pipes), list(t.pipes.values())], dtype=np.int64).reshape(2, -1)  # next free cycle, interval
         self.meta = np.array([RULES[t.issue_priority], -1, 0, t.issue_interval, t.shared_issue_interval, int(np.sum(ends > ends - lengths)), 0],

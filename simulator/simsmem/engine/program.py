@@ -59,17 +59,21 @@ def program(batch: InstructionBatch, counts: Counts, arch: ArchConfig, sub_parti
 
 @attrs.frozen(eq=False)
 class Slots:
-    """One warp's issue slots in order, column by column: before each of its shared-memory instructions the
-    other instructions the trace gives (``others``, or ``early`` and ``issue`` counts), then that one.
+    """One warp's issue slots in order, column by column (int64): before each of its shared-memory instructions
+    the other instructions the trace gives (``others``, or ``early`` and ``issue`` counts), then that one.
 
     Slot ``s`` may issue at ``max(issue of s-1 + stall[s-1], settled[wait[s]]) + delay[s]`` and when its pipe
-    is free (``SubPartition``)."""
+    is free (``warp.Warps``)."""
 
-    inst: list[int]  # the shared-memory instruction (trace index), -1 for another
-    pipe: list[int]  # index into ``timing.pipes`` of the pipe it issues on; -1: none
-    stall: list[int]  # cycles from its issue until the warp's next slot may issue
-    wait: list[int]  # the instruction whose completion (and its warp's earlier ones') it waits for; -1: none
-    delay: list[int]  # cycles after that wait (a shared-memory instruction's ``delay``)
+    inst: np.ndarray  # the shared-memory instruction (trace index), -1 for another
+    pipe: np.ndarray  # index into ``timing.pipes`` of the pipe it issues on; -1: none
+    stall: np.ndarray  # cycles from its issue until the warp's next slot may issue
+    wait: np.ndarray  # the instruction whose completion (and its warp's earlier ones') it waits for; -1: none
+    delay: np.ndarray  # cycles after that wait (a shared-memory instruction's ``delay``)
+
+
+#: the columns of an instruction that make its slots, besides its place
+SHAPE = ("early", "early_alu", "issue", "issue_alu", "wait", "delay", "stall")
 
 
 def issue_slots(batch: InstructionBatch, instructions: np.ndarray, pipes: tuple[str, ...]) -> Slots:
@@ -77,49 +81,45 @@ def issue_slots(batch: InstructionBatch, instructions: np.ndarray, pipes: tuple[
 
     A trace's ``others`` give the other instructions one by one. Counts (``early``, ``issue``) give runs of
     one-cycle others, the ``early_alu`` and ``issue_alu`` of them on the ``alu`` pipe spread evenly through
-    their run; the first ``issue`` one holds the instruction's wait (else the instruction itself)."""
-    out = Slots([], [], [], [], [])
-    pipe_of = {name: k for k, name in enumerate(pipes)}
-    cols = [getattr(batch, name)[instructions].tolist() for name in ("others", "early", "early_alu", "issue", "issue_alu", "wait", "delay", "stall")]
-    shapes: dict[tuple, tuple[list[int], list[int], list[int | None], int, int]] = {}  # an instruction's fields -> its others' columns, its wait
-    for k, (i, *fields) in enumerate(zip(instructions.tolist(), *cols)):
-        shape = shapes.get(key := tuple(fields))
-        if shape is None:
-            others, early, early_alu, issue, issue_alu, wait, delay, stall = fields
-            if others:
-                before = parse(others)
-            else:
-                before = _run(early, early_alu, None) + _run(issue, issue_alu, None if wait == NO_WAIT else wait)
-                if issue:
-                    wait = NO_WAIT
-            shape = shapes[key] = ([pipe_of.get(o.pipe, -1) for o in before], [o.stall for o in before], [o.wait for o in before], wait, delay, stall)
-        pipe, stall, waits, wait, delay, own_stall = shape
-        n = len(pipe)
-        out.inst.extend([-1] * n)
-        out.pipe.extend(pipe)
-        out.stall.extend(stall)
-        out.wait.extend([_target(instructions, k, w) for w in waits] if any(w is not None for w in waits) else [-1] * n)
-        out.delay.extend([0] * n)
-        out.inst.append(i)
-        out.pipe.append(-1)
-        out.stall.append(own_stall)
-        out.wait.append(_target(instructions, k, None if wait == NO_WAIT else wait))
-        out.delay.append(delay)
-    return out
+    their run; the first ``issue`` one holds the instruction's wait (else the instruction itself). Each
+    distinct shape of instruction is worked out once; numpy lays them out."""
+    if not len(instructions):
+        return Slots(*(np.zeros(0, dtype=np.int64) for _ in range(5)))
+    texts, text_of = np.unique(batch.others[instructions], return_inverse=True)
+    fields = np.column_stack([text_of, *(getattr(batch, name)[instructions].astype(np.int64) for name in SHAPE)])
+    shapes, shape_of = np.unique(fields, axis=0, return_inverse=True)
+    shape_of = shape_of.reshape(-1)
+    # each shape's slots (its others, then itself): pipe, stall, wait (N, or NO_WAIT), delay, itself (1) or an other (0)
+    table = [_shape(str(texts[row[0]]), *row[1:].tolist(), {name: k for k, name in enumerate(pipes)}) for row in shapes]
+    lengths = np.array([len(t) for t in table], dtype=np.int64)
+    first = np.r_[0, np.cumsum(lengths)[:-1]]
+    rows = np.array([slot for t in table for slot in t], dtype=np.int64).reshape(-1, 5)
+    count = lengths[shape_of]  # slots per instruction
+    k = np.repeat(np.arange(len(instructions)), count)  # each slot's instruction, by its place in the warp
+    at = np.repeat(first[shape_of] - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))
+    pipe, stall, wait, delay, own = rows[at].T
+    back = k - wait - 1  # the earlier instruction a wait of N needs completed
+    target = np.where((wait >= 0) & (back >= 0), instructions[np.maximum(back, 0)], -1)
+    return Slots(np.where(own == 1, instructions[k], -1), pipe, stall, target, delay)
+
+
+def _shape(others: str, early: int, early_alu: int, issue: int, issue_alu: int, wait: int, delay: int, stall: int,
+           pipe_of: dict[str, int]) -> list[tuple[int, int, int, int, int]]:
+    """The slots of an instruction of this shape: (pipe, stall, wait N or NO_WAIT, delay, itself?) each."""
+    if others:
+        before = parse(others)
+    else:
+        before = _run(early, early_alu, None) + _run(issue, issue_alu, None if wait == NO_WAIT else wait)
+        if issue:
+            wait = NO_WAIT
+    slots = [(pipe_of.get(o.pipe, -1) if o.pipe is not None else -1, o.stall, NO_WAIT if o.wait is None else o.wait, 0, 0) for o in before]
+    return slots + [(-1, stall, wait, delay, 1)]
 
 
 def _run(count: int, alu: int, wait: int | None) -> tuple[Other, ...]:
     """``count`` one-cycle others, ``alu`` of them on the ``alu`` pipe spread evenly; the first holds ``wait``."""
     run = tuple(Other("alu" if k * alu // count != (k + 1) * alu // count else None) for k in range(count))
     return (attrs.evolve(run[0], wait=wait), *run[1:]) if run and wait is not None else run
-
-
-def _target(instructions: np.ndarray, k: int, wait: int | None) -> int:
-    """The instruction a slot before the warp's ``k``-th shared-memory instruction waits for under ``wait`` (at
-    most that many of the earlier ones in flight): the latest that must have completed; -1: none."""
-    if wait is None or k - wait - 1 < 0:
-        return -1
-    return int(instructions[k - wait - 1])
 
 
 def _per_form(batch: InstructionBatch, arch: ArchConfig) -> tuple[np.ndarray, np.ndarray]:

@@ -14,6 +14,8 @@ rule over tables, and tests hold the two identical.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from .port import RULES, looks
 
 
@@ -23,7 +25,7 @@ class Warp:
     __slots__ = ("slots", "pos", "base", "ready", "blocked")
 
     def __init__(self, slots, start: int) -> None:
-        self.slots = slots
+        self.slots = SimpleNamespace(**{name: getattr(slots, name).tolist() for name in ("inst", "pipe", "stall", "wait", "delay")})
         self.pos = 0  # its next slot
         self.base = start  # the cycle its next slot may issue by the previous one's stall
         self.ready = start  # the cycle its next slot may issue by its wait and delay too
