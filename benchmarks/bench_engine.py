@@ -5,14 +5,15 @@
 Two workloads, N instructions each, over 32 warps:
 
 - ``loop``: the LDS.32 2-way-conflict throughput loop of the H100 microbenchmark
-  (traces/timing/thr_LDS32_2.json.gz: 2 wavefronts each, the loop's waits, other instructions and
-  delays), repeated;
+  (traces/timing/thr_LDS32_2.json.gz: 2 wavefronts each, the loop's other instructions one by one with
+  their stalls and waits: 4.6 issue slots a load), repeated;
 - ``mixed``: bench_count's random mix of every sm_90 form (uniform addresses over 48 KiB: about 5
   wavefronts each), a fifth of them with ``wait`` and delays of 0 to 7 cycles.
 
 After one small run (the first call compiles the data path, or loads it from numba's cache), prints
-warp-instructions per second of the engine ``simsmem run`` uses (its data path compiled) and of
-the wavefront-by-wavefront reference (one simpy event per busy cycle), after counting (not timed).
+warp-instructions (shared-memory ones) per second of the engine ``simsmem run`` uses (its data path and
+issue rule compiled) and of the reference (one simpy event per busy cycle, the issue rule in Python),
+after counting (not timed), and the issue slots per second (the other instructions included).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import numpy as np
 from bench_count import random_batch
 from simsmem.banks import count
 from simsmem.config import load_arch
-from simsmem.engine import simulate
+from simsmem.engine import program, simulate
 from simsmem.engine.reference import simulate_by_wavefront
 from simsmem.trace import NO_WAIT, InstructionBatch, load_trace
 
@@ -55,12 +56,14 @@ def main() -> None:
     print(f"first call (compiling, or loading the cache): {time.perf_counter() - start:.2f} s")
     for name, batch in (("loop", loop(n)), ("mixed", mixed(n))):
         counts = count(batch, arch)
+        slots = sum(len(warp.inst) for warp in program(batch, counts, arch).slots)  # every instruction issued, others one by one
         for how, sim in (("engine", simulate), ("by wavefront", simulate_by_wavefront)):
             start = time.perf_counter()
             timeline = sim(batch, counts, arch)
             took = time.perf_counter() - start
             print(f"{name:5s} {how:12s}: {len(batch):,} instructions, {counts.wavefronts.sum():,} wavefronts, "
-                  f"{timeline.cycles:,} cycles: {len(batch) / took:,.0f} warp-instructions/s ({took:.2f} s)")
+                  f"{timeline.cycles:,} cycles: {len(batch) / took:,.0f} warp-instructions/s ({took:.2f} s; "
+                  f"{slots / took:,.0f} issue slots/s, the others included)")
 
 
 if __name__ == "__main__":
