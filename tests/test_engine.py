@@ -118,11 +118,17 @@ def test_the_port_rule_picks_among_the_ready_warps(sm90):
     """Warps 0 and 4 (one sub-partition) have 6 and 2 other instructions, then a load each. Round robin
     (sm_90): slots 0-3 go to warps 0, 4, 0, 4; at 4 warp 4's load is ready but warp 0 is next in turn;
     warp 4's load at 5, warp 0's last others at 6-8 and its load at 9. Youngest first: warp 4 runs as if
-    alone (its load at 2), warp 0's at 9; oldest first: warp 0's at 6, warp 4's at 9."""
+    alone (its load at 2), warp 0's at 9; oldest first: warp 0's at 6, warp 4's at 9. Greedy (then the
+    oldest): warp 0 keeps the port while it is ready, as oldest first here; with a stall of 3 on its second
+    other it lets warp 4 in at 2 and 3 (its others) and 4 (its load), and takes the port back at 5."""
     ins = [Instruction("LDS", ROW, warp=0, issue=6), Instruction("LDS", ROW, warp=4, issue=2)]
     assert issues(run(sm90, ins)[1]) == [("warp 4 issues #1", 5), ("warp 0 issues #0", 9)]
     assert list(run(timing(sm90, issue_priority="youngest"), ins)[0].issue) == [9, 2]
     assert list(run(timing(sm90, issue_priority="oldest"), ins)[0].issue) == [6, 9]
+    greedy = timing(sm90, issue_priority="greedy")
+    assert list(run(greedy, ins)[0].issue) == [6, 9]
+    stalled = [Instruction("LDS", ROW, warp=0, others="- -:3 - - - -"), Instruction("LDS", ROW, warp=4, issue=2)]
+    assert list(run(greedy, stalled)[0].issue) == [9, 4]
 
 
 def test_a_pipe_takes_one_instruction_per_interval_of_all_warps(sm90):
@@ -312,7 +318,7 @@ def test_engine_passes_exactly_the_counted_wavefronts(sm90, ins):
 
 @given(traces(), st.sampled_from([1, 2, 3, 4, 8, 16]), st.sampled_from(["new-first", None, (0, 2), (1, 64), (4, 2), (16, 4)]),
        st.sampled_from([1, 2]), st.sampled_from([1, 2, 32]), st.sampled_from([None, 1, 3, 52]), st.sampled_from([0, 20]),
-       st.sampled_from(["round-robin", "youngest", "oldest"]))
+       st.sampled_from(["round-robin", "youngest", "oldest", "greedy"]))
 def test_engine_equals_wavefront_by_wavefront(sm90, ins, window, order, per_cycle, queue, in_flight, after, priority):
     """The compiled data path, passed only when the engine looks and told of finished instructions then,
     gives the schedule of passing wavefronts one cycle event at a time, whatever the window (small ones

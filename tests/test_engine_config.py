@@ -41,7 +41,7 @@ def test_every_arch_times_every_form():
         (lambda d: d["timing"].__setitem__("overtake", {"within": 4, "wavefronts": 2}), "timing.overtake: overtaking is a rule of path_order 'oldest'"),
         (lambda d: d["timing"].__setitem__("accept_interval", 0), "timing.accept_interval: must be positive"),
         (lambda d: d["timing"].pop("accept_interval"), "timing: missing field 'accept_interval'"),
-        (lambda d: d["timing"].__setitem__("issue_priority", "random"), "timing: issue_priority: expected one of ['youngest', 'oldest', 'round-robin'], got 'random'"),
+        (lambda d: d["timing"].__setitem__("issue_priority", "random"), "timing: issue_priority: expected one of ['youngest', 'oldest', 'round-robin', 'greedy'], got 'random'"),
         (lambda d: d["timing"].pop("to_banks"), "timing: missing field 'to_banks'"),
         (lambda d: d["timing"]["calibrated"].append("TMA.latency"), "'TMA.latency' is neither a timing field nor an OP.latency"),
         (lambda d: d["timing"].update(path_order="oldest", overtake={"within": 4, "wavefronts": 1}), "timing.overtake.wavefronts: must be at least 2"),

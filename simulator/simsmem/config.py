@@ -33,7 +33,7 @@ Counter = Literal["ld", "st", "atom", "ldgsts"]
 #: 32-bit and narrower, a half-warp for 64-bit, a quarter-warp for 128-bit).
 #: ``matrix``: one phase per 8x8 b16 matrix, its 8 row addresses given by 8 consecutive lanes.
 PhaseRule = Literal["bytes", "matrix"]
-IssuePriority = Literal["youngest", "oldest", "round-robin"]
+IssuePriority = Literal["youngest", "oldest", "round-robin", "greedy"]
 PathOrder = Literal["oldest", "new-first"]
 
 

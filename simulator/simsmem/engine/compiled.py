@@ -19,6 +19,7 @@ INST, PIPE, STALL, WAIT, DELAY = range(5)
 # left, and how many warps blocked in the last call (their (place, instruction) in ``out``)
 RULE, LAST, SHARED_FREE, INTERVAL, SHARED_INTERVAL, LIVE, BLOCKS = range(7)
 ROUND_ROBIN = RULES["round-robin"]
+GREEDY = RULES["greedy"]
 YOUNGEST = RULES["youngest"]
 NONE = -1
 
@@ -124,6 +125,9 @@ def _pick(warps, slots, pipes, meta, c):  # pragma: no cover - compiled
     for k in range(n):
         if meta[RULE] == ROUND_ROBIN:
             place = (meta[LAST] + 1 + k) % n
+        elif meta[RULE] == GREEDY:  # the one served last, then the others from the oldest
+            last = max(meta[LAST], 0)
+            place = last if k == 0 else (k - 1 if k - 1 < last else k)
         elif meta[RULE] == YOUNGEST:
             place = n - 1 - k
         else:
@@ -147,7 +151,7 @@ def _pick(warps, slots, pipes, meta, c):  # pragma: no cover - compiled
 @numba.njit(cache=True, nogil=True)
 def _issued(warps, slots, meta, complete, settled, out, place, c):  # pragma: no cover - compiled
     """``Warps._issued``."""
-    if meta[RULE] == ROUND_ROBIN:
+    if meta[RULE] == ROUND_ROBIN or meta[RULE] == GREEDY:
         meta[LAST] = place
     stall = slots[warps[place, POS], STALL]
     warps[place, POS] += 1

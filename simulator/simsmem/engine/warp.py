@@ -128,7 +128,7 @@ class Warps:
     def _issued(self, place: int, c: int) -> None:
         """The warp at ``place`` issued its slot at ``c``: on to its next."""
         w = self.warps[place]
-        if self.rule == RULES["round-robin"]:
+        if self.rule in (RULES["round-robin"], RULES["greedy"]):
             self.last = place
         stall = w.slots.stall[w.pos]
         w.pos += 1
