@@ -115,19 +115,21 @@ class Sass:
     reads: int | None = None  # scoreboard it releases once it has read its registers (None: none)
 
     @property
+    def op(self) -> str:
+        """Its opcode without modifiers or predicate (``LOP3`` of ``@P0 LOP3.LUT ...``)."""
+        words = self.text.split()
+        return (words[1] if words[0].startswith("@") else words[0]).split(".")[0]
+
+    @property
     def alu(self) -> bool:
         """Issued on the sub-partition's integer-ALU pipe (``INTEGER_ALU``)."""
-        words = self.text.split()
-        return (words[1] if words[0].startswith("@") else words[0]).split(".")[0] in INTEGER_ALU
+        return self.op in INTEGER_ALU
 
     @property
     def pipe(self) -> str | None:
         """The sub-partition pipe it issues on (sm_90's ``timing.pipes``): ``alu`` for ``INTEGER_ALU``, ``imad``
         for IMAD; None for others."""
-        if self.alu:
-            return "alu"
-        words = self.text.split()
-        return "imad" if (words[1] if words[0].startswith("@") else words[0]).split(".")[0] == "IMAD" else None
+        return "alu" if self.alu else "imad" if self.op == "IMAD" else None
 
     @property
     def shared(self) -> bool:

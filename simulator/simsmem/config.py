@@ -101,7 +101,7 @@ class Timing:
     issue_interval: int  # cycles a sub-partition's issue port is busy with one instruction (shared-memory or other): one slot
     shared_issue_interval: int  # cycles from a sub-partition's issue of a shared-memory instruction to its next (MIO throttle)
     pipes: dict[str, int]  # per pipe of a sub-partition that a trace's other instructions name: cycles from one instruction's issue on it to the next's (``early_alu``/``issue_alu``: ``alu``)
-    issue_priority: IssuePriority  # which of a sub-partition's ready warps gets its issue slot: youngest (highest number), oldest, or round-robin (the first after the warp served last)
+    issue_priority: IssuePriority  # which of a sub-partition's ready warps gets its issue slot: youngest (highest number), oldest, round-robin (the first after the warp served last) or greedy (the warp served last, else the oldest)
     queue_depth: int  # shared-memory instructions a sub-partition's LSU queue holds; issue stalls when full
     accept_interval: int  # cycles between two instructions the LSU accepts from a sub-partition's queue (in order)
     feed_interval: int  # cycles between two wavefronts of one warp's instructions at the data path

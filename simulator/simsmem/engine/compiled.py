@@ -83,12 +83,13 @@ class CompiledWarps:
 def _run_ahead(warps, slots, pipes, meta, complete, settled, out, c, now, horizon, issued):  # pragma: no cover - compiled
     """``Warps.run_ahead`` (-1 for None, NONE for no cycle), and how many warps blocked (in ``out``) and how
     many have slots left."""
-    out_ = _ahead(warps, slots, pipes, meta, complete, settled, out, c, now, horizon, issued)
-    return out_[0], out_[1], out_[2], meta[BLOCKS], meta[LIVE]
+    place, c, wake = _ahead(warps, slots, pipes, meta, complete, settled, out, c, now, horizon, issued)
+    return place, c, wake, meta[BLOCKS], meta[LIVE]
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _ahead(warps, slots, pipes, meta, complete, settled, out, c, now, horizon, issued):  # pragma: no cover - compiled
+    """``_run_ahead``'s (place, c, wake)."""
     if issued >= 0:  # the warp at ``issued`` issued its shared-memory instruction at ``c``
         meta[SHARED_FREE] = c + meta[SHARED_INTERVAL]
         _issued(warps, slots, meta, complete, settled, out, issued, c)

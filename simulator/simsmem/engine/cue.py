@@ -3,9 +3,9 @@
 Results must not depend on the order in which events happened to be created (the compiled data path and
 the wavefront-by-wavefront one create them at different times), so every event the engine schedules
 names its place within its cycle: the data path tells of finished instructions first (completions,
-freed queue entries), then warps act in the order of their issue priority (``SubPartition.order``;
-instructions issued in one cycle are older in that order), then (wavefront by wavefront) the data
-path passes the cycle's wavefronts.
+freed queue entries), then the sub-partitions' schedulers act in the order of their index
+(``SubPartition.order``; instructions issued in one cycle are older in that order), then (wavefront by
+wavefront) the data path passes the cycle's wavefronts.
 """
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ from __future__ import annotations
 import simpy
 
 TELL = 0  # the data path tells its sub-partitions of finished instructions (completions, freed entries)
-WARP = 1  # + WARPS + (the warp, negated for youngest first): a warp wakes (SubPartition.order)
-WARPS = 1 << 32  # more than any trace's warp number (int32)
+WARP = 1  # + the sub-partition's index: its scheduler wakes (SubPartition.order)
 PASS = 1 << 41  # the data path passes this cycle's wavefronts (wavefront by wavefront only)
 
 

@@ -8,8 +8,7 @@ import numpy as np
 
 from ..banks import Counts, shape_of
 from ..config import ArchConfig
-from ..trace import InstructionBatch
-from ..trace import NO_WAIT
+from ..trace import NO_WAIT, InstructionBatch
 from ..trace.others import Other, parse
 from ..trace.records import Form
 

@@ -19,8 +19,8 @@ from .cue import PASS, then
 from .passing import Passing, Pending
 from .program import program
 from .simulate import Run
-from .warp import Warps
 from .timeline import Timeline
+from .warp import Warps
 
 
 class WavefrontByWavefront:

@@ -56,7 +56,7 @@ class SubPartition:
     def schedule(self):
         """The scheduler's simpy process: issue slots until every warp's are issued."""
         run, warps, path = self.run, self.warps, self.run.path
-        env, queue, in_flight, held_queue, held_flight = run.env, self.queue, run.in_flight, self.held["queue"], self.held["flight"]
+        env = run.env
         c = 0
         while warps.live:
             now = env.now
@@ -70,15 +70,8 @@ class SubPartition:
                 issued = -1
                 if place is None:  # wake: the cycle to look again (None: when a warp is woken)
                     break
-                if queue.free and (in_flight is None or in_flight.free) and not held_queue and not held_flight:  # ``Entries.claim``, both free
-                    queue.free -= 1
-                    if in_flight is not None:
-                        in_flight.free -= 1
-                elif not self._entries(place, c):
+                if not self._entries(place, c):
                     continue
-                else:
-                    held_queue.discard(place)
-                    held_flight.discard(place)
                 self.issue(i, c)
                 issued = place
             if warps.live:
@@ -93,7 +86,8 @@ class SubPartition:
 
     def _entries(self, place: int, c: int) -> bool:
         """Take an LSU queue entry and a place in flight for the warp's shared-memory instruction at ``c``: True
-        if it holds both now; else it waits (ready later, or blocked until a release is handed to it)."""
+        if it holds both now (and issues: they are no longer held for later); else it waits (ready later, or
+        blocked until a release is handed to it)."""
         for kind, entries in (("queue", self.queue), ("flight", self.run.in_flight)):
             if entries is None or place in self.held[kind]:
                 continue
@@ -106,6 +100,8 @@ class SubPartition:
             if got > c:
                 self.warps.hold(place, got)
                 return False
+        self.held["queue"].discard(place)
+        self.held["flight"].discard(place)
         return True
 
     def _handed(self, place: int, kind: str, cycle: int) -> None:

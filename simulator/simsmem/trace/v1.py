@@ -325,15 +325,14 @@ def others_problem(others: np.ndarray, counted: np.ndarray) -> tuple[int, str, s
     counts of other instructions (``early``, ``issue``), as (row, field, what)."""
     if not others.any():
         return None
-    given = others != ""
-    both = np.flatnonzero(given & (counted != 0))
+    both = np.flatnonzero((others != "") & (counted != 0))
     problems = [(int(both[0]), "others", "give the other instructions one by one (others) or as counts (early, issue), not both")] if len(both) else []
-    texts, rows = np.unique(others, return_index=True)
+    texts, rows = np.unique(others, return_index=True)  # each distinct string once, at its first row
     for text, row in zip(texts.tolist(), rows.tolist()):
         try:
             parse(text)
         except ValueError as exc:
-            problems.append((int(np.flatnonzero(others == text)[0]), "others", str(exc)))
+            problems.append((row, "others", str(exc)))
     return min(problems) if problems else None
 
 
