@@ -92,8 +92,8 @@ def test_event_log_with_wait_n_and_other_instructions(sm90):
         ("warp 0 issues #0", 0),
         ("warp 0 issues #1", 2),  # warp 4's first other took 1
         ("#0 wavefront 1/1", 3),
+        ("warp 4 issues #3", 5),  # its others at 1, 3, 4 (warp 0's next waits for #0); a cycle's issues before its wavefronts
         ("#1 wavefront 1/2", 5),  # accepted at 2 (accept_interval)
-        ("warp 4 issues #3", 5),  # its others at 1, 3, 4 (warp 0's next waits for #0)
         ("#1 wavefront 2/2", 7),
         ("#3 wavefront 1/1", 8),  # accepted at 5
         ("#0 completes", 23),  # warp 0's two others at 23 and 24 (wait 1: #1 may stay in flight)

@@ -44,3 +44,41 @@ class Cue(simpy.Event):
 def then(env: simpy.Environment, cycle: int, order: int, action) -> None:
     """Call ``action()`` at ``cycle``, in place ``order`` within it."""
     Cue(env, cycle, order).callbacks.append(lambda _event: action())
+
+
+class Alarm:
+    """What a scheduler process sleeps on: a cue for the cycle it may issue at next, or for when a warp is
+    woken (``nudge``)."""
+
+    def __init__(self, env: simpy.Environment, order: int) -> None:
+        self.env = env
+        self.order = order  # its place within a cycle
+        self.process: simpy.Process | None = None  # the process that sleeps on it (set once started)
+        self.cue: Cue | None = None  # the cue it sleeps on; None while it runs
+        self.at: int | None = None  # the cycle that cue is for (None: until nudged)
+
+    def sleep(self, wake: int | None) -> Cue:
+        """The cue to sleep on: cued for ``wake`` (None: until nudged)."""
+        self.cue = cue = Cue(self.env)
+        self.at = wake
+        if wake is not None:
+            cue.fire(wake, self.order)
+        return cue
+
+    def woke(self) -> None:
+        """The process runs again."""
+        self.cue = None
+
+    def nudge(self, cycle: int) -> None:
+        """Wake the process at ``cycle`` if it sleeps until later: a cue for then takes over the sleeping
+        process from the one cued later (which then fires to no one)."""
+        cue = self.cue
+        if cue is None or (self.at is not None and self.at <= cycle):
+            return
+        self.at = cycle
+        if getattr(cue, "_ok", False):  # cued already: hand its process over
+            self.cue = earlier = Cue(self.env, cycle, self.order)
+            earlier.callbacks, cue.callbacks = cue.callbacks, []
+            self.process._target = earlier
+        else:
+            cue.fire(cycle, self.order)

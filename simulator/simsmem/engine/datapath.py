@@ -21,99 +21,44 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .cue import TELL, then
-
 # columns of the table of pending instructions (one row each, oldest first)
 I, WARP, PHASES, LEFT, READY, PASSED, ARRIVE, LAST, START, SP = range(10)
-# ``meta``: the table's rows in use, the last cycle passed, then the rule's numbers
-ROWS, THROUGH, PER_CYCLE, WINDOW, FEED, WITHIN, MOST, NEW_FIRST, LAST_SP, SPS = range(10)
+# ``state``'s numbers: the table's rows in use, the last cycle passed, the rule's numbers, how many warps and
+# rows the tables have; its tables follow (from HEAD): the warps', the pending instructions', ``done`` and ``order``
+ROWS, THROUGH, PER_CYCLE, WINDOW, FEED, WITHIN, MOST, NEW_FIRST, LAST_SP, SPS, N_WARPS, CAPACITY, HEAD = range(13)
+# columns of ``DataPath.columns`` (one row per instruction): what its table row takes
+COL_WARP, COL_PHASES, COL_WAVEFRONTS, COL_START, COL_SP = range(5)
 NEVER = 1 << 62  # a cycle after every other
 
 
-class DataPath:
-    """The pending instructions' table and the telling of finished ones to their sub-partitions."""
+def layout(timing, sub_partitions: int, warps: int) -> np.ndarray:
+    """The data path's ``state`` for ``warps`` warps on ``sub_partitions`` sub-partitions, nothing pending."""
+    t = timing
+    within, most = (t.overtake.within, t.overtake.wavefronts) if t.overtake is not None else (-1, 0)
+    rows = t.queue_depth * sub_partitions  # pending instructions hold a queue entry each
+    numbers = [0, -1, t.wavefronts_per_cycle, t.window_phases, t.feed_interval, within, most, t.path_order == "new-first", -1,
+               sub_partitions, warps, rows]
+    # per warp: first cycle its next instruction may pass, its pending; per row: the table's 10, done's 3 (instruction,
+    # last cycle, wavefronts of those finished, in order) and ``order`` (scratch: the rows a cycle serves, in order)
+    return np.concatenate([numbers, np.zeros(2 * warps + 14 * rows)]).astype(np.int64)
 
-    def __init__(self, run) -> None:
-        t = run.timing
-        self.run = run
-        self.to_banks = t.to_banks
-        within, most = (t.overtake.within, t.overtake.wavefronts) if t.overtake is not None else (-1, 0)
-        self.meta = np.array([0, -1, t.wavefronts_per_cycle, t.window_phases, t.feed_interval, within, most,
-                              t.path_order == "new-first", -1, len(run.sub_partitions)], dtype=np.int64)
-        warps, dense = np.unique(run.program.warp, return_inverse=True)
-        self.warp = dense.tolist()  # per instruction: its warp's row in ``warps``
-        self.warps = np.zeros((len(warps), 2), dtype=np.int64)  # per warp: first cycle its next instruction may pass, its pending
-        self.table = np.zeros((64, 10), dtype=np.int64)
-        self.done = np.zeros((64, 3), dtype=np.int64)  # (instruction, last cycle, wavefronts) of those finished, in order
-        self.order = np.zeros(64, dtype=np.int64)  # scratch: the rows a cycle serves, in order
-        if run.log is None:
-            self.starts, self.cycles = None, np.zeros(1, dtype=np.int64)
-        else:  # the cycle of every wavefront, for the log
-            self.starts = np.r_[0, np.cumsum(run.program.wavefronts)[:-1]].tolist()
-            self.cycles = np.zeros(max(int(run.program.wavefronts.sum()), 1), dtype=np.int64)
-        self.next_finish = NEVER  # the first cycle a pending instruction may finish at, as things stand
-        self.tell_at: int | None = None  # the cycle a telling is cued for
 
-    def issue(self, sp, i: int, now: int, arrive: int) -> None:
-        """Instruction ``i`` of ``sp`` issued at ``now`` (now the youngest), reaching the banks at ``arrive``."""
-        rows = int(self.meta[ROWS])
-        if rows == len(self.table):
-            self.table = np.concatenate([self.table, np.zeros_like(self.table)])
-            self.done = np.concatenate([self.done, np.zeros_like(self.done)])
-            self.order = np.zeros(len(self.table), dtype=np.int64)
-        c = self.run.columns
-        self._step(now, i, self.warp[i], c.phases[i], c.wavefronts[i], arrive, self.starts[i] if self.starts is not None else -1, sp.index)
-
-    def sync(self, now: int) -> None:
-        """Pass the cycles before ``now + to_banks`` (no instruction issued from now on reaches the banks
-        before then) and tell the sub-partitions of the instructions finished in them."""
-        if self.next_finish < now + self.to_banks:  # else the cycles' passes can wait for the next step
-            self._step(now)
-
-    def told(self, now: int) -> int:
-        """The last cycle whose finished instructions have been told, once synced at ``now``."""
-        return now + self.to_banks - 1
-
-    def watch(self) -> None:
-        """A warp waits for the path (an instruction to complete, a freed entry): cue a telling for the
-        cycle after the next instruction to finish (the first its completion or freed entry can be seen
-        at: latencies exceed ``to_banks``), unless one is cued before."""
-        if self.next_finish < NEVER and (self.tell_at is None or self.next_finish < self.tell_at - 1):
-            cycle = self.tell_at = self.next_finish + 1
-            then(self.run.env, cycle, TELL, lambda: self._telling(cycle))
-
-    def finish(self) -> None:
-        """Pass every cycle left and tell the rest (the warps have issued everything)."""
-        self._step(NEVER)
-
-    def _step(self, now: int, *row: int) -> None:
-        """Pass the cycles before ``now + to_banks``, tell what finished, then add the instruction ``row``
-        (instruction, warp's row, phases, wavefronts, arrival, first wavefront's place in ``cycles``), if any."""
-        through = min(now + self.to_banks - 1, NEVER)
-        finished, self.next_finish = _step(self.table, self.meta, self.warps, self.done, self.order, self.cycles, through,
-                                           *(row or (-1, 0, 0, 0, 0, -1, 0)))
-        run = self.run
-        if finished:
-            sps, where = run.sub_partitions, run.columns.sub_partition
-            for i, last, passed in self.done[:finished].tolist():
-                cycles = self.cycles[self.starts[i]:self.starts[i] + passed].tolist() if self.starts is not None else None
-                sps[where[i]].served(i, last, passed, cycles)
-        if run.waiting:
-            self.watch()
-
-    def _telling(self, cycle: int) -> None:
-        if cycle != self.tell_at:  # superseded by an earlier one
-            return
-        self.tell_at = None
-        self.sync(cycle)
-        if self.run.waiting:
-            self.watch()
+@numba.njit(cache=True, nogil=True, inline="always")
+def _views(state):  # pragma: no cover - compiled
+    """The warps', pending instructions', ``done``'s and ``order``'s tables in ``state``."""
+    w, rows = state[N_WARPS], state[CAPACITY]
+    a = HEAD + 2 * w
+    b = a + 10 * rows
+    c = b + 3 * rows
+    return state[HEAD:a].reshape(w, 2), state[a:b].reshape(rows, 10), state[b:c].reshape(rows, 3), state[c:c + rows]
 
 
 @numba.njit(cache=True, nogil=True)
-def _step(table, meta, warps, done, order, cycles, through, i, w, phases, left, arrive, start, sp):  # pragma: no cover - compiled
+def _step(state, columns, cycles, through, i, arrive):  # pragma: no cover - compiled
     """Pass the cycles up to ``through`` (those finished: ``done``), then add instruction ``i`` (-1: none)
-    as the youngest; the finished count and the next cycle one may finish at."""
+    as the youngest, reaching the banks at ``arrive``; the finished count and the next cycle one may finish at."""
+    warps, table, done, order = _views(state)
+    meta = state
     t = meta[THROUGH] + 1
     finished = 0
     while True:
@@ -125,13 +70,14 @@ def _step(table, meta, warps, done, order, cycles, through, i, w, phases, left, 
     meta[THROUGH] = through
     if i >= 0:
         rows = meta[ROWS]
-        table[rows, I], table[rows, WARP], table[rows, PHASES], table[rows, LEFT] = i, w, phases, left
-        table[rows, PASSED], table[rows, ARRIVE], table[rows, LAST], table[rows, START] = 0, arrive, -1, start
-        table[rows, SP] = sp
+        w = columns[i, COL_WARP]
+        table[rows, I], table[rows, WARP], table[rows, PHASES], table[rows, LEFT] = i, w, columns[i, COL_PHASES], columns[i, COL_WAVEFRONTS]
+        table[rows, PASSED], table[rows, ARRIVE], table[rows, LAST], table[rows, START] = 0, arrive, -1, columns[i, COL_START]
+        table[rows, SP] = columns[i, COL_SP]
         table[rows, READY] = max(arrive, warps[w, 0]) if warps[w, 1] == 0 else -1  # ready once its warp's first
         warps[w, 1] += 1
         meta[ROWS] = rows + 1
-    return finished, _next_finish(table, meta, warps, order, through + 1)
+    return finished, _next_finish(state, through + 1)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -262,17 +208,16 @@ def _new_first_key(table, meta, k):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _next_finish(table, meta, warps, order, t):  # pragma: no cover - compiled
+def _next_finish(state, t):  # pragma: no cover - compiled
     """The first cycle from ``t`` at which a pending instruction finishes if no other is added (NEVER: none
-    is pending): ``_pass`` runs on copies of the table, its numbers and the warps until one finishes."""
-    rows = meta[ROWS]
-    if rows == 0:
+    is pending): ``_pass`` runs on a copy of ``state`` until one finishes."""
+    if state[ROWS] == 0:
         return NEVER
-    copy, numbers, feeds = table[:rows].copy(), meta.copy(), warps.copy()
-    copy[:, START] = -1  # (no wavefront cycles logged)
-    scratch = np.empty((rows, 3), dtype=np.int64)
+    copy = state.copy()
+    warps, table, done, order = _views(copy)
+    table[:, START] = -1  # (no wavefront cycles logged)
     while True:
-        t = max(t, _next_ready(copy, rows))
-        if _pass(copy, numbers, feeds, scratch, 0, order, scratch[0], t):
+        t = max(t, _next_ready(table, copy[ROWS]))
+        if _pass(table, copy, warps, done, 0, order, done[0], t):
             return t
         t += 1

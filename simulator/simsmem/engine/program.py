@@ -29,6 +29,10 @@ class Program:
     def __len__(self) -> int:
         return len(self.warp)
 
+    def wavefront_starts(self) -> np.ndarray:
+        """Where each instruction's wavefronts begin in a run's array of every wavefront's cycle (the log's)."""
+        return np.cumsum(self.wavefronts) - self.wavefronts
+
 
 def program(batch: InstructionBatch, counts: Counts, arch: ArchConfig, sub_partition: np.ndarray | None = None,
             start: np.ndarray | None = None) -> Program:

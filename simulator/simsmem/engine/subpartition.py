@@ -22,35 +22,30 @@ its own cycle, in order with the other sub-partitions'.
 
 from __future__ import annotations
 
-from .compiled import CompiledWarps
-from .cue import WARP, Cue
+from .cue import WARP, Alarm
 from .entries import Entries
+from .warp import Warps
 
 
 class SubPartition:
-    """One sub-partition's part of the load/store path; ``warps``: the class of the rule that issues its warps'
-    slots (``compiled.CompiledWarps``, or ``warp.Warps`` as written)."""
+    """One sub-partition's part of the load/store path."""
 
-    def __init__(self, run, index: int, warps=CompiledWarps) -> None:
+    def __init__(self, run, index: int) -> None:
         self.run = run
         self.index = index
         self.timing = t = run.timing
-        self.rule = warps
-        self.warps = None  # the rule over this sub-partition's warps (``start``)
+        self.warps: Warps | None = None  # the rule over this sub-partition's warps (``start``)
         self.accept_free = 0  # first cycle the LSU may accept the next queued instruction
         self.queue = Entries(run, t.queue_depth)  # the LSU queue's entries
         self.held: dict[str, set[int]] = {"queue": set(), "flight": set()}  # places of warps holding an entry for their next instruction
         self.waiters: dict[int, int] = {}  # instruction -> the place of the warp waiting for it to complete
         self.waiting_entry = 0  # warps waiting for an entry whose release is not yet known
-        self.order = WARP + index  # the place of its wake-ups within a cycle
-        self.process = None  # its scheduler's simpy process (``Run.start``)
-        self.alarm: Cue | None = None  # what the process sleeps on, and the cycle it is cued for
-        self.alarm_at: int | None = None
+        self.alarm = Alarm(run.env, WARP + index)  # what its scheduler's process (``Run.start``) sleeps on
 
     def start(self, warps: list[tuple[object, int]]):
         """Take the warps in (each one's slots and first cycle, in the order of their numbers: their places);
         the scheduler's simpy process, or None if no warp has a slot."""
-        self.warps = self.rule(self.run, warps, self._block)
+        self.warps = Warps(self.run, warps, self._block)
         return self.schedule() if self.warps.live else None
 
     def schedule(self):
@@ -75,8 +70,8 @@ class SubPartition:
                 self.issue(i, c)
                 issued = place
             if warps.live:
-                yield self._sleep(wake)
-                self.alarm = None
+                yield self.alarm.sleep(wake)
+                self.alarm.woke()
 
     def _block(self, place: int, target: int) -> None:
         """The warp at ``place`` waits for instruction ``target`` to complete."""
@@ -109,55 +104,30 @@ class SubPartition:
         self.held[kind].add(place)
         self.waiting_entry -= 1
         self.warps.block(place, False, cycle)
-        self._nudge(cycle)
+        self.alarm.nudge(cycle)
 
     def issue(self, i: int, now: int) -> None:
         """Issue instruction ``i`` (holding its entries) at ``now``."""
         run, t = self.run, self.timing
         run.issue[i] = now
-        if run.log is not None:
-            run.record(f"warp {run.program.warp[i]} issues #{i}", now)
         accept = max(now, self.accept_free)
         self.accept_free = accept + t.accept_interval
         run.path.issue(self, i, now, accept + t.to_banks)
 
     def served(self, i: int, last: int, passed: int, cycles: list[int] | None) -> None:
         """The data path has passed the ``passed`` wavefronts of ``i``, the last at ``last`` (without
-        wavefronts: the cycle it was ready at); ``cycles``: theirs, for the log."""
+        wavefronts: the cycle it was ready at); ``cycles``: theirs (kept for the log)."""
         run, t = self.run, self.timing
         done = last + run.columns.latency[i] - t.to_banks
         run.complete[i] = done
         run.passed[i] = passed
-        if run.log is not None:
-            run.log.extend((f"#{i} wavefront {k + 1}/{passed}", c) for k, c in enumerate(cycles))
-            run.record(f"#{i} completes", done)
+        if run.cycles is not None:
+            run.cycles[run.starts[i]:run.starts[i] + passed] = cycles
         w = run.columns.warp[i]
         run.warp_done[w] = run.settled[i] = max(run.warp_done.get(w, 0), done)
         if (place := self.waiters.pop(i, None)) is not None:
             run.waiting -= 1
-            self._nudge(self.warps.completed(place))
+            self.alarm.nudge(self.warps.completed(place))
         self.queue.release(last + 1)
         if run.in_flight is not None:
             run.in_flight.release(last + 1 + t.in_flight.after)
-
-    def _sleep(self, wake: int | None) -> Cue:
-        """The cue the process sleeps on: cued for ``wake`` (None: until a warp is woken)."""
-        self.alarm = alarm = Cue(self.run.env)
-        self.alarm_at = wake
-        if wake is not None:
-            alarm.fire(wake, self.order)
-        return alarm
-
-    def _nudge(self, cycle: int) -> None:
-        """Wake the process at ``cycle`` if it sleeps until later: a cue for then takes over the sleeping
-        process from the one cued later (which then fires to no one)."""
-        alarm = self.alarm
-        if alarm is None or (self.alarm_at is not None and self.alarm_at <= cycle):
-            return
-        self.alarm_at = cycle
-        if getattr(alarm, "_ok", False):  # cued already: hand its process over
-            self.alarm = earlier = Cue(self.run.env, cycle, self.order)
-            earlier.callbacks, alarm.callbacks = alarm.callbacks, []
-            self.process._target = earlier
-        else:
-            alarm.fire(cycle, self.order)
