@@ -23,9 +23,10 @@ import numpy as np
 
 # columns of the table of pending instructions (one row each, oldest first)
 I, WARP, PHASES, LEFT, READY, PASSED, ARRIVE, LAST, START, SP = range(10)
-# ``state``'s numbers: the table's rows in use, the last cycle passed, the rule's numbers, how many warps and
-# rows the tables have; its tables follow (from HEAD): the warps', the pending instructions', ``done`` and ``order``
-ROWS, THROUGH, PER_CYCLE, WINDOW, FEED, WITHIN, MOST, NEW_FIRST, LAST_SP, SPS, N_WARPS, CAPACITY, HEAD = range(13)
+# ``state``'s numbers: the table's rows in use, the last cycle passed, the next a pending instruction finishes
+# at (``_next_finish``), how many pending have no wavefronts, the rule's numbers, how many warps and rows the tables have; its tables follow (from
+# HEAD): the warps', the pending instructions', ``done`` and ``order``
+ROWS, THROUGH, NEXT, IDLE, PER_CYCLE, WINDOW, FEED, WITHIN, MOST, NEW_FIRST, LAST_SP, SPS, N_WARPS, CAPACITY, HEAD = range(15)
 # columns of ``DataPath.columns`` (one row per instruction): what its table row takes
 COL_WARP, COL_PHASES, COL_WAVEFRONTS, COL_START, COL_SP = range(5)
 NEVER = 1 << 62  # a cycle after every other
@@ -36,7 +37,7 @@ def layout(timing, sub_partitions: int, warps: int) -> np.ndarray:
     t = timing
     within, most = (t.overtake.within, t.overtake.wavefronts) if t.overtake is not None else (-1, 0)
     rows = t.queue_depth * sub_partitions  # pending instructions hold a queue entry each
-    numbers = [0, -1, t.wavefronts_per_cycle, t.window_phases, t.feed_interval, within, most, t.path_order == "new-first", -1,
+    numbers = [0, -1, NEVER, 0, t.wavefronts_per_cycle, t.window_phases, t.feed_interval, within, most, t.path_order == "new-first", -1,
                sub_partitions, warps, rows]
     # per warp: first cycle its next instruction may pass, its pending; per row: the table's 10, done's 3 (instruction,
     # last cycle, wavefronts of those finished, in order) and ``order`` (scratch: the rows a cycle serves, in order)
@@ -56,13 +57,17 @@ def _views(state):  # pragma: no cover - compiled
 @numba.njit(cache=True, nogil=True)
 def _step(state, columns, cycles, through, i, arrive):  # pragma: no cover - compiled
     """Pass the cycles up to ``through`` (those finished: ``done``), then add instruction ``i`` (-1: none)
-    as the youngest, reaching the banks at ``arrive``; the finished count and the next cycle one may finish at."""
+    as the youngest, reaching the banks at ``arrive``; the finished count and the next cycle one may finish at.
+
+    That cycle is found again (``_next_finish``) unless none finished and the one added cannot change it: it
+    has wavefronts and reaches the banks after that cycle, or lies beyond the window (which, until an
+    older one finishes, stays as it is)."""
     warps, table, done, order = _views(state)
     meta = state
     t = meta[THROUGH] + 1
     finished = 0
     while True:
-        t = max(t, _next_ready(table, meta[ROWS]))
+        t = max(t, _next_ready(table, meta))
         if t > through or t == NEVER:
             break
         finished = _pass(table, meta, warps, done, finished, order, cycles, t)
@@ -77,14 +82,47 @@ def _step(state, columns, cycles, through, i, arrive):  # pragma: no cover - com
         table[rows, READY] = max(arrive, warps[w, 0]) if warps[w, 1] == 0 else -1  # ready once its warp's first
         warps[w, 1] += 1
         meta[ROWS] = rows + 1
-    return finished, _next_finish(state, through + 1)
+        meta[IDLE] += table[rows, LEFT] == 0
+        if finished == 0 and meta[NEXT] < NEVER and table[rows, LEFT] and (arrive > meta[NEXT] or not _in_window(table, meta, rows)):
+            return finished, meta[NEXT]
+    meta[NEXT] = _next_finish(state, through + 1)
+    return finished, meta[NEXT]
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _next_ready(table, rows):  # pragma: no cover - compiled
-    """The first cycle a pending instruction is ready at (NEVER: none is)."""
-    first = NEVER
+def _in_window(table, meta, k):  # pragma: no cover - compiled
+    """Whether row ``k`` (with wavefronts left) is within the window (``_serving``)."""
+    budget, seen = meta[WINDOW], False
+    for r in range(k + 1):
+        if table[r, LEFT] == 0:
+            continue
+        if seen and table[r, PHASES] > budget:
+            return False
+        seen = True
+        budget -= table[r, PHASES]
+    return True
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _reach(table, meta):  # pragma: no cover - compiled
+    """How many rows, from the oldest, a pass may serve or finish before one finishes: those of the window
+    (``_serving``), or all while one without wavefronts is pending (it finishes wherever it is)."""
+    rows = meta[ROWS]
+    if meta[IDLE]:
+        return rows
+    budget = meta[WINDOW]
     for k in range(rows):
+        if k and table[k, PHASES] > budget:
+            return k
+        budget -= table[k, PHASES]
+    return rows
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _next_ready(table, meta):  # pragma: no cover - compiled
+    """The first cycle a pending instruction a pass may serve is ready at (NEVER: none is)."""
+    first = NEVER
+    for k in range(_reach(table, meta)):
         if 0 <= table[k, READY] < first:
             first = table[k, READY]
     return first
@@ -93,7 +131,7 @@ def _next_ready(table, rows):  # pragma: no cover - compiled
 @numba.njit(cache=True, nogil=True)
 def _pass(table, meta, warps, done, finished, order, cycles, t):  # pragma: no cover - compiled
     """``Passing.pass_cycle(t)``: the instructions finished are added to ``done`` from ``finished`` on; the new count."""
-    while True:  # those without wavefronts finish once first and ready (maybe making their warp's next so)
+    while meta[IDLE]:  # those without wavefronts finish once first and ready (maybe making their warp's next so)
         idle = 0
         for k in range(meta[ROWS]):
             if table[k, LEFT] == 0 and 0 <= table[k, READY] <= t:
@@ -142,10 +180,14 @@ def _finish(table, meta, warps, k):  # pragma: no cover - compiled
     w = table[k, WARP]
     if table[k, PASSED]:
         warps[w, 0] = table[k, LAST] + meta[FEED]
+    else:
+        meta[IDLE] -= 1
     warps[w, 1] -= 1
     rows = meta[ROWS] - 1
-    for r in range(k, rows):
-        table[r] = table[r + 1]
+    flat = table.reshape(-1)  # the rows after it move up one (a view: one pass over the numbers)
+    width = table.shape[1]
+    for x in range(k * width, rows * width):
+        flat[x] = flat[x + width]
     meta[ROWS] = rows
     if warps[w, 1]:
         for r in range(k, rows):
@@ -210,14 +252,19 @@ def _new_first_key(table, meta, k):  # pragma: no cover - compiled
 @numba.njit(cache=True, nogil=True)
 def _next_finish(state, t):  # pragma: no cover - compiled
     """The first cycle from ``t`` at which a pending instruction finishes if no other is added (NEVER: none
-    is pending): ``_pass`` runs on a copy of ``state`` until one finishes."""
+    is pending): ``_pass`` runs on a copy of ``state``'s rows it may reach (``_reach``) until one finishes."""
     if state[ROWS] == 0:
         return NEVER
-    copy = state.copy()
+    rows = _reach(_views(state)[1], state)
+    numbers = HEAD + 2 * state[N_WARPS]
+    copy = np.empty(numbers + 14 * rows, dtype=np.int64)
+    copy[:numbers] = state[:numbers]
+    copy[CAPACITY] = copy[ROWS] = rows
     warps, table, done, order = _views(copy)
+    table[:] = _views(state)[1][:rows]
     table[:, START] = -1  # (no wavefront cycles logged)
     while True:
-        t = max(t, _next_ready(table, copy[ROWS]))
+        t = max(t, _next_ready(table, copy))
         if _pass(table, copy, warps, done, 0, order, done[0], t):
             return t
         t += 1

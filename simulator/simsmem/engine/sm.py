@@ -185,7 +185,7 @@ def _wake(state, cycles, s, now):  # pragma: no cover - compiled
     sps, pipes, warps, entries, inst, columns, path, slots = _views(state)
     _sync(state, cycles, now)
     sp = sps[s]
-    horizon = now + state[TO_BANKS] - 1 + (1 if sp[WAITING_ENTRY] else state[AFTER_PASS])
+    horizon = now + state[TO_BANKS] - 1 + (1 if sp[WAITING_ENTRY] else state[AFTER_PASS])  # told: now + to_banks - 1 (synced)
     c = max(sp[C], now)
     lo, hi = sp[LO], sp[HI]
     mine = warps[lo:hi]
