@@ -24,9 +24,9 @@ import numpy as np
 # columns of the table of pending instructions (one row each, oldest first)
 I, WARP, PHASES, LEFT, READY, PASSED, ARRIVE, LAST, START, SP = range(10)
 # ``state``'s numbers: the table's rows in use, the last cycle passed, the next a pending instruction finishes
-# at (``_next_finish``), how many pending have no wavefronts, the rule's numbers, how many warps and rows the tables have; its tables follow (from
+# at (``_next_finish``), how many pending have no wavefronts, where the table begins in its room (``_finish``), the rule's numbers, how many warps and rows the tables have; its tables follow (from
 # HEAD): the warps', the pending instructions', ``done`` and ``order``
-ROWS, THROUGH, NEXT, IDLE, PER_CYCLE, WINDOW, FEED, WITHIN, MOST, NEW_FIRST, LAST_SP, SPS, N_WARPS, CAPACITY, HEAD = range(15)
+ROWS, THROUGH, NEXT, IDLE, FIRST, PER_CYCLE, WINDOW, FEED, WITHIN, MOST, NEW_FIRST, LAST_SP, SPS, N_WARPS, CAPACITY, HEAD = range(16)
 # columns of ``DataPath.columns`` (one row per instruction): what its table row takes
 COL_WARP, COL_PHASES, COL_WAVEFRONTS, COL_START, COL_SP = range(5)
 NEVER = 1 << 62  # a cycle after every other
@@ -37,21 +37,23 @@ def layout(timing, sub_partitions: int, warps: int) -> np.ndarray:
     t = timing
     within, most = (t.overtake.within, t.overtake.wavefronts) if t.overtake is not None else (-1, 0)
     rows = t.queue_depth * sub_partitions  # pending instructions hold a queue entry each
-    numbers = [0, -1, NEVER, 0, t.wavefronts_per_cycle, t.window_phases, t.feed_interval, within, most, t.path_order == "new-first", -1,
+    numbers = [0, -1, NEVER, 0, 0, t.wavefronts_per_cycle, t.window_phases, t.feed_interval, within, most, t.path_order == "new-first", -1,
                sub_partitions, warps, rows]
-    # per warp: first cycle its next instruction may pass, its pending; per row: the table's 10, done's 3 (instruction,
-    # last cycle, wavefronts of those finished, in order) and ``order`` (scratch: the rows a cycle serves, in order)
-    return np.concatenate([numbers, np.zeros(2 * warps + 14 * rows)]).astype(np.int64)
+    # per warp: first cycle its next instruction may pass, its pending; per row: room for twice the table's 10, done's 3
+    # (instruction, last cycle, wavefronts of those finished, in order) and ``order`` (scratch: the rows a cycle serves, in order)
+    return np.concatenate([numbers, np.zeros(2 * warps + 24 * rows)]).astype(np.int64)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _views(state):  # pragma: no cover - compiled
-    """The warps', pending instructions', ``done``'s and ``order``'s tables in ``state``."""
+    """The warps', pending instructions', ``done``'s and ``order``'s tables in ``state`` (the pending ones' from
+    row ``FIRST`` of its room on)."""
     w, rows = state[N_WARPS], state[CAPACITY]
     a = HEAD + 2 * w
-    b = a + 10 * rows
+    first = a + 10 * state[FIRST]
+    b = a + 20 * rows
     c = b + 3 * rows
-    return state[HEAD:a].reshape(w, 2), state[a:b].reshape(rows, 10), state[b:c].reshape(rows, 3), state[c:c + rows]
+    return state[HEAD:a].reshape(w, 2), state[first:first + 10 * rows].reshape(rows, 10), state[b:c].reshape(rows, 3), state[c:c + rows]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -71,6 +73,7 @@ def _step(state, columns, cycles, through, i, arrive):  # pragma: no cover - com
         if t > through or t == NEVER:
             break
         finished = _pass(table, meta, warps, done, finished, order, cycles, t)
+        table = _views(state)[1]
         t += 1
     meta[THROUGH] = through
     if i >= 0:
@@ -143,7 +146,7 @@ def _pass(table, meta, warps, done, finished, order, cycles, t):  # pragma: no c
             k = _row_of(table, meta[ROWS], order[m])
             done[finished, 0], done[finished, 1], done[finished, 2] = order[m], table[k, READY], 0
             finished += 1
-            _finish(table, meta, warps, k)
+            table = _finish(table, meta, warps, k)
     served = min(_serving(table, meta, order, t), meta[PER_CYCLE])
     for m in range(served):
         k = order[m]
@@ -162,7 +165,7 @@ def _pass(table, meta, warps, done, finished, order, cycles, t):  # pragma: no c
             k = _row_of(table, meta[ROWS], i)
             done[finished, 0], done[finished, 1], done[finished, 2] = i, t, table[k, PASSED]
             finished += 1
-            _finish(table, meta, warps, k)
+            table = _finish(table, meta, warps, k)
     return finished
 
 
@@ -176,7 +179,9 @@ def _row_of(table, rows, i):  # pragma: no cover - compiled
 
 @numba.njit(cache=True, nogil=True)
 def _finish(table, meta, warps, k):  # pragma: no cover - compiled
-    """Drop row ``k`` (finished); its warp's next pending instruction becomes the first (``Passing._finish``)."""
+    """Drop row ``k`` (finished); its warp's next pending instruction becomes the first (``Passing._finish``).
+    The rows before it move one back and the table begins a row later in its room (finished rows are mostly
+    among the oldest), moved to the room's start once it reaches the middle; the table as it is now."""
     w = table[k, WARP]
     if table[k, PASSED]:
         warps[w, 0] = table[k, LAST] + meta[FEED]
@@ -184,16 +189,23 @@ def _finish(table, meta, warps, k):  # pragma: no cover - compiled
         meta[IDLE] -= 1
     warps[w, 1] -= 1
     rows = meta[ROWS] - 1
-    flat = table.reshape(-1)  # the rows after it move up one (a view: one pass over the numbers)
-    width = table.shape[1]
-    for x in range(k * width, rows * width):
-        flat[x] = flat[x + width]
+    flat = table.reshape(-1)
+    for x in range(10 * k - 1, -1, -1):
+        flat[x + 10] = flat[x]
     meta[ROWS] = rows
+    meta[FIRST] += 1
+    if meta[FIRST] == meta[CAPACITY]:
+        room = meta[HEAD + 2 * meta[N_WARPS]:].reshape(-1)
+        start = 10 * meta[FIRST]
+        room[:10 * rows] = room[start:start + 10 * rows].copy()
+        meta[FIRST] = 0
+    table = _views(meta)[1]
     if warps[w, 1]:
         for r in range(k, rows):
             if table[r, WARP] == w:
                 table[r, READY] = max(table[r, ARRIVE], warps[w, 0])
                 break
+    return table
 
 
 @numba.njit(cache=True, nogil=True)
@@ -257,9 +269,10 @@ def _next_finish(state, t):  # pragma: no cover - compiled
         return NEVER
     rows = _reach(_views(state)[1], state)
     numbers = HEAD + 2 * state[N_WARPS]
-    copy = np.empty(numbers + 14 * rows, dtype=np.int64)
+    copy = np.empty(numbers + 24 * rows, dtype=np.int64)
     copy[:numbers] = state[:numbers]
     copy[CAPACITY] = copy[ROWS] = rows
+    copy[FIRST] = 0
     warps, table, done, order = _views(copy)
     table[:] = _views(state)[1][:rows]
     table[:, START] = -1  # (no wavefront cycles logged)
