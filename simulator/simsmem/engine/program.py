@@ -88,10 +88,11 @@ def issue_slots(batch: InstructionBatch, instructions: np.ndarray, pipes: tuple[
     distinct shape of instruction is worked out once; numpy lays them out."""
     if not len(instructions):
         return Slots(*(np.zeros(0, dtype=np.int64) for _ in range(5)))
-    texts, text_of = np.unique(batch.others[instructions], return_inverse=True)
+    codes: dict[str, int] = {}  # each distinct ``others`` text's number (a dict: sorting the strings is slow)
+    text_of = np.array([codes.setdefault(text, len(codes)) for text in batch.others[instructions].tolist()], dtype=np.int64)
+    texts = list(codes)
     fields = np.column_stack([text_of, *(getattr(batch, name)[instructions].astype(np.int64) for name in SHAPE)])
-    shapes, shape_of = np.unique(fields, axis=0, return_inverse=True)
-    shape_of = shape_of.reshape(-1)
+    shapes, shape_of = _distinct_rows(fields)
     # each shape's slots (its others, then itself): pipe, stall, wait (N, or NO_WAIT), delay, itself (1) or an other (0)
     table = [_shape(str(texts[row[0]]), *row[1:].tolist(), {name: k for k, name in enumerate(pipes)}) for row in shapes]
     lengths = np.array([len(t) for t in table], dtype=np.int64)
@@ -104,6 +105,16 @@ def issue_slots(batch: InstructionBatch, instructions: np.ndarray, pipes: tuple[
     back = k - wait - 1  # the earlier instruction a wait of N needs completed
     target = np.where((wait >= 0) & (back >= 0), instructions[np.maximum(back, 0)], -1)
     return Slots(np.where(own == 1, instructions[k], -1), pipe, stall, target, delay)
+
+
+def _distinct_rows(fields: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(fields, axis=0, return_inverse=True)`` by a sort on the columns (several times faster)."""
+    order = np.lexsort(fields.T[::-1])
+    ordered = fields[order]
+    new = np.r_[True, (ordered[1:] != ordered[:-1]).any(axis=1)]
+    shape_of = np.empty(len(fields), dtype=np.int64)
+    shape_of[order] = np.cumsum(new) - 1
+    return ordered[new], shape_of
 
 
 def _shape(others: str, early: int, early_alu: int, issue: int, issue_alu: int, wait: int, delay: int, stall: int,

@@ -24,9 +24,9 @@ from .port import RULES
 from .program import Program
 
 # ``state``'s numbers: the timing's, warps waiting (for an instruction or an entry), the data path's next
-# finish, whether a sub-partition was nudged, the sizes, then where each table starts
-(TO_BANKS, AFTER_PASS, ACCEPT_INTERVAL, FLIGHT, FLIGHT_AFTER, WAITING, NEXT_FINISH, NUDGED, N_SPS, N_WARPS, N_PIPES, N_INST,
- ENTRY_WIDTH, AT_SPS, AT_PIPES, AT_WARPS, AT_ENTRIES, AT_INST, AT_COLUMNS, AT_PATH, AT_SLOTS, HEAD) = range(22)
+# finish, whether a sub-partition was nudged, the cycle a telling is cued for, the sizes, then where each table starts
+(TO_BANKS, AFTER_PASS, ACCEPT_INTERVAL, FLIGHT, FLIGHT_AFTER, WAITING, NEXT_FINISH, NUDGED, TELL_AT, N_SPS, N_WARPS, N_PIPES, N_INST,
+ ENTRY_WIDTH, AT_SPS, AT_PIPES, AT_WARPS, AT_ENTRIES, AT_INST, AT_COLUMNS, AT_PATH, AT_SLOTS, HEAD) = range(23)
 # a sub-partition's numbers: ``compiled``'s (RULE .. BLOCKS), then the first cycle not yet decided, the LSU's
 # next accept, warps waiting for an entry whose release is not yet known, its warps' rows, a nudge (-1: none)
 C, ACCEPT_FREE, WAITING_ENTRY, LO, HI, NUDGE = range(7, 13)
@@ -83,11 +83,12 @@ def layout(prog: Program, timing, sub_partitions: int, log: bool) -> np.ndarray:
     path = path_layout(t, sps, int(dense.max(initial=-1)) + 1)
     slots = [np.column_stack([s.inst, s.pipe, s.stall, s.wait, s.delay]).ravel() for s, _, _ in mine]
     tables = [sp_rows.ravel(), pipes.ravel(), warps.ravel(), entries.ravel(), inst.ravel(), columns.astype(np.int64).ravel(), path, *slots]
+    numbers[TELL_AT] = NONE
     numbers[[TO_BANKS, AFTER_PASS, ACCEPT_INTERVAL, FLIGHT, FLIGHT_AFTER, NEXT_FINISH, N_SPS, N_WARPS, N_PIPES, N_INST, ENTRY_WIDTH]] = [
         t.to_banks, int(prog.latency.min(initial=t.to_banks + 1)) - t.to_banks, t.accept_interval, t.in_flight is not None,
         t.in_flight.after if t.in_flight is not None else 0, NEVER, sps, len(mine), len(t.pipes), n, entries.shape[1]]
     numbers[AT_SPS:HEAD] = HEAD + np.r_[0, np.cumsum([len(table) for table in tables[:7]])]
-    state = np.concatenate([numbers, *tables]).astype(np.int64)
+    state = np.concatenate([numbers, *tables], dtype=np.int64)
     for r in range(len(mine)):  # each warp's first slot: when it may issue
         if lengths[r]:
             _begin(state, r)
@@ -105,7 +106,6 @@ class SM:
         self.inst = self.state[numbers[AT_INST]:numbers[AT_COLUMNS]].reshape(4, -1)
         self.cycles = np.zeros(max(int(prog.wavefronts.sum()), 1) if log else 1, dtype=np.int64)  # each wavefront's cycle (for the log)
         self.alarms = [Alarm(env, WARP + s) for s in range(len(self.sps))]
-        self.tell_at: int | None = None  # the cycle a telling is cued for
 
     def start(self) -> None:
         """Start the scheduler of every sub-partition that has a warp with slots."""
@@ -126,32 +126,24 @@ class SM:
         """Sub-partition ``s``'s scheduler: a wake per cycle it may issue at, until its warps' slots are issued."""
         env, state, cycles, alarm = self.env, self.state, self.cycles, self.alarms[s]
         while True:
-            wake, nudged, waiting, next_finish, live = _wake(state, cycles, s, env.now)
-            if nudged or waiting:
-                self._heard(nudged, waiting, next_finish)
+            wake, nudged, tell, live = _wake(state, cycles, s, env.now)
+            if nudged or tell != NONE:
+                self._heard(nudged, tell)
             if not live:
                 return
             yield alarm.sleep(None if wake == NONE else wake)
             alarm.woke()
 
-    def _heard(self, nudged: int, waiting: int, next_finish: int) -> None:
-        """After a call: wake the sub-partitions nudged; while warps wait, cue a telling for the next finish."""
+    def _heard(self, nudged: int, tell: int) -> None:
+        """After a call: wake the sub-partitions nudged; cue a telling for ``tell`` (NONE: none)."""
         if nudged:
             self.state[NUDGED] = 0
             for s, cycle in enumerate(self.sps[:, NUDGE].tolist()):
                 if cycle >= 0:
                     self.alarms[s].nudge(cycle)
             self.sps[:, NUDGE] = -1
-        if waiting and next_finish < NEVER and (self.tell_at is None or next_finish < self.tell_at - 1):
-            # the cycle after the next instruction to finish: the first its completion or freed entry can be seen at
-            cycle = self.tell_at = next_finish + 1
-            then(self.env, cycle, TELL, lambda: self._telling(cycle))
-
-    def _telling(self, cycle: int) -> None:
-        if cycle != self.tell_at:  # superseded by an earlier one
-            return
-        self.tell_at = None
-        self._heard(*_tell(self.state, self.cycles, cycle))
+        if tell != NONE:
+            then(self.env, tell, TELL, lambda: self._heard(*_tell(self.state, self.cycles, tell)))
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -180,8 +172,8 @@ def _begin(state, row):  # pragma: no cover - compiled
 @numba.njit(cache=True, nogil=True)
 def _wake(state, cycles, s, now):  # pragma: no cover - compiled
     """One wake of sub-partition ``s``'s scheduler at ``now`` (``SubPartition.schedule``'s loop, once): the
-    cycle to wake again (NONE: when nudged), whether one was nudged, warps waiting, the next finish, and
-    how many of its warps have slots left."""
+    cycle to wake again (NONE: when nudged), whether one was nudged, a telling to cue (``_watch``), and how
+    many of its warps have slots left."""
     sps, pipes, warps, entries, inst, columns, path, slots = _views(state)
     _sync(state, cycles, now)
     sp = sps[s]
@@ -202,14 +194,29 @@ def _wake(state, cycles, s, now):  # pragma: no cover - compiled
         _issue(state, cycles, s, slots[mine[place, POS], INST], now)
         issued = place
     sp[C] = c
-    return wake, state[NUDGED], state[WAITING], state[NEXT_FINISH], sp[LIVE]
+    return wake, state[NUDGED], _watch(state), sp[LIVE]
 
 
 @numba.njit(cache=True, nogil=True)
 def _tell(state, cycles, now):  # pragma: no cover - compiled
-    """A telling at ``now``: pass the path and tell what finished; (nudged, waiting, next finish) as ``_wake``."""
+    """A telling cued for ``now`` (``_watch``): pass the path and tell what finished; (nudged, a telling to cue)
+    as ``_wake``. One superseded by an earlier does nothing."""
+    if now != state[TELL_AT]:
+        return 0, NONE
+    state[TELL_AT] = NONE
     _sync(state, cycles, now)
-    return state[NUDGED], state[WAITING], state[NEXT_FINISH]
+    return state[NUDGED], _watch(state)
+
+
+@numba.njit(cache=True, nogil=True)
+def _watch(state):  # pragma: no cover - compiled
+    """While warps wait (for an instruction or an entry), a telling for the cycle after the next instruction
+    to finish, the first its completion or freed entry can be seen at, unless one is cued before: the cycle
+    to cue it at, or NONE."""
+    if state[WAITING] and state[NEXT_FINISH] < NEVER and (state[TELL_AT] == NONE or state[NEXT_FINISH] < state[TELL_AT] - 1):
+        state[TELL_AT] = state[NEXT_FINISH] + 1
+        return state[TELL_AT]
+    return NONE
 
 
 @numba.njit(cache=True, nogil=True)
