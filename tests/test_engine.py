@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from simsmem.banks import count
 from simsmem.config import InFlight, Overtake
 from simsmem.engine import latency_by_form, simulate
+from simsmem.engine.program import _distinct_rows
 from simsmem.engine.reference import simulate_by_wavefront
 from simsmem.metrics import labels
 from simsmem.trace import NO_WAIT, Instruction, InstructionBatch
@@ -346,3 +347,13 @@ def test_engine_equals_wavefront_by_wavefront_on_a_busy_loop(sm90):
     counts = count(batch, sm90)
     compiled, by_wavefront = simulate(batch, counts, sm90), simulate_by_wavefront(batch, counts, sm90)
     assert (compiled.issue == by_wavefront.issue).all() and (compiled.complete == by_wavefront.complete).all()
+
+
+@given(st.lists(st.lists(st.integers(-3, 3), min_size=4, max_size=4), min_size=1, max_size=40))
+def test_a_program_s_distinct_shapes_are_numpy_s(rows):
+    """``program`` finds each warp's distinct instruction shapes by a sort on the columns; it must agree
+    with ``np.unique(axis=0)`` (the shapes, and each row's)."""
+    fields = np.array(rows, dtype=np.int64)
+    shapes, shape_of = _distinct_rows(fields)
+    expected, inverse = np.unique(fields, axis=0, return_inverse=True)
+    assert (shapes == expected).all() and (shape_of == inverse.reshape(-1)).all()

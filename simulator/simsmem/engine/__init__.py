@@ -20,10 +20,13 @@ sub-partitions in turn, then replays: the rule, ``passing.py``). The counting mo
 (``simsmem.banks.count``) says how many wavefronts each instruction makes; the engine only schedules
 them.
 
-``simulate`` passes the data path's cycles in compiled code, without simpy events, only when the engine
-looks (an instruction issues, a warp finds no entry free or waits): cycles before ``now + to_banks`` are
-settled, since no instruction issued later reaches the banks before then. ``reference.py`` runs the
-rule as written, one cycle event at a time (slow, for tests).
+``simulate`` runs this model with its whole state in one array (``sm.py``): each sub-partition's
+scheduler is a simpy process whose every wake is one compiled call (the issue rule, ``compiled.py``; the
+LSU queue entries and places in flight; the data path, ``datapath.py``, passed without simpy events,
+only when the engine looks: cycles before ``now + to_banks`` are settled, since no instruction issued
+later reaches the banks before then). ``reference.py`` runs the same model as written, in Python, the
+data path one simpy event per busy cycle (``passing.py``, ``subpartition.py``, ``entries.py``,
+``warp.py``): slow, for tests, which hold the two identical.
 """
 
 from .program import Program, program

@@ -6,14 +6,13 @@ they use, by the rule of ``passing.py`` (oldest first within ``window_phases`` p
 exception, one wavefront per ``feed_interval`` cycles per warp), here compiled: ``_pass`` is
 ``Passing.pass_cycle`` over a table of the pending instructions, one row each, oldest first.
 
-No simpy event per cycle: the path is advanced only when the engine looks. An instruction issued at
-``now`` reaches the banks ``to_banks`` cycles later at the earliest, so every cycle before
-``now + to_banks`` is settled by the instructions issued already, and ``sync(now)`` passes them and
-tells the sub-partitions of the instructions they finished. The engine syncs when an instruction
-issues and before a warp that finds no entry free counts the freed ones (``entries.py``) or looks at
-an instruction it waits for; while a warp waits (``watch``), a telling cue wakes the path in time for
-the next instruction to finish, found by passing on a copy of the table (``_next_finish``). ``reference.py`` runs the readable rule one simpy
-event per busy cycle, and tests hold the two identical.
+No simpy event per cycle: the path is advanced only when the engine looks (``sm.py``). An instruction
+issued at ``now`` reaches the banks ``to_banks`` cycles later at the earliest, so every cycle before
+``now + to_banks`` is settled by the instructions issued already, and ``_step`` passes them and lists
+the instructions finished. It also finds the next cycle one finishes at as things stand, passing on a
+copy of the rows a pass may reach (``_next_finish``), for the engine to look again then. The table
+lives in one array (``layout``: numbers, then tables; ``_views``). ``reference.py`` runs the readable
+rule one simpy event per busy cycle, and tests hold the two identical.
 """
 
 from __future__ import annotations

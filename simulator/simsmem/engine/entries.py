@@ -4,10 +4,11 @@ loads in flight).
 A warp takes an entry before it issues; when none is free it waits. An instruction frees its entry a
 fixed number of cycles after its last wavefront (the queue's the cycle after, the SM's once its data
 returned): to the warp that has waited longest, handed over then, else back to the pool. Entries free in the
-order the data path finishes their instructions, so a warp gets the same entry whether the compiled
-data path (which passes cycles ahead, up to ``to_banks``) told of it before the warp looked or after.
-Freed entries are counted when a warp finds none left, not by events of their own; the data path is
-synced first, so that every instruction finished by now has freed its entry.
+order the data path finishes their instructions, so a warp gets the same entry whether the data path
+told of it before the warp looked or after (``sm.py`` passes cycles ahead, up to ``to_banks``). Freed
+entries are counted when a warp finds none left, not by events of their own.
+
+This is the reference's (``reference.py``); ``sm._claim`` and ``sm._release`` are the same in numba.
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ class Entries:
         if self.free:  # (no taker waits while one is free)
             self.free -= 1
             return now
-        run.path.sync(now)
         releases = self.releases
         while releases and releases[0] <= now:
             heapq.heappop(releases)
@@ -47,7 +47,6 @@ class Entries:
             return heapq.heappop(releases)
         self.waiters.append(handed)
         run.waiting += 1
-        run.path.watch()
         return None
 
     def release(self, cycle: int) -> None:

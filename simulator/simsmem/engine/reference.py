@@ -1,11 +1,11 @@
 """The same model as written: the reference the compiled data path and issue rule are held to.
 
 Each busy cycle is one simpy event that runs the data path's rule as written (``passing.Passing.pass_cycle``)
-and tells the sub-partitions of the instructions it finished, and the sub-partitions issue their warps'
-slots by ``warp.Warps`` in Python. Sub-partitions, queues and the scheduling process are the engine's own;
-the engine runs the compiled data path (``datapath.DataPath``, passing cycles when it looks) and the
-compiled issue rule (``compiled.CompiledWarps``). One event and a Python pass per busy cycle make this
-slower, so ``simsmem`` runs the compiled parts.
+and tells the sub-partitions of the instructions it finished; each sub-partition (``subpartition.py``) is
+a simpy process that issues its warps' slots by ``warp.Warps`` and takes LSU queue entries and places in
+flight from ``entries.Entries``, all in Python. ``simulate`` runs the same model with its state in arrays
+and each scheduler wake one compiled call (``sm.py``), passing the data path's cycles only when it
+looks. One event and a Python pass per busy cycle make this slower, so ``simsmem`` runs the compiled one.
 """
 
 from __future__ import annotations
@@ -79,20 +79,6 @@ class WavefrontByWavefront:
         self.passing.add(p)
         if p.ready >= 0:
             self._cue(sp.run.env, p.ready)
-
-    def sync(self, now: int) -> None:
-        """Nothing to do: each cycle's pass tells the sub-partitions of what it finished at once."""
-
-    def told(self, now: int) -> int:
-        """The last cycle whose finished instructions have been told: each cycle's pass comes after the
-        warps' wake-ups of that cycle."""
-        return now - 1
-
-    def watch(self) -> None:
-        """Nothing to do: a pass is cued for every cycle with a ready wavefront."""
-
-    def finish(self) -> None:
-        """Nothing to do: every cycle was passed."""
 
     def _cue(self, env, cycle: int) -> None:
         cycle = max(cycle, env.now)

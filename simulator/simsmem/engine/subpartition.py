@@ -14,10 +14,13 @@ data path finishes them).
 
 The scheduler is one simpy process per sub-partition. It decides cycle by cycle but runs ahead of the
 clock where nothing else can change its decisions: the data path has told of every instruction finished
-by some cycle (``told``: ``now + to_banks - 1`` for the compiled path, which passes ahead), so every
-completion until ``run.after_pass`` cycles later is known, and every queue entry freed until the cycle
-after; it issues other instructions up to then without an event each, and a shared-memory one only at
-its own cycle, in order with the other sub-partitions'.
+by some cycle (``told``: ``now - 1`` here, where each cycle is passed after the schedulers' wake-ups;
+``now + to_banks - 1`` in ``sm.py``, which passes ahead), so every completion until ``run.after_pass``
+cycles later is known, and every queue entry freed until the cycle after; it issues other instructions
+up to then without an event each, and a shared-memory one only at its own cycle, in order with the
+other sub-partitions'.
+
+This is the reference, as written (``reference.py``); ``sm._wake`` is one pass of ``schedule``'s loop in numba.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ class SubPartition:
         self.held: dict[str, set[int]] = {"queue": set(), "flight": set()}  # places of warps holding an entry for their next instruction
         self.waiters: dict[int, int] = {}  # instruction -> the place of the warp waiting for it to complete
         self.waiting_entry = 0  # warps waiting for an entry whose release is not yet known
-        self.alarm = Alarm(run.env, WARP + index)  # what its scheduler's process (``Run.start``) sleeps on
+        self.alarm = Alarm(run.env, WARP + index)  # what its scheduler's process (``reference.Run.run``) sleeps on
 
     def start(self, warps: list[tuple[object, int]]):
         """Take the warps in (each one's slots and first cycle, in the order of their numbers: their places);
@@ -50,13 +53,12 @@ class SubPartition:
 
     def schedule(self):
         """The scheduler's simpy process: issue slots until every warp's are issued."""
-        run, warps, path = self.run, self.warps, self.run.path
+        run, warps = self.run, self.warps
         env = run.env
         c = 0
         while warps.live:
             now = env.now
-            path.sync(now)
-            told = path.told(now)  # every completion until told + after_pass is known, every release until told + 1
+            told = now - 1  # the path passes each cycle after the schedulers' wake-ups: every completion until told + after_pass is known, every release until told + 1
             horizon = told + (1 if self.waiting_entry else run.after_pass)
             c = max(c, now)
             issued = -1
@@ -77,7 +79,6 @@ class SubPartition:
         """The warp at ``place`` waits for instruction ``target`` to complete."""
         self.waiters[target] = place
         self.run.waiting += 1
-        self.run.path.watch()
 
     def _entries(self, place: int, c: int) -> bool:
         """Take an LSU queue entry and a place in flight for the warp's shared-memory instruction at ``c``: True
