@@ -59,10 +59,8 @@ class Alarm:
 
     def sleep(self, wake: int | None) -> Cue:
         """The cue to sleep on: cued for ``wake`` (None: until nudged)."""
-        self.cue = cue = Cue(self.env)
+        self.cue = cue = Cue(self.env, wake, self.order)
         self.at = wake
-        if wake is not None:
-            cue.fire(wake, self.order)
         return cue
 
     def woke(self) -> None:
