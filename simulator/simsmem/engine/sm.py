@@ -24,9 +24,10 @@ from .port import RULES
 from .program import Program
 
 # ``state``'s numbers: the timing's, warps waiting (for an instruction or an entry), the data path's next
-# finish, whether a sub-partition was nudged, the cycle a telling is cued for, the sizes, then where each table starts
-(TO_BANKS, AFTER_PASS, ACCEPT_INTERVAL, FLIGHT, FLIGHT_AFTER, WAITING, NEXT_FINISH, NUDGED, TELL_AT, N_SPS, N_WARPS, N_PIPES, N_INST,
+# finish, the sub-partition whose scheduler runs (-1: none), the cycle a telling is cued for, the sizes, then where each table starts
+(TO_BANKS, AFTER_PASS, ACCEPT_INTERVAL, FLIGHT, FLIGHT_AFTER, WAITING, NEXT_FINISH, RUNNING, TELL_AT, N_SPS, N_WARPS, N_PIPES, N_INST,
  ENTRY_WIDTH, AT_SPS, AT_PIPES, AT_WARPS, AT_ENTRIES, AT_INST, AT_COLUMNS, AT_PATH, AT_SLOTS, HEAD) = range(23)
+SEVERAL = -2  # more than one sub-partition nudged (``_nudged``)
 # a sub-partition's numbers: ``compiled``'s (RULE .. BLOCKS), then the first cycle not yet decided, the LSU's
 # next accept, warps waiting for an entry whose release is not yet known, its warps' rows, a nudge (-1: none)
 C, ACCEPT_FREE, WAITING_ENTRY, LO, HI, NUDGE = range(7, 13)
@@ -83,7 +84,7 @@ def layout(prog: Program, timing, sub_partitions: int, log: bool) -> np.ndarray:
     path = path_layout(t, sps, int(dense.max(initial=-1)) + 1)
     slots = [np.column_stack([s.inst, s.pipe, s.stall, s.wait, s.delay]).ravel() for s, _, _ in mine]
     tables = [sp_rows.ravel(), pipes.ravel(), warps.ravel(), entries.ravel(), inst.ravel(), columns.astype(np.int64).ravel(), path, *slots]
-    numbers[TELL_AT] = NONE
+    numbers[TELL_AT] = numbers[RUNNING] = NONE
     numbers[[TO_BANKS, AFTER_PASS, ACCEPT_INTERVAL, FLIGHT, FLIGHT_AFTER, NEXT_FINISH, N_SPS, N_WARPS, N_PIPES, N_INST, ENTRY_WIDTH]] = [
         t.to_banks, int(prog.latency.min(initial=t.to_banks + 1)) - t.to_banks, t.accept_interval, t.in_flight is not None,
         t.in_flight.after if t.in_flight is not None else 0, NEVER, sps, len(mine), len(t.pipes), n, entries.shape[1]]
@@ -126,18 +127,20 @@ class SM:
         """Sub-partition ``s``'s scheduler: a wake per cycle it may issue at, until its warps' slots are issued."""
         env, state, cycles, alarm = self.env, self.state, self.cycles, self.alarms[s]
         while True:
-            wake, nudged, tell, live = _wake(state, cycles, s, env.now)
-            if nudged or tell != NONE:
-                self._heard(nudged, tell)
+            wake, nudged, at, tell, live = _wake(state, cycles, s, env.now)
+            if nudged != NONE or tell != NONE:
+                self._heard(nudged, at, tell)
             if not live:
                 return
             yield alarm.sleep(None if wake == NONE else wake)
             alarm.woke()
 
-    def _heard(self, nudged: int, tell: int) -> None:
-        """After a call: wake the sub-partitions nudged; cue a telling for ``tell`` (NONE: none)."""
-        if nudged:
-            self.state[NUDGED] = 0
+    def _heard(self, nudged: int, at: int, tell: int) -> None:
+        """After a call: wake the sub-partition ``nudged`` at ``at`` (NONE: none; SEVERAL: those in ``NUDGE``);
+        cue a telling for ``tell`` (NONE: none)."""
+        if nudged >= 0:
+            self.alarms[nudged].nudge(at)
+        elif nudged == SEVERAL:
             for s, cycle in enumerate(self.sps[:, NUDGE].tolist()):
                 if cycle >= 0:
                     self.alarms[s].nudge(cycle)
@@ -172,9 +175,10 @@ def _begin(state, row):  # pragma: no cover - compiled
 @numba.njit(cache=True, nogil=True)
 def _wake(state, cycles, s, now):  # pragma: no cover - compiled
     """One wake of sub-partition ``s``'s scheduler at ``now`` (``SubPartition.schedule``'s loop, once): the
-    cycle to wake again (NONE: when nudged), whether one was nudged, a telling to cue (``_watch``), and how
-    many of its warps have slots left."""
+    cycle to wake again (NONE: when nudged), a sub-partition nudged and when (``_nudged``), a telling to cue
+    (``_watch``), and how many of its warps have slots left."""
     sps, pipes, warps, entries, inst, columns, path, slots = _views(state)
+    state[RUNNING] = s
     _sync(state, cycles, now)
     sp = sps[s]
     horizon = now + state[TO_BANKS] - 1 + (1 if sp[WAITING_ENTRY] else state[AFTER_PASS])  # told: now + to_banks - 1 (synced)
@@ -194,18 +198,21 @@ def _wake(state, cycles, s, now):  # pragma: no cover - compiled
         _issue(state, cycles, s, slots[mine[place, POS], INST], now)
         issued = place
     sp[C] = c
-    return wake, state[NUDGED], _watch(state), sp[LIVE]
+    state[RUNNING] = NONE
+    nudged, at = _nudged(state)
+    return wake, nudged, at, _watch(state), sp[LIVE]
 
 
 @numba.njit(cache=True, nogil=True)
 def _tell(state, cycles, now):  # pragma: no cover - compiled
-    """A telling cued for ``now`` (``_watch``): pass the path and tell what finished; (nudged, a telling to cue)
-    as ``_wake``. One superseded by an earlier does nothing."""
+    """A telling cued for ``now`` (``_watch``): pass the path and tell what finished; (nudged, when, a telling
+    to cue) as ``_wake``. One superseded by an earlier does nothing."""
     if now != state[TELL_AT]:
-        return 0, NONE
+        return NONE, 0, NONE
     state[TELL_AT] = NONE
     _sync(state, cycles, now)
-    return state[NUDGED], _watch(state)
+    nudged, at = _nudged(state)
+    return nudged, at, _watch(state)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -277,11 +284,26 @@ def _served(state, i, last, passed):  # pragma: no cover - compiled
 
 @numba.njit(cache=True, nogil=True)
 def _nudge(state, s, cycle):  # pragma: no cover - compiled
-    """Sub-partition ``s`` may issue at ``cycle``: its scheduler is to wake then if it sleeps until later."""
+    """Sub-partition ``s`` may issue at ``cycle``: its scheduler is to wake then if it sleeps until later (one
+    that runs sees it)."""
     sps = _views(state)[0]
-    if sps[s, NUDGE] < 0 or cycle < sps[s, NUDGE]:
+    if s != state[RUNNING] and (sps[s, NUDGE] < 0 or cycle < sps[s, NUDGE]):
         sps[s, NUDGE] = cycle
-    state[NUDGED] = 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _nudged(state):  # pragma: no cover - compiled
+    """The sub-partition nudged and its cycle, taken out of ``NUDGE`` (NONE: none; SEVERAL: more, left there)."""
+    sps = _views(state)[0]
+    who, at = NONE, 0
+    for s in range(len(sps)):
+        if sps[s, NUDGE] >= 0:
+            if who != NONE:
+                return SEVERAL, 0
+            who, at = s, sps[s, NUDGE]
+    if who != NONE:
+        sps[who, NUDGE] = -1
+    return who, at
 
 
 @numba.njit(cache=True, nogil=True)
