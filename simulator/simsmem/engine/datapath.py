@@ -26,7 +26,7 @@ I, WARP, PHASES, LEFT, READY, PASSED, ARRIVE, LAST, START, SP = range(10)
 # at (``_next_finish``), how many pending have no wavefronts, where the table begins in its room (``_finish``), the rule's numbers, how many warps and rows the tables have; its tables follow (from
 # HEAD): the warps', the pending instructions', ``done`` and ``order``
 ROWS, THROUGH, NEXT, IDLE, FIRST, PER_CYCLE, WINDOW, FEED, WITHIN, MOST, NEW_FIRST, LAST_SP, SPS, N_WARPS, CAPACITY, HEAD = range(16)
-# columns of ``DataPath.columns`` (one row per instruction): what its table row takes
+# columns of ``columns`` (one row per instruction; ``sm.py`` adds its own after these): what its table row takes
 COL_WARP, COL_PHASES, COL_WAVEFRONTS, COL_START, COL_SP = range(5)
 NEVER = 1 << 62  # a cycle after every other
 
@@ -58,7 +58,8 @@ def _views(state):  # pragma: no cover - compiled
 @numba.njit(cache=True, nogil=True)
 def _step(state, columns, cycles, through, i, arrive):  # pragma: no cover - compiled
     """Pass the cycles up to ``through`` (those finished: ``done``), then add instruction ``i`` (-1: none)
-    as the youngest, reaching the banks at ``arrive``; the finished count and the next cycle one may finish at.
+    as the youngest, reaching the banks at ``arrive``; the finished count. ``NEXT``: the next cycle one may
+    finish at, as things stand.
 
     That cycle is found again (``_next_finish``) unless none finished and the one added cannot change it: it
     has wavefronts and reaches the banks after that cycle, or lies beyond the window (which, until an
@@ -86,9 +87,9 @@ def _step(state, columns, cycles, through, i, arrive):  # pragma: no cover - com
         meta[ROWS] = rows + 1
         meta[IDLE] += table[rows, LEFT] == 0
         if finished == 0 and meta[NEXT] < NEVER and table[rows, LEFT] and (arrive > meta[NEXT] or not _in_window(table, meta, rows)):
-            return finished, meta[NEXT]
+            return finished
     meta[NEXT] = _next_finish(state, through + 1)
-    return finished, meta[NEXT]
+    return finished
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

@@ -19,14 +19,14 @@ import simpy
 
 from .compiled import BASE, BLOCKED, BLOCKS, DONE_AT, HELD_FLIGHT, HELD_QUEUE, INST, LIVE, NONE, POS, READY, SP, WAITS, _ahead, _after
 from .cue import TELL, WARP, Alarm, then
-from .datapath import COL_SP, COL_START, NEVER, _step as _pass_path, _views as _path_views, layout as path_layout
+from .datapath import COL_SP, COL_START, NEVER, NEXT, _step as _pass_path, _views as _path_views, layout as path_layout
 from .port import RULES
 from .program import Program
 
-# ``state``'s numbers: the timing's, warps waiting (for an instruction or an entry), the data path's next
-# finish, the sub-partition whose scheduler runs (-1: none), the cycle a telling is cued for, the sizes, then where each table starts
-(TO_BANKS, AFTER_PASS, ACCEPT_INTERVAL, FLIGHT, FLIGHT_AFTER, WAITING, NEXT_FINISH, RUNNING, TELL_AT, N_SPS, N_WARPS, N_PIPES, N_INST,
- ENTRY_WIDTH, AT_SPS, AT_PIPES, AT_WARPS, AT_ENTRIES, AT_INST, AT_COLUMNS, AT_PATH, AT_SLOTS, HEAD) = range(23)
+# ``state``'s numbers: the timing's, warps waiting (for an instruction or an entry), the sub-partition whose
+# scheduler runs (-1: none), the cycle a telling is cued for, the sizes, then where each table starts
+(TO_BANKS, AFTER_PASS, ACCEPT_INTERVAL, FLIGHT, FLIGHT_AFTER, WAITING, RUNNING, TELL_AT, N_SPS, N_WARPS, N_PIPES, N_INST,
+ ENTRY_WIDTH, AT_SPS, AT_PIPES, AT_WARPS, AT_ENTRIES, AT_INST, AT_COLUMNS, AT_PATH, AT_SLOTS, HEAD) = range(22)
 SEVERAL = -2  # more than one sub-partition nudged (``_nudged``)
 # a sub-partition's numbers: ``compiled``'s (RULE .. BLOCKS), then the first cycle not yet decided, the LSU's
 # next accept, warps waiting for an entry whose release is not yet known, its warps' rows, a nudge (-1: none)
@@ -85,9 +85,9 @@ def layout(prog: Program, timing, sub_partitions: int, log: bool) -> np.ndarray:
     slots = [np.column_stack([s.inst, s.pipe, s.stall, s.wait, s.delay]).ravel() for s, _, _ in mine]
     tables = [sp_rows.ravel(), pipes.ravel(), warps.ravel(), entries.ravel(), inst.ravel(), columns.astype(np.int64).ravel(), path, *slots]
     numbers[TELL_AT] = numbers[RUNNING] = NONE
-    numbers[[TO_BANKS, AFTER_PASS, ACCEPT_INTERVAL, FLIGHT, FLIGHT_AFTER, NEXT_FINISH, N_SPS, N_WARPS, N_PIPES, N_INST, ENTRY_WIDTH]] = [
+    numbers[[TO_BANKS, AFTER_PASS, ACCEPT_INTERVAL, FLIGHT, FLIGHT_AFTER, N_SPS, N_WARPS, N_PIPES, N_INST, ENTRY_WIDTH]] = [
         t.to_banks, int(prog.latency.min(initial=t.to_banks + 1)) - t.to_banks, t.accept_interval, t.in_flight is not None,
-        t.in_flight.after if t.in_flight is not None else 0, NEVER, sps, len(mine), len(t.pipes), n, entries.shape[1]]
+        t.in_flight.after if t.in_flight is not None else 0, sps, len(mine), len(t.pipes), n, entries.shape[1]]
     numbers[AT_SPS:HEAD] = HEAD + np.r_[0, np.cumsum([len(table) for table in tables[:7]])]
     state = np.concatenate([numbers, *tables], dtype=np.int64)
     for r in range(len(mine)):  # each warp's first slot: when it may issue
@@ -220,8 +220,9 @@ def _watch(state):  # pragma: no cover - compiled
     """While warps wait (for an instruction or an entry), a telling for the cycle after the next instruction
     to finish, the first its completion or freed entry can be seen at, unless one is cued before: the cycle
     to cue it at, or NONE."""
-    if state[WAITING] and state[NEXT_FINISH] < NEVER and (state[TELL_AT] == NONE or state[NEXT_FINISH] < state[TELL_AT] - 1):
-        state[TELL_AT] = state[NEXT_FINISH] + 1
+    finish = _views(state)[6][NEXT]
+    if state[WAITING] and finish < NEVER and (state[TELL_AT] == NONE or finish < state[TELL_AT] - 1):
+        state[TELL_AT] = finish + 1
         return state[TELL_AT]
     return NONE
 
@@ -234,8 +235,8 @@ def _finish(state, cycles):  # pragma: no cover - compiled
 
 @numba.njit(cache=True, nogil=True)
 def _sync(state, cycles, now):  # pragma: no cover - compiled
-    """``DataPath.sync``: pass the cycles before ``now + to_banks`` if an instruction may finish in them."""
-    if state[NEXT_FINISH] < now + state[TO_BANKS]:
+    """Pass the cycles before ``now + to_banks`` if an instruction may finish in them (the path's ``NEXT``)."""
+    if _views(state)[6][NEXT] < now + state[TO_BANKS]:
         _step(state, cycles, now, -1, 0)
 
 
@@ -245,7 +246,7 @@ def _step(state, cycles, now, i, arrive):  # pragma: no cover - compiled
     reaching the banks at ``arrive``."""
     sps, pipes, warps, entries, inst, columns, path, slots = _views(state)
     through = min(now + state[TO_BANKS] - 1, NEVER)
-    finished, state[NEXT_FINISH] = _pass_path(path, columns, cycles, through, i, arrive)
+    finished = _pass_path(path, columns, cycles, through, i, arrive)
     done = _path_views(path)[2]
     for k in range(finished):
         _served(state, done[k, 0], done[k, 1], done[k, 2])
