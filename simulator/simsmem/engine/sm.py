@@ -151,8 +151,8 @@ class SM:
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _views(state):  # pragma: no cover - compiled
-    """The tables in ``state``: sub-partitions', pipes', warps', entries', per-instruction rows and columns, the
-    data path's state, the slots'."""
+    """The tables in ``state``: sub-partitions', pipes', warps', entries', per-instruction rows and columns,
+    the data path's state, the slots' (``v``: made once per call from Python, handed on)."""
     a = state[AT_SPS:HEAD]
     sps = state[a[0]:a[1]].reshape(state[N_SPS], SP_WIDTH)
     pipes = state[a[1]:a[2]].reshape(state[N_SPS], 2, state[N_PIPES])
@@ -166,7 +166,8 @@ def _views(state):  # pragma: no cover - compiled
 @numba.njit(cache=True, nogil=True)
 def _begin(state, row):  # pragma: no cover - compiled
     """The warp at ``row``'s first slot: when it may issue (``Warps.__init__``)."""
-    sps, pipes, warps, entries, inst, columns, path, slots = _views(state)
+    v = _views(state)
+    sps, pipes, warps, entries, inst, columns, path, slots = v
     s = warps[row, SP]
     lo, hi = sps[s, LO], sps[s, HI]
     _after(warps[lo:hi], slots, sps[s], inst[COMPLETE], inst[SETTLED], row - lo, warps[row, BASE])
@@ -177,9 +178,10 @@ def _wake(state, cycles, s, now):  # pragma: no cover - compiled
     """One wake of sub-partition ``s``'s scheduler at ``now`` (``SubPartition.schedule``'s loop, once): the
     cycle to wake again (NONE: when nudged), a sub-partition nudged and when (``_nudged``), a telling to cue
     (``_watch``), and how many of its warps have slots left."""
-    sps, pipes, warps, entries, inst, columns, path, slots = _views(state)
+    v = _views(state)
+    sps, pipes, warps, entries, inst, columns, path, slots = v
     state[RUNNING] = s
-    _sync(state, cycles, now)
+    _sync(state, v, cycles, now)
     sp = sps[s]
     horizon = now + state[TO_BANKS] - 1 + (1 if sp[WAITING_ENTRY] else state[AFTER_PASS])  # told: now + to_banks - 1 (synced)
     c = max(sp[C], now)
@@ -193,14 +195,14 @@ def _wake(state, cycles, s, now):  # pragma: no cover - compiled
         issued = -1
         if place < 0:
             break
-        if not _entries(state, cycles, s, lo + place, now):
+        if not _entries(state, v, cycles, s, lo + place, now):
             continue
-        _issue(state, cycles, s, slots[mine[place, POS], INST], now)
+        _issue(state, v, cycles, s, slots[mine[place, POS], INST], now)
         issued = place
     sp[C] = c
     state[RUNNING] = NONE
-    nudged, at = _nudged(state)
-    return wake, nudged, at, _watch(state), sp[LIVE]
+    nudged, at = _nudged(state, v)
+    return wake, nudged, at, _watch(state, v), sp[LIVE]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -210,17 +212,18 @@ def _tell(state, cycles, now):  # pragma: no cover - compiled
     if now != state[TELL_AT]:
         return NONE, 0, NONE
     state[TELL_AT] = NONE
-    _sync(state, cycles, now)
-    nudged, at = _nudged(state)
-    return nudged, at, _watch(state)
+    v = _views(state)
+    _sync(state, v, cycles, now)
+    nudged, at = _nudged(state, v)
+    return nudged, at, _watch(state, v)
 
 
 @numba.njit(cache=True, nogil=True)
-def _watch(state):  # pragma: no cover - compiled
+def _watch(state, v):  # pragma: no cover - compiled
     """While warps wait (for an instruction or an entry), a telling for the cycle after the next instruction
     to finish, the first its completion or freed entry can be seen at, unless one is cued before: the cycle
     to cue it at, or NONE."""
-    finish = _views(state)[6][NEXT]
+    finish = v[6][NEXT]
     if state[WAITING] and finish < NEVER and (state[TELL_AT] == NONE or finish < state[TELL_AT] - 1):
         state[TELL_AT] = finish + 1
         return state[TELL_AT]
@@ -230,42 +233,42 @@ def _watch(state):  # pragma: no cover - compiled
 @numba.njit(cache=True, nogil=True)
 def _finish(state, cycles):  # pragma: no cover - compiled
     """Pass every cycle left and tell the rest."""
-    _step(state, cycles, NEVER, -1, 0)
+    _step(state, _views(state), cycles, NEVER, -1, 0)
 
 
 @numba.njit(cache=True, nogil=True)
-def _sync(state, cycles, now):  # pragma: no cover - compiled
+def _sync(state, v, cycles, now):  # pragma: no cover - compiled
     """Pass the cycles before ``now + to_banks`` if an instruction may finish in them (the path's ``NEXT``)."""
-    if _views(state)[6][NEXT] < now + state[TO_BANKS]:
-        _step(state, cycles, now, -1, 0)
+    if v[6][NEXT] < now + state[TO_BANKS]:
+        _step(state, v, cycles, now, -1, 0)
 
 
 @numba.njit(cache=True, nogil=True)
-def _step(state, cycles, now, i, arrive):  # pragma: no cover - compiled
+def _step(state, v, cycles, now, i, arrive):  # pragma: no cover - compiled
     """Pass the cycles before ``now + to_banks``, tell what finished, then add instruction ``i`` (-1: none),
     reaching the banks at ``arrive``."""
-    sps, pipes, warps, entries, inst, columns, path, slots = _views(state)
+    sps, pipes, warps, entries, inst, columns, path, slots = v
     through = min(now + state[TO_BANKS] - 1, NEVER)
     finished = _pass_path(path, columns, cycles, through, i, arrive)
     done = _path_views(path)[2]
     for k in range(finished):
-        _served(state, done[k, 0], done[k, 1], done[k, 2])
+        _served(state, v, done[k, 0], done[k, 1], done[k, 2])
 
 
 @numba.njit(cache=True, nogil=True)
-def _issue(state, cycles, s, i, now):  # pragma: no cover - compiled
+def _issue(state, v, cycles, s, i, now):  # pragma: no cover - compiled
     """``SubPartition.issue``: instruction ``i`` (holding its entries) issues at ``now``; the LSU accepts it."""
-    sps, pipes, warps, entries, inst, columns, path, slots = _views(state)
+    sps, pipes, warps, entries, inst, columns, path, slots = v
     inst[ISSUE, i] = now
     accept = max(now, sps[s, ACCEPT_FREE])
     sps[s, ACCEPT_FREE] = accept + state[ACCEPT_INTERVAL]
-    _step(state, cycles, now, i, accept + state[TO_BANKS])
+    _step(state, v, cycles, now, i, accept + state[TO_BANKS])
 
 
 @numba.njit(cache=True, nogil=True)
-def _served(state, i, last, passed):  # pragma: no cover - compiled
+def _served(state, v, i, last, passed):  # pragma: no cover - compiled
     """``SubPartition.served``: the path passed the ``passed`` wavefronts of ``i``, the last at ``last``."""
-    sps, pipes, warps, entries, inst, columns, path, slots = _views(state)
+    sps, pipes, warps, entries, inst, columns, path, slots = v
     s, row = columns[i, COL_SP], columns[i, ROW]
     done = last + columns[i, LATENCY] - state[TO_BANKS]
     inst[COMPLETE, i] = done
@@ -277,25 +280,25 @@ def _served(state, i, last, passed):  # pragma: no cover - compiled
         warps[row, BLOCKED] = 0
         lo, hi = sps[s, LO], sps[s, HI]
         _after(warps[lo:hi], slots, sps[s], inst[COMPLETE], inst[SETTLED], row - lo, warps[row, BASE])
-        _nudge(state, s, warps[row, READY])
-    _release(state, s, last + 1)
+        _nudge(state, v, s, warps[row, READY])
+    _release(state, v, s, last + 1)
     if state[FLIGHT]:
-        _release(state, len(sps), last + 1 + state[FLIGHT_AFTER])
+        _release(state, v, len(sps), last + 1 + state[FLIGHT_AFTER])
 
 
 @numba.njit(cache=True, nogil=True)
-def _nudge(state, s, cycle):  # pragma: no cover - compiled
+def _nudge(state, v, s, cycle):  # pragma: no cover - compiled
     """Sub-partition ``s`` may issue at ``cycle``: its scheduler is to wake then if it sleeps until later (one
     that runs sees it)."""
-    sps = _views(state)[0]
+    sps = v[0]
     if s != state[RUNNING] and (sps[s, NUDGE] < 0 or cycle < sps[s, NUDGE]):
         sps[s, NUDGE] = cycle
 
 
 @numba.njit(cache=True, nogil=True)
-def _nudged(state):  # pragma: no cover - compiled
+def _nudged(state, v):  # pragma: no cover - compiled
     """The sub-partition nudged and its cycle, taken out of ``NUDGE`` (NONE: none; SEVERAL: more, left there)."""
-    sps = _views(state)[0]
+    sps = v[0]
     who, at = NONE, 0
     for s in range(len(sps)):
         if sps[s, NUDGE] >= 0:
@@ -308,15 +311,15 @@ def _nudged(state):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _entries(state, cycles, s, row, now):  # pragma: no cover - compiled
+def _entries(state, v, cycles, s, row, now):  # pragma: no cover - compiled
     """``SubPartition._entries``: take a queue entry and a place in flight for the warp at ``row``'s
     shared-memory instruction at ``now``; True if it holds both now."""
-    sps, pipes, warps, entries, inst, columns, path, slots = _views(state)
+    sps, pipes, warps, entries, inst, columns, path, slots = v
     for kind in range(2 if state[FLIGHT] else 1):
         held = HELD_QUEUE if kind == 0 else HELD_FLIGHT
         if warps[row, held]:
             continue
-        got = _claim(state, cycles, s if kind == 0 else len(sps), row, now)
+        got = _claim(state, v, cycles, s if kind == 0 else len(sps), row, now)
         if got == NONE:
             warps[row, BLOCKED] = 1
             sps[s, WAITING_ENTRY] += 1
@@ -331,14 +334,14 @@ def _entries(state, cycles, s, row, now):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _claim(state, cycles, e, row, now):  # pragma: no cover - compiled
+def _claim(state, v, cycles, e, row, now):  # pragma: no cover - compiled
     """``Entries.claim`` of entries row ``e`` for the warp at ``row``: the cycle the entry is its, or NONE (it
     waits, and is handed one at a release)."""
-    entry = _views(state)[3][e]
+    entry = v[3][e]
     if entry[FREE]:
         entry[FREE] -= 1
         return now
-    _sync(state, cycles, now)
+    _sync(state, v, cycles, now)
     while entry[RELEASES] and entry[AT_RELEASE] <= now:
         _pop(entry, AT_RELEASE, entry[RELEASES])
         entry[RELEASES] -= 1
@@ -357,9 +360,9 @@ def _claim(state, cycles, e, row, now):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _release(state, e, cycle):  # pragma: no cover - compiled
+def _release(state, v, e, cycle):  # pragma: no cover - compiled
     """``Entries.release``: an entry of row ``e`` is freed at ``cycle``, to the warp waiting longest or to the pool."""
-    sps, pipes, warps, entries, inst, columns, path, slots = _views(state)
+    sps, pipes, warps, entries, inst, columns, path, slots = v
     entry = entries[e]
     if entry[WAITERS]:
         state[WAITING] -= 1
@@ -370,7 +373,7 @@ def _release(state, e, cycle):  # pragma: no cover - compiled
         sps[s, WAITING_ENTRY] -= 1
         warps[row, BLOCKED] = 0
         warps[row, READY] = max(warps[row, READY], cycle)
-        _nudge(state, s, cycle)
+        _nudge(state, v, s, cycle)
         return
     k = AT_RELEASE + entry[RELEASES]  # the releases in order of their cycles
     while k > AT_RELEASE and entry[k - 1] > cycle:
