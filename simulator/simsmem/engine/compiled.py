@@ -31,7 +31,8 @@ NONE = -1
 @numba.njit(cache=True, nogil=True)
 def _ahead(warps, slots, pipes, meta, complete, settled, c, now, horizon, issued):  # pragma: no cover - compiled
     """``Warps.run_ahead`` over one sub-partition's ``warps`` (its rows; a place is a row): (place, c, wake),
-    -1 for None and NONE for no cycle."""
+    -1 for None and NONE for no cycle; the place of a shared-memory instruction's warp is given whatever its
+    cycle (``Warps.run_ahead`` gives it only at ``now``, else wakes at ``c``)."""
     if issued >= 0:  # the warp at ``issued`` issued its shared-memory instruction at ``c``
         meta[SHARED_FREE] = c + meta[SHARED_INTERVAL]
         _issued(warps, slots, meta, complete, settled, issued, c)
@@ -46,10 +47,8 @@ def _ahead(warps, slots, pipes, meta, complete, settled, c, now, horizon, issued
             c = first
             continue
         s = warps[place, POS]
-        if slots[s, INST] >= 0:
-            if c == now:
-                return place, c, NONE
-            return -1, c, c
+        if slots[s, INST] >= 0:  # (a shared-memory one after ``now``: the caller wakes at ``c``, or claims ahead)
+            return place, c, NONE
         p = slots[s, PIPE]
         if p >= 0:
             pipes[0, p] = c + pipes[1, p]

@@ -183,7 +183,8 @@ def _wake(state, cycles, s, now):  # pragma: no cover - compiled
     state[RUNNING] = s
     _sync(state, v, cycles, now)
     sp = sps[s]
-    horizon = now + state[TO_BANKS] - 1 + (1 if sp[WAITING_ENTRY] else state[AFTER_PASS])  # told: now + to_banks - 1 (synced)
+    told = now + state[TO_BANKS] - 1  # every instruction finished by then has been told (synced)
+    horizon = told + (1 if sp[WAITING_ENTRY] else state[AFTER_PASS])
     c = max(sp[C], now)
     lo, hi = sp[LO], sp[HI]
     mine = warps[lo:hi]
@@ -195,6 +196,12 @@ def _wake(state, cycles, s, now):  # pragma: no cover - compiled
         issued = -1
         if place < 0:
             break
+        if c > now:
+            if not _claim_ahead(state, v, s, lo + place, c, told):
+                wake = c
+                break
+            horizon = min(horizon, told + 1)
+            continue
         if not _entries(state, v, cycles, s, lo + place, now):
             continue
         _issue(state, v, cycles, s, slots[mine[place, POS], INST], now)
@@ -330,6 +337,31 @@ def _entries(state, v, cycles, s, row, now):  # pragma: no cover - compiled
             return False
     warps[row, HELD_QUEUE] = 0
     warps[row, HELD_FLIGHT] = 0
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def _claim_ahead(state, v, s, row, c, told):  # pragma: no cover - compiled
+    """The warp at ``row`` reaches its shared-memory instruction at ``c``, after now: where its queue's claim
+    at ``c`` can only fail, make it now (True: it holds the first release known, or waits for one); else
+    False (its scheduler wakes at ``c``). It can only fail where no entry is free or freed by ``c`` and none
+    is held: every release by ``c`` is known (``c <= told + 1``), those told later are after ``c`` (and go to
+    it in the same order, waiting or holding); so only for the queue (places in flight are the SM's: the
+    other sub-partitions' claims before ``c`` are not yet made)."""
+    sps, pipes, warps, entries, inst, columns, path, slots = v
+    entry = entries[s]
+    if state[FLIGHT] or c > told + 1 or warps[row, HELD_QUEUE] or entry[FREE] or (entry[RELEASES] and entry[AT_RELEASE] <= c):
+        return False
+    if entry[RELEASES]:  # (``_claim``'s last two cases, at ``c``)
+        warps[row, HELD_QUEUE] = 1
+        warps[row, READY] = _pop(entry, AT_RELEASE, entry[RELEASES])
+        entry[RELEASES] -= 1
+        return True
+    entry[len(entry) - state[N_WARPS] + entry[WAITERS]] = row
+    entry[WAITERS] += 1
+    state[WAITING] += 1
+    warps[row, BLOCKED] = 1
+    sps[s, WAITING_ENTRY] += 1
     return True
 
 
