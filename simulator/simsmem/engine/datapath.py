@@ -92,7 +92,7 @@ def _step(state, columns, cycles, through, i, arrive):  # pragma: no cover - com
     return finished
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _in_window(table, meta, k):  # pragma: no cover - compiled
     """Whether row ``k`` (with wavefronts left) is within the window (``_serving``)."""
     budget, seen = meta[WINDOW], False
@@ -106,7 +106,7 @@ def _in_window(table, meta, k):  # pragma: no cover - compiled
     return True
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _reach(table, meta):  # pragma: no cover - compiled
     """How many rows, from the oldest, a pass may serve or finish before one finishes: those of the window
     (``_serving``), or all while one without wavefronts is pending (it finishes wherever it is)."""
@@ -121,7 +121,7 @@ def _reach(table, meta):  # pragma: no cover - compiled
     return rows
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _next_ready(table, meta):  # pragma: no cover - compiled
     """The first cycle a pending instruction a pass may serve is ready at (NEVER: none is)."""
     first = NEVER
@@ -169,7 +169,7 @@ def _pass(table, meta, warps, done, finished, order, cycles, t):  # pragma: no c
     return finished
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _row_of(table, rows, i):  # pragma: no cover - compiled
     for k in range(rows):
         if table[k, I] == i:
@@ -253,7 +253,7 @@ def _serving(table, meta, order, t):  # pragma: no cover - compiled
     return ready
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _new_first_key(table, meta, k):  # pragma: no cover - compiled
     """A row's place under ``new-first``: a replay after every new one; new ones by their sub-partition's turn."""
     if table[k, PASSED]:

@@ -415,7 +415,7 @@ def _release(state, v, e, cycle):  # pragma: no cover - compiled
     entry[RELEASES] += 1
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _pop(row, at, n):  # pragma: no cover - compiled
     """The first of the ``n`` numbers from ``row[at]`` on, taken out (the rest move up)."""
     first = row[at]
