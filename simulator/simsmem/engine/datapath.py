@@ -86,24 +86,10 @@ def _step(state, columns, cycles, through, i, arrive):  # pragma: no cover - com
         warps[w, 1] += 1
         meta[ROWS] = rows + 1
         meta[IDLE] += table[rows, LEFT] == 0
-        if finished == 0 and meta[NEXT] < NEVER and table[rows, LEFT] and (arrive > meta[NEXT] or not _in_window(table, meta, rows)):
+        if finished == 0 and meta[NEXT] < NEVER and table[rows, LEFT] and (arrive > meta[NEXT] or rows >= _reach(table, meta)):
             return finished
     meta[NEXT] = _next_finish(state, through + 1)
     return finished
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _in_window(table, meta, k):  # pragma: no cover - compiled
-    """Whether row ``k`` (with wavefronts left) is within the window (``_serving``)."""
-    budget, seen = meta[WINDOW], False
-    for r in range(k + 1):
-        if table[r, LEFT] == 0:
-            continue
-        if seen and table[r, PHASES] > budget:
-            return False
-        seen = True
-        budget -= table[r, PHASES]
-    return True
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

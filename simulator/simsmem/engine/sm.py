@@ -352,16 +352,13 @@ def _claim_ahead(state, v, s, row, c, told):  # pragma: no cover - compiled
     entry = entries[s]
     if state[FLIGHT] or c > told + 1 or warps[row, HELD_QUEUE] or entry[FREE] or (entry[RELEASES] and entry[AT_RELEASE] <= c):
         return False
-    if entry[RELEASES]:  # (``_claim``'s last two cases, at ``c``)
+    got = _later(state, entry, row)
+    if got == NONE:
+        warps[row, BLOCKED] = 1
+        sps[s, WAITING_ENTRY] += 1
+    else:
         warps[row, HELD_QUEUE] = 1
-        warps[row, READY] = _pop(entry, AT_RELEASE, entry[RELEASES])
-        entry[RELEASES] -= 1
-        return True
-    entry[len(entry) - state[N_WARPS] + entry[WAITERS]] = row
-    entry[WAITERS] += 1
-    state[WAITING] += 1
-    warps[row, BLOCKED] = 1
-    sps[s, WAITING_ENTRY] += 1
+        warps[row, READY] = got
     return True
 
 
@@ -375,20 +372,32 @@ def _claim(state, v, cycles, e, row, now):  # pragma: no cover - compiled
         return now
     _sync(state, v, cycles, now)
     while entry[RELEASES] and entry[AT_RELEASE] <= now:
-        _pop(entry, AT_RELEASE, entry[RELEASES])
-        entry[RELEASES] -= 1
+        _first_release(entry)
         entry[FREE] += 1
     if entry[FREE]:
         entry[FREE] -= 1
         return now
+    return _later(state, entry, row)
+
+
+@numba.njit(cache=True, nogil=True)
+def _later(state, entry, row):  # pragma: no cover - compiled
+    """``Entries.claim`` where no entry is free by now: the first release known is the warp at ``row``'s, or
+    it waits for one (NONE)."""
     if entry[RELEASES]:
-        first = _pop(entry, AT_RELEASE, entry[RELEASES])
-        entry[RELEASES] -= 1
-        return first
+        return _first_release(entry)
     entry[len(entry) - state[N_WARPS] + entry[WAITERS]] = row
     entry[WAITERS] += 1
     state[WAITING] += 1
     return NONE
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _first_release(entry):  # pragma: no cover - compiled
+    """The earliest release known, taken out of the entries row."""
+    first = _pop(entry, AT_RELEASE, entry[RELEASES])
+    entry[RELEASES] -= 1
+    return first
 
 
 @numba.njit(cache=True, nogil=True)
