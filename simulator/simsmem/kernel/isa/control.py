@@ -1,0 +1,205 @@
+"""Control flow: branches, calls, exit, convergence barriers (BSSY/BSYNC/BREAK/BMOV), CTA barriers (BAR).
+
+A branch moves the threads it takes and leaves the others on the next instruction; the machine's
+lowest-counter-first order then runs one side after the other. ``BSSY Bn, L`` makes the threads that
+execute it the members of convergence barrier n, ``BSYNC Bn`` holds each until every member of its
+warp still alive has arrived (``BREAK Bn`` leaves the barrier, ``EXIT`` leaves all). ``BAR.SYNC n``
+holds a CTA's threads until all of them still alive have arrived (or the given count has).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..machine import LANES, ExecError, Machine
+from ..sass import Instruction
+from . import Env, operand, step
+from .operands import BuildError, read
+
+
+def _target(ins: Instruction, env: Env) -> int:
+    for op in reversed(ins.operands):
+        if op.kind == "label":
+            return op.offset
+        if op.kind == "name":
+            if op.text not in env.functions:
+                raise BuildError(f"call to {op.text}, a function not in the kernel's code")
+            return env.functions[op.text]
+    raise BuildError("no branch target")
+
+
+@step("BRA", "JMP")
+def _bra(ins: Instruction, env: Env):
+    if "DIV" in ins.mods or "CONV" in ins.mods:
+        raise BuildError(f"{ins.opcode} (a branch on the warp's convergence) is not modelled")
+    target = _target(ins, env)
+    cond = next((read(op, "pred") for op in ins.operands if op.kind in ("P", "UP")), None)
+
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        taken = act
+        if cond is not None:
+            taken = np.zeros_like(act)
+            ix = np.flatnonzero(act)
+            taken[ix] = cond(m, ix)
+        m.pc[ex & ~taken] += 1
+        if taken.any():
+            m.jump(taken, target)
+    return run
+
+
+@step("CALL")
+def _call(ins: Instruction, env: Env):
+    target = _target(ins, env)
+
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        m.pc[ex & ~act] += 1
+        if act.any():
+            m.jump(act, target)
+    return run
+
+
+@step("RET")
+def _ret(ins: Instruction, env: Env):
+    reg = next(op for op in ins.operands if op.kind in ("R", "UR"))
+    back = read(reg, "u32")
+
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        m.pc[ex & ~act] += 1
+        ix = np.flatnonzero(act)
+        if len(ix):
+            offsets = np.asarray(back(m, ix)).astype(np.int64)
+            for off in np.unique(offsets):
+                m.pc[ix[offsets == off]] = m.index_of(int(off))
+    return run
+
+
+@step("EXIT", "KILL")
+def _exit(ins: Instruction, env: Env):
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        m.pc[ex & ~act] += 1
+        m.exit(act)
+    return run
+
+
+@step("BPT")
+def _bpt(ins: Instruction, env: Env):
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        if act.any():
+            raise ExecError(f"{ins.text}: the kernel traps (__trap() or a failed assert)", ins.pc)
+        m.pc[ex] += 1
+    return run
+
+
+@step("BSSY")
+def _bssy(ins: Instruction, env: Env):
+    b = operand(ins, 0).index
+
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        m.convergence[b, act] = True
+        m.pc[ex] += 1
+    return run
+
+
+@step("BSYNC")
+def _bsync(ins: Instruction, env: Env):
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        m.pc[ex & ~act] += 1
+        if act.any():
+            m.wait_bsync(act)
+    return run
+
+
+@step("BREAK")
+def _break(ins: Instruction, env: Env):
+    b = operand(ins, 0).index
+
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        m.convergence[b, act] = False
+        m.pc[ex] += 1
+        m.release()
+    return run
+
+
+@step("BMOV")
+def _bmov(ins: Instruction, env: Env):
+    dst, src = operand(ins, 0), operand(ins, 1)
+    clear = "CLEAR" in ins.mods
+    if dst.kind == "B":  # restore a barrier's members from a register's lane mask
+        get = read(src, "u32")
+        b = dst.index
+
+        def restore(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+            ix = np.flatnonzero(act)
+            bits = np.asarray(get(m, ix)).astype(np.uint32)
+            m.convergence[b, ix] = (bits >> m.lane[ix]) & np.uint32(1) != 0
+            m.pc[ex] += 1
+        return restore
+    if src.kind != "B":
+        raise BuildError("BMOV between registers")
+    b = src.index
+    file, r = ("UR" if dst.kind == "UR" else "R"), dst.index
+
+    def save(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        members = m.convergence[b].reshape(-1, LANES)
+        mask = (members.astype(np.uint64) << np.arange(LANES, dtype=np.uint64)).sum(axis=1).astype(np.uint32)
+        ix = np.flatnonzero(act)
+        if r != (255 if file == "R" else 63):
+            getattr(m, file)[r, ix] = np.repeat(mask, LANES)[ix]
+        if clear:
+            m.convergence[b, np.repeat(act.reshape(-1, LANES).any(axis=1), LANES)] = False
+        m.pc[ex] += 1
+    return save
+
+
+@step("WARPSYNC")
+def _warpsync(ins: Instruction, env: Env):
+    """Threads of a warp at one counter run together already; a WARPSYNC has nothing left to do."""
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        m.pc[ex] += 1
+    return run
+
+
+@step("BAR")
+def _bar(ins: Instruction, env: Env):
+    mods = ins.mods
+    if "ARV" in mods:
+        raise BuildError("BAR.ARV (arrive without waiting) is not modelled")
+    ops = [op for op in ins.operands]
+    ident = ops[0]
+    if ident.kind != "imm":
+        raise BuildError("a barrier number in a register is not modelled")
+    bar = int(ident.text, 0)
+    count = int(ops[1].text, 0) if len(ops) > 1 and ops[1].kind == "imm" else -1
+    reduce = next((x for x in mods if x in ("POPC", "AND", "OR")), None) if "RED" in mods else None
+    pred = read(ops[-1], "pred") if reduce else None
+
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        m.pc[ex & ~act] += 1
+        if not act.any():
+            return
+        hook = None
+        if reduce is not None:
+            ix = np.flatnonzero(act)
+            m.bar_vote[ix] = pred(m, ix)
+
+            def hook(threads: np.ndarray) -> None:
+                votes = m.bar_vote[threads]
+                m.bar_result[threads] = {"POPC": int(votes.sum()), "AND": int(votes.all()), "OR": int(votes.any())}[reduce]
+        m.wait_bar(act, bar, count, hook)
+    return run
+
+
+@step("B2R")
+def _b2r(ins: Instruction, env: Env):
+    from .operands import write
+
+    d = write(operand(ins, 0))
+    p = write(operand(ins, 1), "pred") if len(ins.operands) > 1 else None
+
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        ix = np.flatnonzero(act)
+        d(m, ix, m.bar_result[ix].astype(np.uint32))
+        if p is not None:
+            p(m, ix, m.bar_result[ix] != 0)
+        m.pc[ex] += 1
+    return run

@@ -1,0 +1,588 @@
+"""Integer, logic, predicate and move instructions (and their uniform-datapath twins, U*).
+
+32-bit values are uint32 columns; arithmetic wraps as the hardware's does. Carries travel in
+predicates: ``IADD3 R2, P0, PT, R4, R6, RZ`` sets P0 to the carry out of bit 31, ``IADD3.X`` adds
+it back in. A negated operand ``-x`` is ``~x + 1``, so its +1 takes part in the carry, as a
+subtraction's borrow needs.
+"""
+
+from __future__ import annotations
+
+import attrs
+import numpy as np
+
+from ..machine import ExecError, Machine
+from ..sass import Instruction
+from . import Env, alu, operand
+from .operands import BuildError, read, write
+
+U32 = np.uint32
+M32 = np.uint64(0xFFFF_FFFF)
+
+
+def _w(x) -> np.ndarray:
+    return np.asarray(x).astype(np.uint64)
+
+
+def _outputs(ins: Instruction) -> tuple[list, list]:
+    """The destination register and, where a predicate follows it, the carry out; then the sources."""
+    ops = list(ins.operands)
+    k = 2 if len(ops) > 1 and ops[1].kind in ("P", "UP") else 1
+    return ops[:k], ops[k:]
+
+
+@alu("MOV", "UMOV", "MOV32I", "IMOV")
+def _mov(ins: Instruction, env: Env):
+    d, s = write(operand(ins, 0)), read(operand(ins, 1), "u32", env.constants)
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        d(m, ix, s(m, ix))
+    return f
+
+
+@alu("IMAD", "UIMAD", "IMUL", "UIMUL")
+def _imad(ins: Instruction, env: Env):
+    mods = ins.mods
+    dests, srcs = _outputs(ins)
+    signed = "U32" not in mods
+    if "WIDE" in mods:
+        d = write(dests[0], "u64")
+        a, b = read(srcs[0], "u32", env.constants), read(srcs[1], "u32", env.constants)
+        c = read(srcs[2], "u64", env.constants) if len(srcs) > 2 else (lambda m, ix: np.uint64(0))
+        carry_in = read(srcs[3], "pred") if "X" in mods and len(srcs) > 3 else None
+
+        def wide(m: Machine, ix: np.ndarray) -> None:
+            x, y = a(m, ix), b(m, ix)
+            if signed:
+                p = (np.asarray(x).view(np.int32).astype(np.int64) * np.asarray(y).view(np.int32).astype(np.int64)).view(np.uint64)
+            else:
+                p = _w(x) * _w(y)
+            r = p + _w(c(m, ix))
+            if carry_in is not None:
+                r = r + carry_in(m, ix).astype(np.uint64)
+            d(m, ix, r)
+        return wide
+    d = write(dests[0])
+    a, b = read(srcs[0], "u32", env.constants), read(srcs[1], "u32", env.constants)
+    c = read(srcs[2], "u32", env.constants) if len(srcs) > 2 else (lambda m, ix: U32(0))
+    carry_in = read(srcs[3], "pred") if "X" in mods and len(srcs) > 3 else None
+    carry_out = write(dests[1], "pred") if len(dests) > 1 else None
+    if "HI" in mods:  # the addend is a register pair: d = high word of (a*b + c:c+1)
+        if srcs[2].kind in ("R", "UR"):
+            c = read(srcs[2], "u64", env.constants)
+
+        def high(m: Machine, ix: np.ndarray) -> None:
+            x, y = a(m, ix), b(m, ix)
+            if signed:
+                p = (np.asarray(x).view(np.int32).astype(np.int64) * np.asarray(y).view(np.int32).astype(np.int64)).view(np.uint64)
+            else:
+                p = _w(x) * _w(y)
+            r = p + _w(c(m, ix))
+            if carry_in is not None:
+                r = r + (carry_in(m, ix).astype(np.uint64) << np.uint64(32))
+            d(m, ix, ((r >> np.uint64(32)) & M32).astype(U32))
+            if carry_out is not None:  # out of the 64-bit sum
+                carry_out(m, ix, r < p)
+        return high
+
+    def low(m: Machine, ix: np.ndarray) -> None:
+        r = (_w(a(m, ix)) * _w(b(m, ix)) & M32) + _w(c(m, ix))
+        if carry_in is not None:
+            r = r + carry_in(m, ix).astype(np.uint64)
+        d(m, ix, (r & M32).astype(U32))
+        if carry_out is not None:
+            carry_out(m, ix, (r >> np.uint64(32)) != 0)
+    return low
+
+
+def _addend(op, env: Env):
+    """An IADD3/LEA addend as (reader of its 32-bit pattern before negation, 1 if negated): -x is ~x + 1."""
+    if op.neg:
+        plain = read(attrs.evolve(op, neg=False), "u32", env.constants)
+        return (lambda m, ix: ~plain(m, ix)), 1
+    return read(op, "u32", env.constants), 0
+
+
+@alu("IADD3", "UIADD3", "IADD", "UIADD", "IADD32I", "VIADD", "UVIADD")
+def _iadd3(ins: Instruction, env: Env):
+    extended = "X" in ins.mods
+    ops = list(ins.operands)
+    d = write(ops[0])
+    k = 1
+    outs = []
+    values = [o for o in ops[1:] if o.kind not in ("P", "UP")]
+    while k < len(ops) and ops[k].kind in ("P", "UP") and len(ops) - k > len(values):
+        outs.append(write(ops[k], "pred"))
+        k += 1
+        if len(outs) == 2:
+            break
+    rest = ops[k:]
+    ins_preds = [read(p, "pred") for p in rest if p.kind in ("P", "UP")] if extended else []
+    terms = [_addend(o, env) for o in rest if o.kind not in ("P", "UP")]
+    ones = sum(n for _, n in terms)
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        total = np.full(len(ix), ones, dtype=np.uint64)
+        for t, _ in terms:
+            total = total + (_w(t(m, ix)) & M32)
+        for p in ins_preds:
+            total = total + p(m, ix).astype(np.uint64)
+        d(m, ix, (total & M32).astype(U32))
+        carry = total >> np.uint64(32)
+        for i, w in enumerate(outs):
+            w(m, ix, carry > np.uint64(i))
+    return f
+
+
+@alu("LEA", "ULEA")
+def _lea(ins: Instruction, env: Env):
+    mods = ins.mods
+    ops = list(ins.operands)
+    d = write(ops[0])
+    k = 1
+    carry_out = None
+    if ops[1].kind in ("P", "UP"):
+        carry_out = write(ops[1], "pred")
+        k = 2
+    rest = ops[k:]
+    carry_in = read(rest.pop(), "pred") if "X" in mods and rest and rest[-1].kind in ("P", "UP") else None
+    shift = read(rest.pop(), "u32", env.constants)
+    hi = "HI" in mods
+    (a, a_neg) = _addend(rest[0], env)
+    b = read(rest[1], "u32", env.constants)
+    if hi and "SX32" not in mods:
+        c = read(rest[2], "u32", env.constants)
+    elif hi:
+        c = lambda m, ix: np.where(a(m, ix) & U32(0x8000_0000), U32(0xFFFF_FFFF), U32(0))
+    else:
+        c = None
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        s = _w(shift(m, ix)) & np.uint64(0x3F)
+        av = (_w(a(m, ix)) + np.uint64(a_neg)) & M32
+        if hi:
+            wide = (_w(c(m, ix)) << np.uint64(32)) | av
+            part = ((wide << s) >> np.uint64(32)) & M32
+        else:
+            part = (av << s) & M32
+        total = part + _w(b(m, ix))
+        if carry_in is not None:
+            total = total + carry_in(m, ix).astype(np.uint64)
+        d(m, ix, (total & M32).astype(U32))
+        if carry_out is not None:
+            carry_out(m, ix, (total >> np.uint64(32)) != 0)
+    return f
+
+
+@alu("SHF", "USHF")
+def _shf(ins: Instruction, env: Env):
+    mods = set(ins.mods)
+    d = write(operand(ins, 0))
+    lo, s, hi = (read(operand(ins, k), "u32", env.constants) for k in (1, 2, 3))
+    left = "L" in mods
+    high = "HI" in mods
+    signed = bool({"S32", "S64"} & mods)
+    wide = bool({"U64", "S64"} & mods)
+    wrap = "W" in mods
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        n = _w(s(m, ix))
+        n = n & np.uint64(31 if not wide else 63) if wrap else np.minimum(n & np.uint64(0xFF), np.uint64(64 if wide else 32))
+        h, l_ = _w(hi(m, ix)), _w(lo(m, ix))
+        v = (h << np.uint64(32)) | l_
+        big = n >= np.uint64(64)
+        n_ = np.where(big, np.uint64(0), n)
+        if left:
+            r = np.where(big, np.uint64(0), v << n_)
+        elif signed:
+            sv = v.view(np.int64)
+            r = np.where(big, (sv >> np.int64(63)), sv >> n_.astype(np.int64)).view(np.uint64)
+        else:
+            r = np.where(big, np.uint64(0), v >> n_)
+        d(m, ix, ((r >> np.uint64(32)) if high else (r & M32)).astype(U32))
+    return f
+
+
+def lut3(table: int):
+    """The bitwise function of three words that a LOP3 truth table ``table`` names (a: 0xF0, b: 0xCC, c: 0xAA)."""
+    common = {
+        0xC0: lambda a, b, c: a & b, 0xFC: lambda a, b, c: a | b, 0x3C: lambda a, b, c: a ^ b, 0xA0: lambda a, b, c: a & c,
+        0xFA: lambda a, b, c: a | c, 0x5A: lambda a, b, c: a ^ c, 0x88: lambda a, b, c: b & c, 0xEE: lambda a, b, c: b | c,
+        0x66: lambda a, b, c: b ^ c, 0x96: lambda a, b, c: a ^ b ^ c, 0xFE: lambda a, b, c: a | b | c, 0x80: lambda a, b, c: a & b & c,
+        0x0F: lambda a, b, c: ~a, 0x33: lambda a, b, c: ~b, 0x55: lambda a, b, c: ~c, 0xF0: lambda a, b, c: a, 0xCC: lambda a, b, c: b,
+        0xAA: lambda a, b, c: c, 0x30: lambda a, b, c: a & ~b, 0x0C: lambda a, b, c: ~a & b, 0x50: lambda a, b, c: a & ~c,
+        0xF8: lambda a, b, c: a | (b & c), 0xEA: lambda a, b, c: (a & b) | c, 0xE2: lambda a, b, c: (a & ~c) | (b & c),
+        0xB8: lambda a, b, c: (a & b) | (~b & c), 0xCA: lambda a, b, c: (a & b) | (~a & c), 0xD8: lambda a, b, c: (a & c) | (b & ~c),
+        0x00: lambda a, b, c: a & ~a, 0xFF: lambda a, b, c: a | ~a,
+    }
+    if table in common:
+        return common[table]
+
+    def general(a, b, c):
+        r = a & ~a
+        for k in range(8):
+            if table >> k & 1:
+                term = (a if k & 4 else ~a) & (b if k & 2 else ~b) & (c if k & 1 else ~c)
+                r = r | term
+        return r
+    return general
+
+
+@alu("LOP3", "ULOP3")
+def _lop3(ins: Instruction, env: Env):
+    ops = list(ins.operands)
+    pred_out = None
+    if ops[0].kind in ("P", "UP"):
+        pred_out = write(ops[0], "pred")
+        ops = ops[1:]
+    d = write(ops[0])
+    a, b, c = (read(ops[k], "u32", env.constants) for k in (1, 2, 3))
+    fn = lut3(int(ops[4].text, 0))
+    pin = read(ops[5], "pred") if len(ops) > 5 else None
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        r = np.asarray(fn(*(np.broadcast_to(np.asarray(x, dtype=U32), (len(ix),)) for x in (a(m, ix), b(m, ix), c(m, ix)))), dtype=U32)
+        d(m, ix, r)
+        if pred_out is not None:
+            p = r != 0
+            if pin is not None:
+                p = p | pin(m, ix)
+            pred_out(m, ix, p)
+    return f
+
+
+@alu("LOP", "ULOP", "LOP32I")
+def _lop(ins: Instruction, env: Env):
+    mods = ins.mods
+    d = write(operand(ins, 0))
+    a, b = read(operand(ins, 1), "u32", env.constants), read(operand(ins, 2), "u32", env.constants)
+    fn = {"AND": np.bitwise_and, "OR": np.bitwise_or, "XOR": np.bitwise_xor}[next(x for x in mods if x in ("AND", "OR", "XOR"))]
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        d(m, ix, fn(a(m, ix), b(m, ix)))
+    return f
+
+
+@alu("PLOP3", "UPLOP3")
+def _plop3(ins: Instruction, env: Env):
+    ops = list(ins.operands)
+    d0, d1 = write(ops[0], "pred"), write(ops[1], "pred")
+    a, b, c = (read(ops[k], "pred") for k in (2, 3, 4))
+    f0, f1 = lut3(int(ops[5].text, 0)), lut3(int(ops[6].text, 0)) if len(ops) > 6 else None
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        x, y, z = (np.broadcast_to(v(m, ix), (len(ix),)) for v in (a, b, c))
+        d0(m, ix, f0(x, y, z))
+        if f1 is not None:
+            d1(m, ix, f1(x, y, z))
+    return f
+
+
+COMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal, "GT": np.greater, "GE": np.greater_equal}
+BOOLEAN = {"AND": np.logical_and, "OR": np.logical_or, "XOR": np.logical_xor}
+
+
+@alu("ISETP", "UISETP")
+def _isetp(ins: Instruction, env: Env):
+    mods = ins.mods
+    cmp = next(x for x in mods if x in COMPARE)
+    bop = BOOLEAN[next(x for x in mods if x in BOOLEAN)]
+    unsigned = "U32" in mods
+    ext = "EX" in mods
+    d0, d1 = write(operand(ins, 0), "pred"), write(operand(ins, 1), "pred")
+    a, b = read(operand(ins, 2), "u32", env.constants), read(operand(ins, 3), "u32", env.constants)
+    c = read(operand(ins, 4), "pred")
+    low = read(operand(ins, 5), "pred") if ext else None
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        x, y = np.asarray(a(m, ix), dtype=U32), np.asarray(b(m, ix), dtype=U32)
+        if not unsigned:
+            x, y = x.view(np.int32), y.view(np.int32)
+        r = COMPARE[cmp](x, y)
+        if low is not None:  # the high words; the low words' result decides where they are equal
+            lo = low(m, ix)
+            eq = x == y
+            r = (eq & lo) if cmp == "EQ" else (~eq | lo) if cmp == "NE" else (r & ~eq) | (eq & lo)
+        cp = c(m, ix)
+        d0(m, ix, np.broadcast_to(bop(r, cp), (len(ix),)))
+        d1(m, ix, np.broadcast_to(bop(~r, cp), (len(ix),)))
+    return f
+
+
+@alu("SEL", "USEL", "FSEL")
+def _sel(ins: Instruction, env: Env):
+    d = write(operand(ins, 0))
+    a, b, p = read(operand(ins, 1), "u32", env.constants), read(operand(ins, 2), "u32", env.constants), read(operand(ins, 3), "pred")
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        d(m, ix, np.where(p(m, ix), a(m, ix), b(m, ix)).astype(U32))
+    return f
+
+
+@alu("IMNMX", "UIMNMX", "VIMNMX", "UVIMNMX")
+def _imnmx(ins: Instruction, env: Env):
+    d = write(operand(ins, 0))
+    a, b, p = read(operand(ins, 1), "u32", env.constants), read(operand(ins, 2), "u32", env.constants), read(operand(ins, 3), "pred")
+    unsigned = "U32" in ins.mods
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        x, y = np.asarray(a(m, ix), dtype=U32), np.asarray(b(m, ix), dtype=U32)
+        if not unsigned:
+            x, y = x.view(np.int32), y.view(np.int32)
+        r = np.where(p(m, ix), np.minimum(x, y), np.maximum(x, y))
+        d(m, ix, np.asarray(r).astype(np.int64).astype(U32) if not unsigned else r.astype(U32))
+    return f
+
+
+@alu("IABS", "UIABS")
+def _iabs(ins: Instruction, env: Env):
+    d, a = write(operand(ins, 0)), read(operand(ins, 1), "u32", env.constants)
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        d(m, ix, np.abs(np.asarray(a(m, ix), dtype=U32).view(np.int32)).view(U32))
+    return f
+
+
+@alu("POPC", "UPOPC")
+def _popc(ins: Instruction, env: Env):
+    d, a = write(operand(ins, 0)), read(operand(ins, 1), "u32", env.constants)
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        d(m, ix, np.bitwise_count(np.broadcast_to(np.asarray(a(m, ix), dtype=U32), (len(ix),))).astype(U32))
+    return f
+
+
+@alu("FLO", "UFLO")
+def _flo(ins: Instruction, env: Env):
+    d, a = write(operand(ins, -1) if len(ins.operands) == 2 else operand(ins, 0)), read(operand(ins, -1), "u32", env.constants)
+    signed = "S32" in ins.mods
+    shift = "SH" in ins.mods
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        x = np.broadcast_to(np.asarray(a(m, ix), dtype=U32), (len(ix),)).copy()
+        if signed:
+            x = np.where(x & U32(0x8000_0000), ~x, x).astype(U32)
+        pos = np.full(len(ix), -1, dtype=np.int64)
+        nz = x != 0
+        pos[nz] = np.floor(np.log2(x[nz].astype(np.float64))).astype(np.int64)
+        # log2 of a float64 is exact enough below 2**53 but may round up just under a power of two
+        fix = nz & ((np.uint64(1) << pos.clip(0).astype(np.uint64)) > x.astype(np.uint64))
+        pos[fix] -= 1
+        r = np.where(nz, 31 - pos if shift else pos, -1)
+        d(m, ix, r.astype(np.int64).astype(np.uint32))
+    return f
+
+
+@alu("BREV", "UBREV")
+def _brev(ins: Instruction, env: Env):
+    d, a = write(operand(ins, 0)), read(operand(ins, 1), "u32", env.constants)
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        x = np.broadcast_to(np.asarray(a(m, ix), dtype=U32), (len(ix),))
+        bits = np.unpackbits(x.astype("<u4").view(np.uint8).reshape(-1, 4), axis=1, bitorder="little")[:, ::-1]
+        d(m, ix, np.packbits(bits, axis=1, bitorder="little").view("<u4").reshape(-1).astype(U32))
+    return f
+
+
+@alu("BMSK", "UBMSK")
+def _bmsk(ins: Instruction, env: Env):
+    d = write(operand(ins, 0))
+    pos, width = read(operand(ins, 1), "u32", env.constants), read(operand(ins, 2), "u32", env.constants)
+    wrap = "W" in ins.mods
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        p, w = _w(pos(m, ix)), _w(width(m, ix))
+        if wrap:
+            p, w = p & np.uint64(31), w & np.uint64(31)
+        else:
+            p, w = np.minimum(p & np.uint64(0xFF), np.uint64(32)), np.minimum(w & np.uint64(0xFF), np.uint64(32))
+        mask = ((np.uint64(1) << w) - np.uint64(1)) << p
+        d(m, ix, (np.broadcast_to(mask, (len(ix),)) & M32).astype(U32))
+    return f
+
+
+@alu("SGXT", "USGXT")
+def _sgxt(ins: Instruction, env: Env):
+    d = write(operand(ins, 0))
+    a, bits = read(operand(ins, 1), "u32", env.constants), read(operand(ins, 2), "u32", env.constants)
+    unsigned = "U32" in ins.mods
+    wrap = "W" in ins.mods
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        n = _w(bits(m, ix))
+        n = n & np.uint64(31) if wrap else np.minimum(n & np.uint64(0xFF), np.uint64(32))
+        x = _w(a(m, ix)) & ((np.uint64(1) << n) - np.uint64(1))
+        if not unsigned:
+            sign = np.where(n > 0, (x >> np.maximum(n, np.uint64(1)) - np.uint64(1)) & np.uint64(1), np.uint64(0))
+            x = np.where(sign == 1, x | (~((np.uint64(1) << n) - np.uint64(1)) & M32), x)
+        d(m, ix, np.broadcast_to(x & M32, (len(ix),)).astype(U32))
+    return f
+
+
+@alu("PRMT", "UPRMT")
+def _prmt(ins: Instruction, env: Env):
+    d = write(operand(ins, 0))
+    a, sel, b = (read(operand(ins, k), "u32", env.constants) for k in (1, 2, 3))
+    mode = next((x for x in ins.mods if x in ("F4E", "B4E", "RC8", "ECL", "ECR", "RC16")), None)
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        n = len(ix)
+        src = np.concatenate([np.broadcast_to(np.asarray(a(m, ix), dtype="<u4"), (n,)).reshape(n, 1),
+                              np.broadcast_to(np.asarray(b(m, ix), dtype="<u4"), (n,)).reshape(n, 1)], axis=1).view(np.uint8).reshape(n, 8)
+        s = np.broadcast_to(np.asarray(sel(m, ix), dtype=U32), (n,))
+        if mode is None:
+            nib = np.stack([(s >> U32(4 * k)) & U32(0xF) for k in range(4)], axis=1)
+            idx = (nib & U32(7)).astype(np.int64)
+            byte = np.take_along_axis(src, idx, axis=1)
+            sign = (nib & U32(8)) != 0
+            byte = np.where(sign, np.where(byte & 0x80, 0xFF, 0x00), byte).astype(np.uint8)
+        else:
+            k = (s & U32(3)).astype(np.int64)
+            table = {
+                "F4E": lambda k: np.stack([k, k + 1, k + 2, k + 3], 1) % 8,
+                "B4E": lambda k: np.stack([k, k - 1, k - 2, k - 3], 1) % 8,
+                "RC8": lambda k: np.stack([k, k, k, k], 1),
+                "ECL": lambda k: np.stack([k, np.maximum(k, 1), np.maximum(k, 2), np.full_like(k, 3)], 1),
+                "ECR": lambda k: np.stack([np.zeros_like(k), np.minimum(k, 1), np.minimum(k, 2), k], 1),
+                "RC16": lambda k: np.stack([2 * (k & 1), 2 * (k & 1) + 1, 2 * (k & 1), 2 * (k & 1) + 1], 1),
+            }
+            byte = np.take_along_axis(src, table[mode](k), axis=1)
+        d(m, ix, np.ascontiguousarray(byte.astype(np.uint8)).view("<u4").reshape(n).astype(U32))
+    return f
+
+
+@alu("P2R", "UP2UR")
+def _p2r(ins: Instruction, env: Env):
+    d = write(operand(ins, 0))
+    file = "P" if ins.name == "P2R" else "UP"
+    base = read(operand(ins, 2), "u32", env.constants)
+    mask = int(operand(ins, 3).text, 0)
+    shift = {"B0": 0, "B1": 8, "B2": 16, "B3": 24}.get(next((x for x in ins.mods if x.startswith("B")), "B0"), 0)
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        preds = getattr(m, file)
+        bits = np.zeros(len(ix), dtype=U32)
+        for k in range(7):
+            bits |= preds[k, ix].astype(U32) << U32(k)
+        keep = U32((~(mask << shift)) & 0xFFFF_FFFF)
+        d(m, ix, (np.asarray(base(m, ix), dtype=U32) & keep) | ((bits & U32(mask)) << U32(shift)))
+    return f
+
+
+@alu("R2P", "UR2UP")
+def _r2p(ins: Instruction, env: Env):
+    file = "P" if ins.name == "R2P" else "UP"
+    a = read(operand(ins, 1), "u32", env.constants)
+    mask = int(operand(ins, 2).text, 0)
+    shift = {"B0": 0, "B1": 8, "B2": 16, "B3": 24}.get(next((x for x in ins.mods if x.startswith("B")), "B0"), 0)
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        x = np.asarray(a(m, ix), dtype=U32) >> U32(shift)
+        preds = getattr(m, file)
+        for k in range(7):
+            if mask >> k & 1:
+                preds[k, ix] = (x >> U32(k)) & U32(1) != 0
+    return f
+
+
+SPECIAL = ("SR_TID.X", "SR_TID.Y", "SR_TID.Z", "SR_CTAID.X", "SR_CTAID.Y", "SR_CTAID.Z", "SR_LANEID")
+
+
+def special(name: str):
+    """A reader of special register ``name`` (S2R, S2UR, CS2R)."""
+    axes = {"X": 0, "Y": 1, "Z": 2}
+    if name.startswith("SR_TID.") and name[-1] in axes:
+        k = axes[name[-1]]
+        return lambda m, ix: m.tid[k, ix]
+    if name.startswith("SR_CTAID.") and name[-1] in axes:
+        k = axes[name[-1]]
+        return lambda m, ix: m.ctaid[k, ix]
+    if name == "SR_LANEID":
+        return lambda m, ix: m.lane[ix]
+    if name in ("SR_CgaCtaId", "SR_SMID", "SR_VIRTUALSMID", "SR_NSMID", "SRZ", "SR_CLUSTERCTARANK", "SR_CLUSTERCTAID.X", "SR_CLUSTERCTAID.Y",
+                "SR_CLUSTERCTAID.Z", "SR_CLUSTERID.X", "SR_CLUSTERID.Y", "SR_CLUSTERID.Z"):
+        return lambda m, ix: np.zeros(len(ix), dtype=U32)
+    if name in ("SR_CLUSTERNCTARANK", "SR_CLUSTERNCTAID.X", "SR_CLUSTERNCTAID.Y", "SR_CLUSTERNCTAID.Z"):
+        return lambda m, ix: np.ones(len(ix), dtype=U32)
+    if name == "SR_SWINHI":
+        return lambda m, ix: np.full(len(ix), m.window["shared_hi"], dtype=U32)
+    if name == "SR_SWINLO":
+        return lambda m, ix: np.zeros(len(ix), dtype=U32)
+    if name == "SR_LWINHI":
+        return lambda m, ix: np.full(len(ix), m.window["local_hi"], dtype=U32)
+    if name in ("SR_EQMASK", "SR_LTMASK", "SR_LEMASK", "SR_GTMASK", "SR_GEMASK"):
+        def lanemask(m, ix, kind=name[3:5]):
+            lane = m.lane[ix].astype(np.uint64)
+            one = np.uint64(1) << lane
+            r = {"EQ": one, "LT": one - np.uint64(1), "LE": (one << np.uint64(1)) - np.uint64(1)}.get(kind)
+            if r is None:
+                r = ~(one - np.uint64(1)) if kind == "GE" else ~((one << np.uint64(1)) - np.uint64(1))
+            return (r & M32).astype(U32)
+        return lanemask
+    if name in ("SR_CLOCKLO", "SR_CLOCKHI", "SR_GLOBALTIMERLO", "SR_GLOBALTIMERHI"):
+        hi = name.endswith("HI")
+        return lambda m, ix: np.full(len(ix), 0 if hi else m.steps, dtype=U32)
+    if name == "SR_WARPID":
+        return lambda m, ix: (m.warp_id[ix] % 64).astype(U32)
+    raise BuildError(f"special register {name} is not modelled")
+
+
+@alu("S2R", "S2UR", "CS2R")
+def _s2r(ins: Instruction, env: Env):
+    name = operand(ins, 1).text
+    wide = ins.name == "CS2R" and "32" not in ins.mods
+    get = special(name)
+    d = write(operand(ins, 0), "u64" if wide else "u32")
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        v = get(m, ix)
+        d(m, ix, np.asarray(v).astype(np.uint64) if wide else v)
+    return f
+
+
+@alu("R2UR", "RUR")
+def _r2ur(ins: Instruction, env: Env):
+    d, a = write(operand(ins, 0)), read(operand(ins, 1), "u32", env.constants)
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        v = np.broadcast_to(np.asarray(a(m, ix), dtype=U32), (len(ix),))
+        # uniform: every thread of a warp gets the value of its warp's first acting thread
+        warps = m.warp_id[ix]
+        first = np.unique(warps, return_index=True)
+        d(m, ix, v[first[1][np.searchsorted(first[0], warps)]])
+    return f
+
+
+@alu("LDC", "ULDC")
+def _ldc(ins: Instruction, env: Env):
+    size = {"64": "u64", "U8": "u8", "S8": "s8", "U16": "u16", "S16": "s16"}.get(next((x for x in ins.mods if x in ("64", "U8", "S8", "U16", "S16")), ""), "u32")
+    src = operand(ins, 1)
+    if size in ("u8", "s8", "u16", "s16"):
+        nbytes = 1 if size.endswith("8") else 2
+        terms = [read(t, "u32") for t in src.terms]
+
+        def narrow(m: Machine, ix: np.ndarray) -> None:
+            data = m.constants.get(src.bank)
+            addr = np.full(len(ix), src.offset, dtype=np.int64)
+            for t in terms:
+                addr = addr + np.asarray(t(m, ix)).astype(np.int64)
+            if data is None or (addr < 0).any() or (addr + nbytes > len(data)).any():
+                raise ExecError(f"constant bank {src.bank:#x} read out of bounds")
+            raw = np.ascontiguousarray(data[addr[:, None] + np.arange(nbytes)]).view(np.uint8 if nbytes == 1 else "<u2").reshape(len(ix))
+            if size[0] == "s":
+                raw = raw.view(np.int8 if nbytes == 1 else np.int16)
+            d(m, ix, raw.astype(np.int64).astype(U32))
+        d = write(operand(ins, 0))
+        return narrow
+    d = write(operand(ins, 0), size)
+    s = read(src, size, env.constants)
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        d(m, ix, s(m, ix))
+    return f
+
+
+@alu("NOP", "DEPBAR", "MEMBAR", "FENCE", "ERRBAR", "CCTL", "CCTLL", "NANOSLEEP", "YIELD", "LDGDEPBAR", "PMTRIG", "CGAERRBAR", "ACQBULK", "UCGABAR_ARV", "UCGABAR_WAIT", "WARPGROUP", "SETMAXNREG", "PREEXIT", "ACQSHMINIT", "UCGABAR")
+def _nothing(ins: Instruction, env: Env):
+    """Ordering and hints: nothing to compute in a machine that completes every access at once."""
+    return lambda m, ix: None

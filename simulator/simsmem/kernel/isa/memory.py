@@ -1,0 +1,498 @@
+"""Memory instructions: shared (LDS, STS, ATOMS, LDSM, STSM, LDGSTS), global, generic and local.
+
+Shared addresses are offsets in the CTA's shared window, as the SASS computes them (user data from
+0x400 on sm_90). Every shared-memory instruction a warp executes is reported to the machine's
+``on_shared`` with the lanes that act and their addresses (and, for LDGSTS, the global sources),
+which is what a trace records; a generic LD/ST whose lanes land in the shared window is reported
+too, as ``generic``. Accesses out of bounds or misaligned stop the machine, naming the lane.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..machine import LANES, ExecError, Machine
+from ..memory import LOCAL_HI, SHARED_HI, MemoryFault, as_bytes, as_words
+from ..sass import Instruction, Operand
+from . import Env, alu, operand, step
+from .operands import BuildError, pair, read, registers
+from ...trace.sass import sass_form
+
+WIDTHS = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
+
+
+def width(ins: Instruction, default: int = 4) -> tuple[int, bool]:
+    """Bytes per lane and signedness of a load/store's ``.U8``/``.S16``/``.64``/``.128``."""
+    for m in ins.mods:
+        if m in WIDTHS:
+            return WIDTHS[m], m.startswith("S")
+    return default, False
+
+
+def address32(op: Operand, env: Env):
+    """A shared or local address: the sum of 32-bit registers (``.X4``-scaled where marked) and the offset."""
+    if op.kind != "mem":
+        raise BuildError(f"{op.text} is not an address")
+    terms = []
+    for t in op.terms:
+        scale = next((int(s[1:]) for s in t.suffix if s in ("X4", "X8", "X16")), 1)
+        terms.append((read(t, "u32"), scale))
+    offset = op.offset
+
+    def f(m: Machine, ix: np.ndarray) -> np.ndarray:
+        a = np.full(len(ix), offset, dtype=np.int64)
+        for r, scale in terms:
+            a += np.asarray(r(m, ix)).astype(np.int64) * scale
+        return a & 0xFFFF_FFFF
+    return f
+
+
+def address64(op: Operand, env: Env):
+    """A global or generic address: ``R.64`` pairs (or a uniform pair) plus 32-bit terms and the offset."""
+    if op.kind != "mem":
+        raise BuildError(f"{op.text} is not an address")
+    terms = []
+    for t in op.terms:
+        wide = "64" in t.suffix or (t.kind == "UR" and "U32" not in t.suffix and not any("64" in u.suffix for u in op.terms if u is not t))
+        if wide:
+            file, i = ("UR" if t.kind == "UR" else "R"), t.index
+            terms.append(lambda m, ix, file=file, i=i: pair(m, file, i, ix))
+        else:
+            r = read(t, "u32")
+            terms.append(lambda m, ix, r=r: np.asarray(r(m, ix)).astype(np.uint64))
+    offset = np.uint64(op.offset & 0xFFFF_FFFF_FFFF_FFFF)
+
+    def f(m: Machine, ix: np.ndarray) -> np.ndarray:
+        a = np.full(len(ix), offset, dtype=np.uint64)
+        for t in terms:
+            a = a + t(m, ix)
+        return a
+    return f
+
+
+def shared_index(m: Machine, ix: np.ndarray, addr: np.ndarray, size: int) -> np.ndarray:
+    """Flat byte indices into ``m.shared`` of the accesses; a fault for any out of the window or misaligned."""
+    window = m.shared.shape[1]
+    bad = (addr < 0) | (addr + size > window)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise MemoryFault(int(ix[k]), f"shared address {int(addr[k]):#x} + {size} bytes is past the CTA's shared window "
+                                     f"({window:#x} bytes: {m.window['describe']})")
+    if size > 1 and (addr % size).any():
+        k = int(np.flatnonzero(addr % size)[0])
+        raise MemoryFault(int(ix[k]), f"shared address {int(addr[k]):#x} is not aligned to the {size}-byte access")
+    return m.cta_slot[ix] * window + addr
+
+
+def shared_load(m: Machine, ix: np.ndarray, addr: np.ndarray, size: int) -> np.ndarray:
+    flat = shared_index(m, ix, addr, size)
+    return m.shared.reshape(-1)[flat[:, None] + np.arange(size)]
+
+
+def shared_store(m: Machine, ix: np.ndarray, addr: np.ndarray, data: np.ndarray) -> None:
+    flat = shared_index(m, ix, addr, data.shape[1])
+    m.shared.reshape(-1)[flat[:, None] + np.arange(data.shape[1])] = data
+
+
+def local_index(m: Machine, ix: np.ndarray, addr: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    top = m.local.shape[1]
+    bad = (addr < 0) | (addr + size > top)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise MemoryFault(int(ix[k]), f"local address {int(addr[k]):#x} + {size} bytes is outside the thread's {top} bytes of local memory")
+    return ix, addr
+
+
+def _dest_regs(op: Operand, size: int) -> tuple[str, list[int]]:
+    return registers(op, max(1, size // 4))
+
+
+def _write_words(m: Machine, ix: np.ndarray, file: str, regs: list[int], words: np.ndarray) -> None:
+    arr = getattr(m, file)
+    zero = 255 if file == "R" else 63
+    for k, r in enumerate(regs):
+        if r != zero:
+            arr[r, ix] = words[:, k]
+
+
+def _read_words(m: Machine, ix: np.ndarray, file: str, regs: list[int]) -> np.ndarray:
+    arr = getattr(m, file)
+    return np.stack([arr[r, ix] for r in regs], axis=1)
+
+
+def _form(ins: Instruction, **extra) -> dict:
+    opcode = ins.opcode.replace(".U.", ".").replace(".ZFILL", "")
+    form = sass_form(opcode)
+    form.update(extra)
+    return form
+
+
+def _report(m: Machine, ins: Instruction, form: dict, ex: np.ndarray, act: np.ndarray, addr: np.ndarray | None, src: np.ndarray | None = None) -> None:
+    """Tell the machine's listener of a shared-memory instruction: per thread, the address where it acts."""
+    if m.on_shared is not None:
+        m.on_shared(ins, form, ex, act, addr, src)
+
+
+def _full(m: Machine, ix: np.ndarray, values: np.ndarray, dtype=np.int64, fill=-1) -> np.ndarray:
+    out = np.full(m.n, fill, dtype=dtype)
+    out[ix] = values
+    return out
+
+
+@step("LDS")
+def _lds(ins: Instruction, env: Env):
+    size, signed = width(ins)
+    file, regs = _dest_regs(operand(ins, 0), size)
+    addr = address32(operand(ins, 1), env)
+    form = _form(ins)
+
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        ix = np.flatnonzero(act)
+        a = addr(m, ix)
+        if len(ix):
+            _write_words(m, ix, file, regs, as_words(shared_load(m, ix, a, size), signed))
+        _report(m, ins, form, ex, act, _full(m, ix, a))
+        m.pc[ex] += 1
+    return run
+
+
+@step("STS")
+def _sts(ins: Instruction, env: Env):
+    size, _ = width(ins)
+    addr = address32(operand(ins, 0), env)
+    file, regs = registers(operand(ins, 1), max(1, size // 4))
+    form = _form(ins)
+
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        ix = np.flatnonzero(act)
+        a = addr(m, ix)
+        if len(ix):
+            shared_store(m, ix, a, as_bytes(_read_words(m, ix, file, regs), size))
+        _report(m, ins, form, ex, act, _full(m, ix, a))
+        m.pc[ex] += 1
+    return run
+
+
+def _atomic_op(kind: str, signed: bool, floating: bool):
+    """new = f(old, value[, compare]) for one atomic operation, on uint32 (or uint64) columns."""
+    if floating:
+        return {"ADD": lambda o, v: (o.view(np.float32) + v.view(np.float32)).view(np.uint32)}[kind]
+    view = (lambda x: x.view(np.int32)) if signed else (lambda x: x)
+    table = {
+        "ADD": lambda o, v: o + v, "AND": lambda o, v: o & v, "OR": lambda o, v: o | v, "XOR": lambda o, v: o ^ v, "EXCH": lambda o, v: v,
+        "MIN": lambda o, v: np.minimum(view(o), view(v)).view(o.dtype), "MAX": lambda o, v: np.maximum(view(o), view(v)).view(o.dtype),
+        "INC": lambda o, v: np.where(o >= v, np.zeros_like(o), o + np.ones_like(o)),
+        "DEC": lambda o, v: np.where((o == 0) | (o > v), v, o - np.ones_like(o)),
+    }
+    if kind not in table:
+        raise BuildError(f"atomic operation {kind} is not modelled")
+    return table[kind]
+
+
+def atomic(memory_read, memory_write, n_lanes: int, kind: str, values: np.ndarray, compare: np.ndarray | None, key: np.ndarray,
+           signed: bool, floating: bool) -> np.ndarray:
+    """Apply an atomic operation lane by lane in lane order; returns each lane's old value.
+
+    Lanes on distinct addresses are done at once; lanes sharing one go in turns (``key`` names the word)."""
+    old = np.empty_like(values)
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    first = np.ones(len(key), dtype=bool)
+    first[1:] = sorted_key[1:] != sorted_key[:-1]
+    rank = np.arange(len(key)) - np.maximum.accumulate(np.where(first, np.arange(len(key)), 0))
+    turn = np.empty(len(key), dtype=np.int64)
+    turn[order] = rank
+    fn = None if kind == "CAS" else _atomic_op(kind, signed, floating)
+    for t in range(int(turn.max()) + 1 if len(turn) else 0):
+        lanes = np.flatnonzero(turn == t)
+        o = memory_read(lanes)
+        old[lanes] = o
+        if kind == "CAS":
+            new = np.where(o == compare[lanes], values[lanes], o)
+        else:
+            new = fn(o, values[lanes])
+        memory_write(lanes, new)
+    return old
+
+
+@step("ATOMS")
+def _atoms(ins: Instruction, env: Env):
+    mods = ins.mods
+    popc = mods[:2] == ("POPC", "INC")
+    kind = "ADD" if popc else mods[0] if mods else "ADD"
+    wide = "64" in mods
+    signed = "S32" in mods or (kind in ("MIN", "MAX") and "U32" not in mods)
+    floating = "F32" in mods
+    size = 8 if wide else 4
+    d = operand(ins, 0)
+    addr = address32(operand(ins, 1), env)
+    srcs = list(ins.operands[2:])
+    form = _form(ins)
+    dfile, dregs = registers(d, size // 4)
+    vfile, vregs = registers(srcs[0], size // 4) if srcs else ("R", [])
+    cfile, cregs = registers(srcs[1], size // 4) if kind == "CAS" and len(srcs) > 1 else ("R", [])
+    dtype = np.uint64 if wide else np.uint32
+
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        ix = np.flatnonzero(act)
+        a = addr(m, ix)
+        if len(ix):
+            flat = shared_index(m, ix, a, size)
+            mem = m.shared.reshape(-1)
+
+            def mread(lanes):
+                return np.ascontiguousarray(mem[flat[lanes, None] + np.arange(size)]).view(dtype).reshape(-1)
+
+            def mwrite(lanes, new):
+                mem[flat[lanes, None] + np.arange(size)] = np.ascontiguousarray(new.astype(dtype)).view(np.uint8).reshape(-1, size)
+
+            if popc:
+                values = np.ones(len(ix), dtype=dtype)
+            else:
+                values = np.ascontiguousarray(_read_words(m, ix, vfile, vregs)).view(dtype).reshape(-1)
+            compare = np.ascontiguousarray(_read_words(m, ix, cfile, cregs)).view(dtype).reshape(-1) if cregs else None
+            if kind == "CAS":  # ATOMS.CAS Rd, [a], Rcompare, Rnew
+                compare, values = values, compare
+            old = atomic(mread, mwrite, len(ix), kind, values, compare, flat, signed, floating)
+            _write_words(m, ix, dfile, dregs, np.ascontiguousarray(old).view(np.uint32).reshape(len(ix), -1))
+        _report(m, ins, form, ex, act, _full(m, ix, a))
+        m.pc[ex] += 1
+    return run
+
+
+def _matrix_rows(m: Machine, ex: np.ndarray, act: np.ndarray, addr, num: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row addresses (per thread, -1 elsewhere) of an 8x8 matrix op: lanes 0..8*num-1 of each warp give them."""
+    ix = np.flatnonzero(act)
+    a = addr(m, ix)
+    full = _full(m, ix, a)
+    rows = full.reshape(-1, LANES)[:, : 8 * num]  # (warps, 8*num)
+    return full, rows
+
+
+@step("LDSM")
+def _ldsm(ins: Instruction, env: Env):
+    form = _form(ins)
+    num, trans = form["num"], form["trans"]
+    file, regs = registers(operand(ins, 0), num)
+    addr = address32(operand(ins, 1), env)
+
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        full, rows = _matrix_rows(m, ex, act, addr, num)
+        warps = np.flatnonzero(act.reshape(-1, LANES).any(axis=1))
+        for w in warps:
+            lanes = w * LANES + np.arange(LANES)
+            if not act[lanes].all():
+                raise ExecError(f"{ins.text}: every lane of a warp must execute ldmatrix (lanes {np.flatnonzero(~act[lanes]).tolist()} do not)", ins.pc)
+            r = rows[w]
+            data = shared_load(m, w * LANES + np.arange(8 * num), r, 16).reshape(num, 8, 8, 2)  # matrix, row, column, byte
+            t = np.arange(LANES)
+            for i in range(num):
+                if trans:
+                    lo = data[i, 2 * (t % 4), t // 4]
+                    hi = data[i, 2 * (t % 4) + 1, t // 4]
+                else:
+                    lo = data[i, t // 4, 2 * (t % 4)]
+                    hi = data[i, t // 4, 2 * (t % 4) + 1]
+                words = np.concatenate([lo, hi], axis=1).view("<u4").reshape(LANES)
+                getattr(m, file)[regs[i], lanes] = words if regs[i] != 255 else getattr(m, file)[regs[i], lanes]
+        _report(m, ins, form, ex, act, full)
+        m.pc[ex] += 1
+    return run
+
+
+@step("STSM")
+def _stsm(ins: Instruction, env: Env):
+    form = _form(ins)
+    num, trans = form["num"], form["trans"]
+    addr = address32(operand(ins, 0), env)
+    file, regs = registers(operand(ins, 1), num)
+
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        full, rows = _matrix_rows(m, ex, act, addr, num)
+        warps = np.flatnonzero(act.reshape(-1, LANES).any(axis=1))
+        t = np.arange(LANES)
+        for w in warps:
+            lanes = w * LANES + np.arange(LANES)
+            if not act[lanes].all():
+                raise ExecError(f"{ins.text}: every lane of a warp must execute stmatrix", ins.pc)
+            r = rows[w]
+            data = shared_load(m, w * LANES + np.arange(8 * num), r, 16).reshape(num, 8, 8, 2).copy()
+            for i in range(num):
+                words = np.ascontiguousarray(getattr(m, file)[regs[i], lanes]).view(np.uint8).reshape(LANES, 2, 2)
+                if trans:
+                    data[i, 2 * (t % 4), t // 4] = words[:, 0]
+                    data[i, 2 * (t % 4) + 1, t // 4] = words[:, 1]
+                else:
+                    data[i, t // 4, 2 * (t % 4)] = words[:, 0]
+                    data[i, t // 4, 2 * (t % 4) + 1] = words[:, 1]
+            shared_store(m, w * LANES + np.arange(8 * num), r, data.reshape(8 * num, 16))
+        _report(m, ins, form, ex, act, full)
+        m.pc[ex] += 1
+    return run
+
+
+@step("LDGSTS")
+def _ldgsts(ins: Instruction, env: Env):
+    size, _ = width(ins)
+    dst = address32(operand(ins, 0), env)
+    src = address64(operand(ins, 1), env)
+    fill = read(operand(ins, 2), "u32", env.constants) if len(ins.operands) > 2 and ins.operands[2].kind in ("R", "UR", "imm") else None
+    zfill = read(operand(ins, 2), "pred") if len(ins.operands) > 2 and ins.operands[2].kind in ("P", "UP") else None
+    form = _form(ins)
+
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        ix = np.flatnonzero(act)
+        a, s = dst(m, ix), src(m, ix)
+        if len(ix):
+            data = m.memory.load(s, size)
+            if fill is not None:  # cp.async's src-size: bytes past it are zeros
+                keep = np.arange(size) < np.asarray(fill(m, ix)).astype(np.int64).reshape(-1, 1)
+                data = np.where(keep, data, 0).astype(np.uint8)
+            if zfill is not None:
+                data = np.where(np.asarray(zfill(m, ix)).reshape(-1, 1), 0, data).astype(np.uint8)
+            shared_store(m, ix, a, data)
+        _report(m, ins, form, ex, act, _full(m, ix, a), _full(m, ix, s.astype(np.int64)))
+        m.pc[ex] += 1
+    return run
+
+
+def _split_generic(addr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    hi = (addr >> np.uint64(32)).astype(np.int64)
+    return hi == SHARED_HI, hi == LOCAL_HI
+
+
+@step("LDG", "LD", "LDL")
+def _ld(ins: Instruction, env: Env):
+    size, signed = width(ins)
+    file, regs = _dest_regs(operand(ins, 0), size)
+    local = ins.name == "LDL"
+    mem = operand(ins, 1)
+    addr = address32(mem, env) if local else address64(mem, env)
+    generic = ins.name == "LD"
+    form = dict(_form_generic("LDS", size), generic=True) if generic else None
+
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        ix = np.flatnonzero(act)
+        a = addr(m, ix)
+        shared_lanes = np.zeros(len(ix), dtype=bool)
+        if len(ix):
+            out = np.empty((len(ix), size), dtype=np.uint8)
+            if local:
+                out[:] = m.local[ix[:, None], a[:, None] + np.arange(size)] if len(ix) else out
+                local_index(m, ix, a, size)
+            else:
+                shared_lanes, local_lanes = _split_generic(a) if generic else (shared_lanes, shared_lanes)
+                rest = ~(shared_lanes | local_lanes)
+                if rest.any():
+                    out[rest] = m.memory.load(a[rest], size)
+                if shared_lanes.any():
+                    out[shared_lanes] = shared_load(m, ix[shared_lanes], (a[shared_lanes] & np.uint64(0xFFFF_FFFF)).astype(np.int64), size)
+                if local_lanes.any():
+                    la = (a[local_lanes] & np.uint64(0xFFFF_FFFF)).astype(np.int64)
+                    local_index(m, ix[local_lanes], la, size)
+                    out[local_lanes] = m.local[ix[local_lanes][:, None], la[:, None] + np.arange(size)]
+            _write_words(m, ix, file, regs, as_words(out, signed))
+        if generic:
+            on_shared = np.zeros(m.n, dtype=bool)
+            on_shared[ix[shared_lanes]] = True
+            if on_shared.any():
+                _report(m, ins, form, ex & _warps_with(on_shared), on_shared,
+                        _full(m, ix[shared_lanes], (a[shared_lanes] & np.uint64(0xFFFF_FFFF)).astype(np.int64)))
+        m.pc[ex] += 1
+    return run
+
+
+def _warps_with(threads: np.ndarray) -> np.ndarray:
+    return np.repeat(threads.reshape(-1, LANES).any(axis=1), LANES)
+
+
+def _form_generic(op: str, size: int) -> dict:
+    return {"op": op, "width": size * 8}
+
+
+@step("STG", "ST", "STL")
+def _st(ins: Instruction, env: Env):
+    size, _ = width(ins)
+    local = ins.name == "STL"
+    mem = operand(ins, 0)
+    addr = address32(mem, env) if local else address64(mem, env)
+    file, regs = registers(operand(ins, 1), max(1, size // 4))
+    generic = ins.name == "ST"
+    form = dict(_form_generic("STS", size), generic=True) if generic else None
+
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        ix = np.flatnonzero(act)
+        a = addr(m, ix)
+        shared_lanes = np.zeros(len(ix), dtype=bool)
+        if len(ix):
+            data = as_bytes(_read_words(m, ix, file, regs), size)
+            if local:
+                local_index(m, ix, a, size)
+                m.local[ix[:, None], a[:, None] + np.arange(size)] = data
+            else:
+                shared_lanes, local_lanes = _split_generic(a) if generic else (shared_lanes, shared_lanes)
+                rest = ~(shared_lanes | local_lanes)
+                if rest.any():
+                    m.memory.store(a[rest], data[rest])
+                if shared_lanes.any():
+                    shared_store(m, ix[shared_lanes], (a[shared_lanes] & np.uint64(0xFFFF_FFFF)).astype(np.int64), data[shared_lanes])
+                if local_lanes.any():
+                    la = (a[local_lanes] & np.uint64(0xFFFF_FFFF)).astype(np.int64)
+                    local_index(m, ix[local_lanes], la, size)
+                    m.local[ix[local_lanes][:, None], la[:, None] + np.arange(size)] = data[local_lanes]
+        if generic:
+            on_shared = np.zeros(m.n, dtype=bool)
+            on_shared[ix[shared_lanes]] = True
+            if on_shared.any():
+                _report(m, ins, form, ex & _warps_with(on_shared), on_shared,
+                        _full(m, ix[shared_lanes], (a[shared_lanes] & np.uint64(0xFFFF_FFFF)).astype(np.int64)))
+        m.pc[ex] += 1
+    return run
+
+
+@alu("ATOMG", "ATOM", "RED", "REDG")
+def _atomg(ins: Instruction, env: Env):
+    mods = [x for x in ins.mods if x not in ("E", "STRONG", "GPU", "SYS", "CTA", "SM", "EF", "EL", "LU", "EU", "NA", "FTZ", "RN", "PRIVATE", "MMIO")]
+    kind = next((x for x in mods if x in ("ADD", "MIN", "MAX", "INC", "DEC", "EXCH", "CAS", "AND", "OR", "XOR")), None)
+    if kind is None:
+        raise BuildError(f"{ins.opcode}: atomic operation not modelled")
+    wide = "64" in mods or "U64" in mods or "S64" in mods
+    floating = "F32" in mods or "F16x2" in mods
+    signed = "S32" in mods or "S64" in mods
+    size = 8 if wide else 4
+    dtype = np.uint64 if wide else np.uint32
+    reduction = ins.name in ("RED", "REDG")
+    ops = list(ins.operands)
+    if reduction:
+        d, mem, srcs = None, ops[0], ops[1:]
+    else:
+        k = 1 if ops[0].kind in ("R", "UR") else 0
+        if ops[0].kind in ("P", "UP"):  # ATOMG.E.CAS's predicate output form
+            k = 2
+        d, mem, srcs = ops[k - 1] if k else None, ops[k], ops[k + 1 :]
+    addr = address64(mem, env)
+    vfile, vregs = registers(srcs[0], size // 4)
+    cfile, cregs = registers(srcs[1], size // 4) if kind == "CAS" and len(srcs) > 1 else ("R", [])
+    dfile, dregs = registers(d, size // 4) if d is not None else ("R", [])
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        a = addr(m, ix)
+        if (_split_generic(a)[0]).any():
+            raise ExecError(f"{ins.text}: a generic atomic on shared memory is not modelled", ins.pc)
+        index, offset = m.memory.locate(a, size)
+        key = (index.astype(np.int64) << 40) + offset
+
+        def mread(lanes):
+            return np.ascontiguousarray(m.memory.load(a[lanes], size)).view(dtype).reshape(-1)
+
+        def mwrite(lanes, new):
+            m.memory.store(a[lanes], np.ascontiguousarray(new.astype(dtype)).view(np.uint8).reshape(-1, size))
+
+        values = np.ascontiguousarray(_read_words(m, ix, vfile, vregs)).view(dtype).reshape(-1)
+        compare = np.ascontiguousarray(_read_words(m, ix, cfile, cregs)).view(dtype).reshape(-1) if cregs else None
+        if kind == "CAS":
+            compare, values = values, compare
+        old = atomic(mread, mwrite, len(ix), kind, values, compare, key, signed, floating)
+        if dregs:
+            _write_words(m, ix, dfile, dregs, np.ascontiguousarray(old).view(np.uint32).reshape(len(ix), -1))
+    return f

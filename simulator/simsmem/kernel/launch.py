@@ -1,0 +1,151 @@
+"""A launch: grid, block, dynamic shared memory and arguments, turned into constant bank 0 and global memory.
+
+Arguments are strings, one per kernel parameter, as the measured corpus's launcher reads them:
+
+* an integer literal (decimal or ``0x`` hex, maybe negative) for an integer parameter;
+* a float literal (with ``.``, an exponent, ``inf`` or ``nan``) for an ``.f32``/``.f64`` parameter;
+* ``zeros:BYTES``: a pointer to a new zero-filled global buffer (``zeros:0`` is a null pointer);
+* ``npy:PATH``: a pointer to a buffer holding that numpy file's raw data (paths from ``base``).
+
+Constant bank 0 holds what sm_90 kernels read there: the block and grid sizes (0x0..0x14), the
+initial stack pointer (0x28), and the parameters (from 0x210).
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from pathlib import Path
+
+import attrs
+import numpy as np
+
+from ..errors import SimsmemError
+from .machine import Geometry
+from .memory import GlobalMemory
+from .program import Program
+
+#: Largest launch sm_90 allows.
+MAX_THREADS = 1024
+MAX_GRID = (2**31 - 1, 65535, 65535)
+
+
+@attrs.frozen
+class Launch:
+    """Everything a ``Machine`` needs besides the program."""
+
+    geometry: Geometry
+    constants: dict[int, np.ndarray]
+    memory: GlobalMemory
+    shared_bytes: int  # the CTA's shared window: reserved + static + dynamic
+    local_bytes: int
+    described: str  # for errors about the shared window
+
+
+def parse_dims(text: str, what: str) -> tuple[int, int, int]:
+    """``X[,Y[,Z]]`` as three positive integers."""
+    try:
+        parts = [int(p, 0) for p in text.split(",")]
+    except ValueError:
+        raise SimsmemError(f"--{what}", f"expected X[,Y[,Z]] positive integers, got {text!r}") from None
+    if not 1 <= len(parts) <= 3 or min(parts) < 1:
+        raise SimsmemError(f"--{what}", f"expected X[,Y[,Z]] positive integers, got {text!r}")
+    return tuple(parts + [1] * (3 - len(parts)))  # type: ignore[return-value]
+
+
+def _looks_float(text: str) -> bool:
+    t = text.lower()
+    return not t.lstrip("-+").startswith("0x") and any(c in t for c in ".en")
+
+
+def make_launch(program: Program, grid: tuple[int, int, int], block: tuple[int, int, int], smem: int, args: list[str], base: Path,
+                max_shared: int) -> Launch:
+    """Check the launch against the kernel and build its memories; errors name the parameter."""
+    threads = block[0] * block[1] * block[2]
+    if threads > MAX_THREADS:
+        raise SimsmemError("--block", f"{threads} threads per CTA; sm_90 allows at most {MAX_THREADS}")
+    for n, (g, top) in enumerate(zip(grid, MAX_GRID)):
+        if g > top:
+            raise SimsmemError("--grid", f"grid {'xyz'[n]} = {g} is past sm_90's {top}")
+    if smem < 0:
+        raise SimsmemError("--smem", "expected a non-negative byte count")
+    kernel = program.kernel
+    shared_bytes = kernel.static_shared + smem
+    if shared_bytes > max_shared:
+        raise SimsmemError("--smem", f"the CTA's shared memory ({kernel.static_shared} reserved and static + {smem} dynamic bytes) is past "
+                                     f"the {max_shared} bytes sm_90 gives a CTA")
+    params = kernel.params
+    declared = program.params
+    if len(args) != len(params):
+        names = ", ".join(p.name for p in declared) if declared else f"{len(params)} parameters"
+        raise SimsmemError("--arg", f"{program.entry} takes {len(params)} arguments ({names}), {len(args)} given")
+    memory = GlobalMemory()
+    block_bytes = bytearray(max((p.offset + p.size for p in params), default=0))
+    for k, (p, text) in enumerate(zip(params, args)):
+        decl = declared[k] if declared else None
+        name = f"argument {k + 1}" + (f" ({decl.name}, .{decl.type})" if decl else f" ({p.size} bytes)")
+        value = _argument(text, p.size, decl.kind if decl else None, name, base, memory)
+        block_bytes[p.offset : p.offset + p.size] = value
+    bank0 = np.zeros(kernel.param_base + len(block_bytes), dtype=np.uint8)
+    head = struct.pack("<6I", *block, *grid)
+    bank0[: len(head)] = np.frombuffer(head, dtype=np.uint8)
+    local = max(kernel.frame, 0)
+    bank0[0x28:0x2C] = np.frombuffer(struct.pack("<I", local), dtype=np.uint8)
+    bank0[kernel.param_base :] = np.frombuffer(bytes(block_bytes), dtype=np.uint8)
+    constants = {0: bank0, 3: np.frombuffer(program.module.constants, dtype=np.uint8)}
+    if program.module.variables:
+        bases = {v.name: memory.add(f"__device__ variable {v.name}", np.frombuffer(v.data, dtype=np.uint8).copy()) for v in program.module.variables}
+        bank4 = np.zeros(max((off + 8 for off, _, _ in program.module.bank4), default=0), dtype=np.uint8)
+        for off, name, addend in program.module.bank4:
+            bank4[off : off + 8] = np.frombuffer(struct.pack("<Q", bases.get(name, 0) + addend), dtype=np.uint8)
+        constants[4] = bank4
+    described = f"{0x400 if kernel.static_shared >= 0x400 else 0:#x} reserved, {max(kernel.static_shared - 0x400, 0)} static, {smem} dynamic bytes"
+    return Launch(Geometry(grid, block), constants, memory, shared_bytes, local, described)
+
+
+def _argument(text: str, size: int, kind: str | None, name: str, base: Path, memory: GlobalMemory) -> bytes:
+    if text.startswith(("zeros:", "npy:")):
+        if size != 8 or kind == "f":
+            raise SimsmemError(f"--arg {name}", f"{text.split(':')[0]}: gives a pointer, but the parameter is not a 64-bit integer")
+        if text.startswith("zeros:"):
+            try:
+                n = int(text[6:], 0)
+            except ValueError:
+                raise SimsmemError(f"--arg {name}", f"expected zeros:BYTES, got {text!r}") from None
+            if not 0 <= n <= 1 << 32:
+                raise SimsmemError(f"--arg {name}", f"zeros:{n}: expected 0 to 4 GiB")
+            data = np.zeros(n, dtype=np.uint8)
+        else:
+            path = Path(text[4:])
+            path = path if path.is_absolute() else base / path
+            try:
+                data = np.load(path, allow_pickle=False)
+            except (OSError, ValueError, EOFError) as exc:
+                raise SimsmemError(f"--arg {name}", f"{text}: cannot read a .npy file ({exc})") from None
+            data = np.ascontiguousarray(data).reshape(-1).view(np.uint8).copy()
+        return struct.pack("<Q", memory.add(f"{name} ({text})", data))
+    if kind == "b":
+        raise SimsmemError(f"--arg {name}", "a parameter passed by value as bytes (a struct) is not supported")
+    if _looks_float(text):
+        if kind == "i":
+            raise SimsmemError(f"--arg {name}", f"the parameter is an integer, got {text!r}")
+        try:
+            v = float(text)
+        except ValueError:
+            raise SimsmemError(f"--arg {name}", f"expected a number, got {text!r}") from None
+        if size == 4:
+            if math.isfinite(v) and abs(v) > 3.4028234663852886e38:
+                raise SimsmemError(f"--arg {name}", f"{text} does not fit a float32")
+            return struct.pack("<f", v)
+        if size == 8:
+            return struct.pack("<d", v)
+        raise SimsmemError(f"--arg {name}", f"a float for a {size}-byte parameter")
+    if kind == "f":
+        raise SimsmemError(f"--arg {name}", f"the parameter is floating point, got {text!r} (write it with a '.')")
+    try:
+        v = int(text, 0)
+    except ValueError:
+        raise SimsmemError(f"--arg {name}", f"expected an integer, zeros:BYTES or npy:PATH, got {text!r}") from None
+    if not -(1 << (8 * size - 1)) <= v < 1 << (8 * size):
+        raise SimsmemError(f"--arg {name}", f"{v} does not fit {size} bytes")
+    return (v & ((1 << (8 * size)) - 1)).to_bytes(size, "little")

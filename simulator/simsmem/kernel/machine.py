@@ -1,0 +1,226 @@
+"""The SM's threads executing SASS: registers, predicates, program counters, barriers, shared memory.
+
+A ``Machine`` holds every thread of some CTAs of one launch as columns: ``R[r, t]`` is register
+``r`` of thread ``t`` (threads CTA by CTA, each CTA's warps padded to 32 lanes), uniform registers and
+predicates likewise. ``run`` executes the threads until all have exited, one instruction at a
+time: the one at the lowest program counter among the threads that are not waiting at a barrier,
+for every such thread at that counter. Threads of a warp that took different paths of a branch thus
+run one path after the other and meet again where the paths join (the immediate post-dominator of
+the branch, for the code ptxas lays out), as GPGPU-Sim's SIMT stack has them; ``BSSY``/``BSYNC``,
+``BAR`` and ``EXIT`` are obeyed as the hardware does. Threads of all warps at one counter run
+together, which is what makes the execution fast: a warp-instruction is one column of a numpy
+operation.
+
+A warp *executes* an instruction when any of its threads runs it, whether or not the guard
+predicate (``@P0``) lets any lane act: that is what ncu's ``smsp__inst_executed`` counts. Each
+shared-memory instruction a warp executes is handed to ``on_shared`` with the lanes that act.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import attrs
+import numpy as np
+
+from .memory import GlobalMemory, MemoryFault
+from .sass import PT, RZ, UPT, URZ, Instruction
+
+LANES = 32
+
+
+class ExecError(Exception):
+    """Execution stopped: ``what`` happened at instruction ``pc`` (byte offset) in ``lane`` of ``warp`` (or None)."""
+
+    def __init__(self, what: str, pc: int | None = None, warp: int | None = None, lane: int | None = None) -> None:
+        super().__init__(what)
+        self.what, self.pc, self.warp, self.lane = what, pc, warp, lane
+
+
+@attrs.frozen
+class Geometry:
+    """A launch's shape: grid and block (x, y, z), and what follows from them."""
+
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+
+    @property
+    def threads(self) -> int:
+        return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def warps(self) -> int:
+        """Warps per CTA."""
+        return -(-self.threads // LANES)
+
+    @property
+    def ctas(self) -> int:
+        return self.grid[0] * self.grid[1] * self.grid[2]
+
+    def cta_index(self, cta: tuple[int, int, int]) -> int:
+        """The linear index of a CTA (x fastest), as ``warp`` numbers in traces count them."""
+        return cta[0] + self.grid[0] * (cta[1] + self.grid[1] * cta[2])
+
+    def cta_at(self, index: int) -> tuple[int, int, int]:
+        gx, gy = self.grid[0], self.grid[1]
+        return index % gx, index // gx % gy, index // (gx * gy)
+
+
+#: An instruction's effect: ``run(machine, ex)`` with ``ex`` the threads executing it (bool per thread).
+Step = Callable[["Machine", np.ndarray], None]
+
+
+class Machine:
+    """The threads of ``ctas`` (linear CTA indices) of one launch, ready to run ``program``."""
+
+    def __init__(self, program: list[Step | None], code: list[Instruction], geometry: Geometry, ctas: list[int], shared_bytes: int,
+                 constants: dict[int, np.ndarray], memory: GlobalMemory, local_bytes: int, window: dict[str, int]) -> None:
+        self.program, self.code, self.geometry = program, code, geometry
+        self.ctas = np.array(ctas, dtype=np.int64)
+        self.warps_per_cta = geometry.warps
+        n = len(ctas) * geometry.warps * LANES
+        self.n = n
+        self.memory = memory
+        self.constants = constants  # constant banks: bank -> uint8 array
+        self.window = window
+        self.R = np.zeros((RZ + 1, n), dtype=np.uint32)
+        self.UR = np.zeros((URZ + 1, n), dtype=np.uint32)
+        self.P = np.zeros((PT + 1, n), dtype=bool)
+        self.UP = np.zeros((UPT + 1, n), dtype=bool)
+        self.P[PT] = self.UP[UPT] = True
+        self.pc = np.zeros(n, dtype=np.int64)  # instruction index
+        self.waiting = np.zeros(n, dtype=bool)  # at a barrier or BSYNC, not runnable
+        self.convergence = np.zeros((16, n), dtype=bool)  # BSSY barriers: members
+        self.bar_id = np.full(n, -1, dtype=np.int64)  # the BAR each waiting thread waits at (-1: none, or a BSYNC)
+        self.bar_need = np.full(n, -1, dtype=np.int64)  # the thread count that BAR waits for (-1: the whole CTA)
+        self.bar_reduce: dict[int, Callable[[np.ndarray], None] | None] = {}
+        self.bar_vote = np.zeros(n, dtype=bool)  # BAR.RED: each thread's predicate
+        self.bar_result = np.zeros(n, dtype=np.int64)  # BAR.RED: the reduction, read by B2R
+        t = np.arange(n)
+        self.lane = (t % LANES).astype(np.uint32)
+        self.cta_slot = t // (geometry.warps * LANES)  # index into ctas
+        linear = t % (geometry.warps * LANES)  # thread index within the CTA
+        bx, by, _ = geometry.block
+        self.alive = linear < geometry.threads
+        self.tid = np.stack([linear % bx, linear // bx % by, linear // (bx * by)]).astype(np.uint32)
+        cta = np.array([geometry.cta_at(int(c)) for c in ctas], dtype=np.uint32).reshape(-1, 3)
+        self.ctaid = cta[self.cta_slot].T.copy()
+        self.warp_id = (self.ctas[self.cta_slot] * geometry.warps + linear // LANES).astype(np.int64)  # trace warp numbers
+        self.shared = np.zeros((len(ctas), shared_bytes), dtype=np.uint8)
+        self.local = np.zeros((n, local_bytes), dtype=np.uint8) if local_bytes else np.zeros((n, 0), dtype=np.uint8)
+        self.executed = 0  # warp-level instructions executed
+        self.steps = 0
+        self.on_shared: Callable[..., None] | None = None
+        self.on_step: Callable[[Instruction, np.ndarray], None] | None = None
+        self.current: Instruction | None = None
+
+    @property
+    def F(self) -> np.ndarray:
+        """The registers as float32."""
+        return self.R.view(np.float32)
+
+    def warps_of(self, ex: np.ndarray) -> np.ndarray:
+        """Batch-local warp slots with any thread in ``ex``."""
+        return np.flatnonzero(ex.reshape(-1, LANES).any(axis=1))
+
+    def run(self, limit: int) -> None:
+        """Execute until every thread has exited; at most ``limit`` warp-instructions in all."""
+        pc, code = self.pc, self.code
+        last = len(self.program)
+        while True:
+            runnable = self.alive & ~self.waiting
+            if not runnable.any():
+                if self.alive.any():
+                    self._deadlock()
+                return
+            at = int(pc[runnable].min())
+            ex = runnable & (pc == at)
+            if at >= last or self.program[at] is None:
+                raise ExecError("ran past the end of the kernel's code" if at >= last else f"{code[at].text}: not a SASS instruction simsmem executes",
+                                code[min(at, last - 1)].pc)
+            self.current = code[at]
+            warps = ex.reshape(-1, LANES).any(axis=1)
+            self.executed += int(warps.sum())
+            if self.executed > limit:
+                raise ExecError(f"more than {limit} warp-instructions executed (a loop that never ends? raise --max-instructions)", code[at].pc)
+            if self.on_step is not None:
+                self.on_step(code[at], warps)
+            try:
+                self.program[at](self, ex)
+            except MemoryFault as fault:
+                t = int(np.flatnonzero(ex)[0]) if fault.lane < 0 else fault.lane
+                raise ExecError(fault.what, code[at].pc, int(self.warp_id[t]), int(self.lane[t])) from None
+            self.steps += 1
+
+    def _deadlock(self) -> None:
+        t = int(np.flatnonzero(self.alive & self.waiting)[0])
+        ins = self.code[int(self.pc[t])]
+        raise ExecError(f"threads wait forever at {ins.text} (the others exited or wait elsewhere)", ins.pc, int(self.warp_id[t]), int(self.lane[t]))
+
+    # ---- the warp-level steps the machine offers the instructions
+
+    def advance(self, ex: np.ndarray) -> None:
+        """Move the executing threads to the next instruction."""
+        self.pc[ex] += 1
+
+    def jump(self, threads: np.ndarray, target: int) -> None:
+        """Send ``threads`` to the instruction at byte offset ``target`` of the code."""
+        self.pc[threads] = self.index_of(target)
+
+    def index_of(self, offset: int) -> int:
+        index = offset // 16
+        if not 0 <= index < len(self.code) or self.code[index].pc != offset:
+            raise ExecError(f"branch to {offset:#x}, which is no instruction", self.current.pc if self.current else None)
+        return index
+
+    def exit(self, threads: np.ndarray) -> None:
+        """Threads that exit: they leave every barrier they were to meet at."""
+        self.alive &= ~threads
+        self.convergence[:, threads] = False
+        self.release()
+
+    def wait_bsync(self, threads: np.ndarray) -> None:
+        """``threads`` arrive at the BSYNC they execute and wait there."""
+        self.waiting |= threads
+        self.release()
+
+    def wait_bar(self, threads: np.ndarray, bar: int, count: int, reduce: Callable[[np.ndarray], None] | None = None) -> None:
+        """``threads`` arrive at barrier ``bar`` (released once ``count`` threads arrived; -1: every thread
+        of the CTA still alive) and wait; ``reduce(released)`` writes a BAR.RED's result on release."""
+        self.waiting |= threads
+        self.bar_id[threads] = bar
+        self.bar_need[threads] = count
+        self.bar_reduce[bar] = reduce
+        self.release()
+
+    def release(self) -> None:
+        """Free the threads whose BSYNC or BAR wait is over (they go on after it)."""
+        waiting = self.waiting & self.alive
+        if not waiting.any():
+            return
+        # BSYNC Bn: a warp's threads go on once every member of Bn still alive waits at this BSYNC
+        at_bsync = waiting & (self.bar_id < 0)
+        for at in np.unique(self.pc[at_bsync]):
+            there = at_bsync & (self.pc == at)
+            b = self.code[int(at)].operands[0].index
+            missing = (self.convergence[b] & self.alive & ~there).reshape(-1, LANES).any(axis=1)
+            free = there & ~np.repeat(missing, LANES)
+            if free.any():
+                self.waiting[free] = False
+                self.convergence[b, free] = False
+                self.pc[free] += 1
+        # BAR n: a CTA's threads go on once all its threads still alive wait at a BAR n, or the count is met
+        at_bar = waiting & (self.bar_id >= 0)
+        for slot in np.unique(self.cta_slot[at_bar]):
+            cta = self.cta_slot == slot
+            for bar in np.unique(self.bar_id[at_bar & cta]):
+                there = at_bar & cta & (self.bar_id == bar)
+                need = int(self.bar_need[there].max())
+                arrived = int(there.reshape(-1, LANES).any(axis=1).sum()) * LANES
+                if (need < 0 and not (cta & self.alive & ~there).any()) or (need >= 0 and arrived >= need):
+                    self.waiting[there] = False
+                    self.bar_id[there] = -1
+                    self.pc[there] += 1
+                    reduce = self.bar_reduce.get(int(bar))
+                    if reduce is not None:
+                        reduce(there)

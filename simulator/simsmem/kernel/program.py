@@ -1,0 +1,158 @@
+"""A kernel made ready to execute: its SASS, the PTX line of each instruction, and the module around it.
+
+``load_program(path, kernel)`` accepts a ``.cu`` (nvcc -ptx first), a ``.ptx`` or a ``.cubin``. PTX
+is assembled by ptxas for sm_90, as the driver does when it loads PTX; a second assembly of the PTX
+with ``.loc`` directives pointing at its own lines (``ptx.with_ptx_lines``) gives each SASS
+instruction its PTX line, and, where the PTX carries ``.loc`` of its own (``nvcc -lineinfo``,
+Triton), a third gives the source line. Both are kept only if ptxas made the very same instructions.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import attrs
+
+from ..errors import SimsmemError
+from . import ptx as ptxtext
+from . import toolchain
+from .cubin import Kernel, Module, read_cubin
+from .sass import Instruction, SassError, parse_instruction
+
+#: Hopper-only instructions simsmem does not execute, by what they are (issue 29 models them).
+HOPPER = {"HGMMA": "wgmma", "IGMMA": "wgmma", "QGMMA": "wgmma", "BGMMA": "wgmma", "WARPGROUP": "wgmma", "UTMALDG": "TMA (cp.async.bulk.tensor)",
+          "UTMASTG": "TMA (cp.async.bulk.tensor)", "UTMAPF": "TMA (cp.async.bulk.tensor)", "UTMACMDFLUSH": "TMA", "UBLKCP": "cp.async.bulk",
+          "UBLKRED": "cp.async.bulk", "UBLKPF": "cp.async.bulk", "SYNCS": "mbarrier", "UCGABAR_ARV": "cluster barrier", "UCGABAR_WAIT": "cluster barrier"}
+
+
+@attrs.frozen
+class Program:
+    """One kernel of a module, ready for ``Machine``."""
+
+    where: str  # the file given
+    entry: str  # the kernel's .entry name
+    code: tuple[Instruction, ...]  # instruction k sits at byte offset 16*k
+    kernel: Kernel
+    module: Module
+    params: tuple[ptxtext.PtxParam, ...] | None  # the PTX signature (None for a cubin)
+    shared_vars: tuple[ptxtext.SharedVar, ...]
+    ptx_lines: dict[int, int]  # SASS byte offset -> PTX line
+    sources: dict[int, str]  # SASS byte offset -> "file:line" of the PTX's own .loc
+    ptx_path: str | None  # the PTX the lines refer to
+
+    def line_of(self, pc: int) -> str:
+        """Where the instruction at ``pc`` came from: ``kernel.ptx:123`` (and the source line), or its SASS offset."""
+        parts = []
+        if pc in self.ptx_lines and self.ptx_path:
+            parts.append(f"{self.ptx_path}:{self.ptx_lines[pc]}")
+        if pc in self.sources:
+            parts.append(self.sources[pc])
+        return " ".join(parts) if parts else f"SASS {pc:#06x}"
+
+    def hopper_only(self) -> dict[str, int]:
+        """Counts of the Hopper-only instructions in the code, by what they are."""
+        seen: dict[str, int] = {}
+        for ins in self.code:
+            what = HOPPER.get(ins.name)
+            if what:
+                seen[f"{what} ({ins.name})"] = seen.get(f"{what} ({ins.name})", 0) + 1
+        return seen
+
+
+def find_entry(names: list[str], wanted: str, where: str) -> str:
+    """The entry named ``wanted``, or the one entry whose (mangled) name contains it."""
+    if wanted in names:
+        return wanted
+    matches = [n for n in names if wanted in n]
+    if len(matches) == 1:
+        return matches[0]
+    known = ", ".join(names) or "none"
+    if not matches:
+        raise SimsmemError(f"{where}: --kernel", f"no kernel named {wanted!r} (its kernels: {known})")
+    raise SimsmemError(f"{where}: --kernel", f"{wanted!r} matches several kernels ({', '.join(matches)}): give more of the name")
+
+
+def load_program(path: str | Path, kernel: str, arch: str = "sm_90") -> Program:
+    """Compile (if need be), assemble and disassemble ``path``, and take kernel ``kernel`` from it."""
+    path = Path(path)
+    where = str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SimsmemError(where, f"cannot read ({exc.strerror})") from None
+    suffix = path.suffix.lower()
+    ptx: str | None = None
+    if suffix == ".cu":
+        ptx = toolchain.cu_to_ptx(path, arch)
+    elif suffix == ".ptx":
+        try:
+            ptx = raw.decode()
+        except UnicodeDecodeError:
+            raise SimsmemError(where, "not PTX text (it is not UTF-8)") from None
+    elif suffix != ".cubin":
+        raise SimsmemError(where, "expected a .ptx, .cubin or .cu file")
+    if ptx is not None:
+        try:
+            signatures = ptxtext.entries(ptx)
+        except ValueError as exc:
+            raise SimsmemError(where, str(exc)) from None
+        if not signatures:
+            raise SimsmemError(where, "no .entry in the PTX")
+        entry = find_entry(list(signatures), kernel, where)
+        cubin = toolchain.ptx_to_cubin(ptx, where, arch)
+    else:
+        cubin = raw
+    module = read_cubin(cubin, where)
+    if ptx is None:
+        entry = find_entry(list(module.kernels), kernel, where)
+    if module.arch != 90:
+        raise SimsmemError(where, f"the cubin is for sm_{module.arch}; simsmem executes sm_90 SASS")
+    if entry not in module.kernels:
+        raise SimsmemError(where, f"ptxas made no kernel {entry}")
+    listing = toolchain.disassemble(cubin, where)
+    if entry not in listing:
+        raise SimsmemError(where, f"nvdisasm shows no code for {entry}")
+    code = _instructions(listing[entry], where)
+    lines: dict[int, int] = {}
+    sources: dict[int, str] = {}
+    if ptx is not None:
+        lines = _line_table(toolchain.disassemble(toolchain.ptx_to_cubin(ptxtext.with_ptx_lines(ptx, path.name), where, arch, lineinfo=True), where).get(entry), code)
+        files = ptxtext.source_files(ptx)
+        if files:
+            table = _line_table(toolchain.disassemble(toolchain.ptx_to_cubin(ptx, where, arch, lineinfo=True), where).get(entry), code, with_file=True)
+            sources = {pc: f"{files.get(f, '?')}:{ln}" for pc, (f, ln) in table.items() if ln}
+    return Program(where, entry, tuple(code), module.kernels[entry], module, signatures[entry] if ptx is not None else None,
+                   ptxtext.shared_vars(ptx) if ptx is not None else (), lines, sources, (path.name if suffix == ".ptx" else None))
+
+
+def _instructions(listing: dict, where: str) -> list[Instruction]:
+    code = []
+    for k, entry in enumerate(listing["sass-instructions"]):
+        try:
+            code.append(parse_instruction(16 * k, entry))
+        except SassError as exc:
+            raise SimsmemError(where, f"SASS at {16 * k:#06x} ({entry.get('opcode')} {entry.get('operands', '')}): {exc}") from None
+    return code
+
+
+def _line_table(listing: dict | None, code: list[Instruction], with_file: bool = False) -> dict:
+    """SASS offset -> line (or (file, line)) from a ``-lineinfo`` listing, if its instructions are ``code``'s."""
+    if listing is None:
+        return {}
+    entries = listing["sass-instructions"]
+    same = len(entries) == len(code) and all(_text(e) == (c.opcode, c.guard.text if c.guard else "") for e, c in zip(entries, code))
+    if not same:
+        return {}
+    out = {}
+    current = None
+    for k, e in enumerate(entries):
+        if "source-line" in e:
+            current = (e.get("source-file-id", 0) + 1, e["source-line"]) if with_file else e["source-line"]
+        if current is not None:
+            out[16 * k] = current
+    return out
+
+
+def _text(entry: dict) -> tuple[str, str]:
+    return entry["opcode"].strip(), re.sub(r"^@", "", entry.get("predicate", "") or "")

@@ -1,0 +1,105 @@
+"""From a kernel and a launch to a trace: execute the chosen CTAs, batch by batch, and record.
+
+CTAs are independent: each batch of CTAs gets a fresh machine and a fresh shared memory, and only
+global memory carries over. A batch holds up to ``BATCH_THREADS`` threads, so that numpy works on
+long columns while memory stays bounded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import attrs
+import numpy as np
+
+from ..errors import SimsmemError
+from ..trace.records import InstructionBatch
+from ..trace.stream import CHUNK, Chunk, TraceStream
+from .isa import Env, build
+from .launch import Launch, make_launch
+from .machine import ExecError, Machine
+from .memory import LOCAL_HI, SHARED_HI
+from .program import Program, load_program
+from .record import Recorder
+
+BATCH_THREADS = 4096
+MAX_INSTRUCTIONS = 200_000_000  # warp-instructions a launch may execute before it is taken for a loop that never ends
+
+
+@attrs.define
+class Execution:
+    """What tracing a launch found besides its rows (filled in as the trace is read)."""
+
+    executed: int = 0  # warp-level SASS instructions executed by the traced CTAs (ncu: smsp__inst_executed)
+    ctas: int = 0
+
+
+def select_ctas(launch: Launch, ctas: list[tuple[int, int, int]] | None) -> list[int]:
+    """Linear indices of the CTAs to trace: all of the grid, or those named."""
+    g = launch.geometry
+    if not ctas:
+        return list(range(g.ctas))
+    out = []
+    for c in ctas:
+        if not all(0 <= v < n for v, n in zip(c, g.grid)):
+            raise SimsmemError("--cta", f"CTA {','.join(map(str, c))} is outside the grid {','.join(map(str, g.grid))}")
+        out.append(g.cta_index(c))
+    return sorted(set(out))
+
+
+def execute(program: Program, launch: Launch, ctas: list[int], limit: int = MAX_INSTRUCTIONS, execution: Execution | None = None) -> Iterator[InstructionBatch]:
+    """The rows of the shared-memory instructions of ``ctas``, in batches, as they execute."""
+    env = Env(launch.constants, program.kernel.functions)
+    steps = [build(ins, env) for ins in program.code]
+    execution = execution if execution is not None else Execution()
+    per_batch = max(1, BATCH_THREADS // (launch.geometry.warps * 32))
+    window = {"shared_hi": SHARED_HI, "local_hi": LOCAL_HI, "describe": launch.described}
+    for start in range(0, len(ctas), per_batch):
+        group = ctas[start : start + per_batch]
+        m = Machine(steps, list(program.code), launch.geometry, group, launch.shared_bytes, launch.constants, launch.memory,
+                    launch.local_bytes, window)
+        rec = Recorder(m)
+        try:
+            with np.errstate(all="ignore"):
+                m.run(limit - execution.executed)
+        except ExecError as exc:
+            where = f"{program.where}: " + (program.line_of(exc.pc) if exc.pc is not None else program.entry)
+            who = f" (warp {exc.warp}, lane {exc.lane})" if exc.warp is not None else ""
+            raise SimsmemError(where + who, exc.what) from None
+        execution.executed += m.executed
+        execution.ctas += len(group)
+        yield from rec.take(0)
+
+
+def trace_stream(program: Program, launch: Launch, ctas: list[int], limit: int = MAX_INSTRUCTIONS) -> tuple[TraceStream, Execution]:
+    """A ``TraceStream`` whose chunks execute the CTAs as they are read."""
+    execution = Execution()
+
+    def chunks() -> Iterator[Chunk]:
+        first = 0
+        pending: list[InstructionBatch] = []
+        held = 0
+        for batch in execute(program, launch, ctas, limit, execution):
+            pending.append(batch)
+            held += len(batch)
+            if held >= CHUNK:
+                b = InstructionBatch.concat(pending)
+                yield Chunk(b, first, execution.ctas)
+                first += len(b)
+                pending, held = [], 0
+        if pending:
+            b = InstructionBatch.concat(pending)
+            yield Chunk(b, first, execution.ctas)
+
+    return TraceStream(program.where, program.entry, "sm_90", 1, len(ctas), chunks()), execution
+
+
+def trace_kernel(path: str | Path, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], smem: int, args: list[str],
+                 ctas: list[tuple[int, int, int]] | None = None, base: Path | None = None, limit: int = MAX_INSTRUCTIONS,
+                 max_shared: int = 233472) -> tuple[TraceStream, Execution, Program]:
+    """Load, launch and execute a kernel: the trace of its shared-memory instructions."""
+    program = load_program(path, kernel)
+    launch = make_launch(program, grid, block, smem, args, base or Path.cwd(), max_shared)
+    stream, execution = trace_stream(program, launch, select_ctas(launch, ctas), limit)
+    return stream, execution, program
