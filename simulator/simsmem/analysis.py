@@ -16,7 +16,7 @@ from .banks import Counts, count
 from .config import ArchConfig, load_arch
 from .errors import ConfigError, SimsmemError
 from .engine import Timeline, simulate
-from .metrics import kernel_metrics, labels
+from .metrics import kernel_counters, kernel_metrics, labels
 from .trace import InstructionBatch, Trace, TraceStream, check_against_arch
 
 
@@ -46,7 +46,7 @@ def analyse(trace: Trace, arch: ArchConfig, where: str = "trace", first_line: in
     instruction per line: ``TraceStream.first_line``), then count every instruction."""
     check_against_arch(trace.instructions, arch, where, first_line=first_line)
     counts = count(trace.instructions, arch)
-    return Result(trace, arch, counts, kernel_metrics(trace, counts, arch))
+    return Result(trace, arch, counts, {**kernel_metrics(trace, counts, arch), **kernel_counters(trace.kernel)})
 
 
 def with_timeline(result: Result, advance: Callable[[int], None] | None = None) -> Result:
@@ -109,5 +109,6 @@ def summarise(stream: TraceStream, arch: ArchConfig, worst: int = 10, advance: C
         total += len(b)
         advance(chunk.done - done)
         done = chunk.done
+    metrics.update(kernel_counters(stream.kernel))
     return Summary(stream.name, arch, stream.ctas, total, metrics, {k: tuple(int(x) for x in v) for k, v in sorted(forms.items())}, tuple(top),
                    stream.notes)

@@ -30,6 +30,17 @@ NOT_MODELLED = {
 }
 
 
+#: ncu's count of every warp-level SASS instruction executed: ``simsmem trace`` counts it (header ``kernel.executed``).
+INST_EXECUTED = "smsp__inst_executed.sum"
+
+
+def kernel_counters(kernel: dict | None) -> dict[str, int]:
+    """Counters a traced kernel's header gives beyond its shared-memory instructions."""
+    if kernel and isinstance(kernel.get("executed"), int):
+        return {INST_EXECUTED: kernel["executed"]}
+    return {}
+
+
 def unit(metric: str) -> str:
     """The unit ncu prints for ``metric`` in its CSV."""
     if metric.startswith(("smsp__inst_executed", "smsp__sass_inst_executed")):

@@ -13,7 +13,7 @@ from .. import __version__
 from ..errors import SimsmemError
 
 #: Subcommand modules of this package, in the order ``--help`` lists them.
-COMMANDS = ("run", "gen", "swizzle", "explain", "compare", "convert")
+COMMANDS = ("run", "trace", "gen", "swizzle", "explain", "compare", "convert")
 
 
 def non_negative(text: str) -> int:

@@ -21,22 +21,25 @@ from ..ncu_csv import details_csv
 from ..progress import add_quiet_flag, progress
 from ..report import print_table, print_timing, to_csv, to_json
 from ..trace import open_trace, stream_of
+from .trace import KERNEL_SUFFIXES, add_launch_options, open_kernel
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="count instructions, wavefronts and bank conflicts of a trace", description=__doc__)
-    p.add_argument("trace", help="trace file: trace v1 .json, .jsonl (either also .gz), .npz, or an Accel-Sim kernel-N.traceg (also .xz/.gz)")
+    p.add_argument("trace", help="trace file: trace v1 .json, .jsonl (either also .gz), .npz, or an Accel-Sim kernel-N.traceg (also .xz/.gz); "
+                                 "or a kernel (.ptx, .cubin, .cu) to trace first, with the launch options below")
     p.add_argument("--arch", help="sm_90 (default), another built-in arch, or a path to an arch .yaml; wins over the trace's own arch")
     p.add_argument("--format", choices=("table", "json", "csv", "ncu-csv"), default="table", help="ncu-csv: ncu's --csv details page (one row per metric, with ID, Kernel Name, ... columns)")
     p.add_argument("--worst", type=non_negative, default=10, metavar="K", help="list the K instructions with the most bank conflicts (table)")
     p.add_argument("--engine", choices=("full", "analytic"), default="full",
                    help="full: counters and cycles from the timing engine (reads the trace whole); analytic: counters only, faster")
+    add_launch_options(p, required=False)
     add_quiet_flag(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    stream = open_trace(args.trace)
+    stream = open_kernel(args, args.trace) if args.trace.endswith(KERNEL_SUFFIXES) else open_trace(args.trace)
     arch = resolve_arch(stream, args.arch, args.trace)
     timed = args.engine == "full"
     result = None

@@ -84,10 +84,10 @@ def source_files(ptx: str) -> dict[int, str]:
 
 
 def instruction_lines(ptx: str) -> list[int]:
-    """The 1-based numbers of the lines holding a PTX instruction (inside a function body)."""
+    """The 1-based numbers of the lines where a PTX instruction (inside a function body) begins."""
     lines = strip_comments(ptx).split("\n")
     out = []
-    depth, pending = 0, False
+    depth, pending, inside = 0, False, False  # inside: a statement that began on an earlier line and has not ended
     for number, line in enumerate(lines, 1):
         text = line.strip()
         if depth == 0:
@@ -97,8 +97,11 @@ def instruction_lines(ptx: str) -> list[int]:
                 depth, pending = text.count("{") - text.count("}"), False
             continue
         body = re.sub(r"^[$\w]+:\s*", "", text).lstrip("{ \t")  # a label, or an opening brace, before the statement
-        if body and (body[0] == "@" or body[0].isalpha()):
+        if not inside and body and (body[0] == "@" or body[0].isalpha()):
             out.append(number)
+            inside = True
+        if ";" in text:
+            inside = False
         depth += text.count("{") - text.count("}")
     return out
 
@@ -122,7 +125,7 @@ def with_ptx_lines(ptx: str, name: str) -> str:
             if "}" in text and depth <= 0:
                 section = False
             continue
-        if text.startswith((".loc", ".file")):
+        if re.match(r"\.(loc|file)\s", text):
             continue
         if number in marked:
             out.append(f"\t.loc 1 {number} 0")

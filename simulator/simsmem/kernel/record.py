@@ -86,7 +86,7 @@ class Recorder:
 def batch_of(parts: list[dict[str, np.ndarray]]) -> InstructionBatch:
     """One ``InstructionBatch`` of recorded parts."""
     n = sum(len(p["op"]) for p in parts)
-    columns = {name: np.concatenate([p[name] for p in parts]) for name in parts[0] if name not in ("src", "pc")}
+    columns = {name: np.concatenate([p[name] for p in parts]) for name in parts[0] if name != "src"}
     if any("src" in p for p in parts):
         columns["src"] = np.concatenate([p["src"] if "src" in p else np.full((len(p["op"]), LANES), INACTIVE, dtype=np.int64) for p in parts])
     else:

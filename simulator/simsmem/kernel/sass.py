@@ -138,8 +138,13 @@ def parse_instruction(pc: int, entry: dict) -> Instruction:
     opcode = entry["opcode"].strip()
     raw = entry.get("operands", "")
     guard = entry.get("predicate")
+    operands = split_operands(raw)
+    if guard and not guard.startswith("@"):  # nvdisasm's JSON puts P2R's and R2P's PR operand there
+        operands.insert(1 if opcode.startswith(("P2R", "UP2UR")) else 0, guard)
+        raw = ",".join(operands)
+        guard = None
     g = parse_operand(guard[1:]) if guard else None
-    ops = tuple(_branch_target(opcode, p) for p in split_operands(raw))
+    ops = tuple(_branch_target(opcode, p) for p in operands)
     text = (f"{guard} " if guard else "") + opcode + (f" {raw.replace(',', ', ')}" if raw else "")
     return Instruction(pc, opcode, ops, g, text)
 

@@ -72,15 +72,34 @@ def execute(program: Program, launch: Launch, ctas: list[int], limit: int = MAX_
         yield from rec.take(0)
 
 
-def trace_stream(program: Program, launch: Launch, ctas: list[int], limit: int = MAX_INSTRUCTIONS) -> tuple[TraceStream, Execution]:
-    """A ``TraceStream`` whose chunks execute the CTAs as they are read."""
+SHARED_OPS = ("LDS", "STS", "ATOMS", "LDSM", "STSM", "LDGSTS", "LD", "ST")
+#: The order rows come in, as the trace header states it.
+ORDER = "lock-step: each instruction for every warp at it (warps in order), then the next; CTAs in batches"
+
+
+def describe(program: Program, launch: Launch, ctas: list[int], args: list[str], smem: int) -> dict:
+    """The trace header's ``kernel`` object, before execution fills in ``executed``."""
+    g = launch.geometry
+    code = {f"{ins.pc:#06x}": {k: v for k, v in (("sass", ins.text), ("line", program.line_of(ins.pc))) if v}
+            for ins in program.code if ins.name in SHARED_OPS}
+    return {
+        "file": Path(program.where).name, "entry": program.entry, "grid": list(g.grid), "block": list(g.block), "smem": smem, "args": list(args),
+        "ctas": "all" if len(ctas) == g.ctas else [list(g.cta_at(c)) for c in ctas], "order": ORDER, "code": code,
+    }
+
+
+def trace_stream(program: Program, launch: Launch, ctas: list[int], header: dict, limit: int = MAX_INSTRUCTIONS,
+                 advance=lambda n: None) -> TraceStream:
+    """A ``TraceStream`` whose chunks execute the CTAs as they are read; ``header["executed"]`` is set once they all have."""
     execution = Execution()
 
     def chunks() -> Iterator[Chunk]:
         first = 0
         pending: list[InstructionBatch] = []
-        held = 0
+        held, done = 0, 0
         for batch in execute(program, launch, ctas, limit, execution):
+            advance(execution.ctas - done)
+            done = execution.ctas
             pending.append(batch)
             held += len(batch)
             if held >= CHUNK:
@@ -88,18 +107,27 @@ def trace_stream(program: Program, launch: Launch, ctas: list[int], limit: int =
                 yield Chunk(b, first, execution.ctas)
                 first += len(b)
                 pending, held = [], 0
+        advance(execution.ctas - done)
         if pending:
             b = InstructionBatch.concat(pending)
             yield Chunk(b, first, execution.ctas)
+        header["executed"] = execution.executed
 
-    return TraceStream(program.where, program.entry, "sm_90", 1, len(ctas), chunks()), execution
+    return TraceStream(program.where, program.entry, "sm_90", 1, len(ctas), chunks(), kernel=header)
 
 
 def trace_kernel(path: str | Path, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], smem: int, args: list[str],
                  ctas: list[tuple[int, int, int]] | None = None, base: Path | None = None, limit: int = MAX_INSTRUCTIONS,
-                 max_shared: int = 233472) -> tuple[TraceStream, Execution, Program]:
-    """Load, launch and execute a kernel: the trace of its shared-memory instructions."""
+                 max_shared: int = 233472, advance=lambda n: None) -> TraceStream:
+    """Load, launch and execute a kernel: a stream of the trace of its shared-memory instructions.
+
+    ``stream.kernel`` describes the launch; its ``executed`` (ncu's ``smsp__inst_executed`` of the traced CTAs) is
+    there once the chunks have been read."""
     program = load_program(path, kernel)
+    hopper = program.hopper_only()
+    if hopper:
+        seen = ", ".join(f"{n} {what}" for what, n in sorted(hopper.items()))
+        raise SimsmemError(f"{path}: {program.entry}", f"uses Hopper-only instructions simsmem does not model yet: {seen}")
     launch = make_launch(program, grid, block, smem, args, base or Path.cwd(), max_shared)
-    stream, execution = trace_stream(program, launch, select_ctas(launch, ctas), limit)
-    return stream, execution, program
+    chosen = select_ctas(launch, ctas)
+    return trace_stream(program, launch, chosen, describe(program, launch, chosen, args, smem), limit, advance)

@@ -9,8 +9,12 @@ number of instructions; the reader then insists on it, which catches a file cut 
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 import orjson
 
@@ -110,20 +114,34 @@ def _loads(text: bytes, where: str, line: int | None = None) -> object:
 
 def write_json(stream: TraceStream, path: str | Path) -> None:
     """A v1 JSON document, one instruction per line (atomically: nothing is left behind on error)."""
-    head = orjson.dumps(header_object(stream.name, stream.arch, stream.ctas))[:-1]
-    with atomic_output(path) as out:
-        out.write(head + b',\n "instructions": [')
-        sep = b"\n  "
-        for c in stream.chunks:
-            for obj in instruction_objects(c.instructions):
-                out.write(sep + orjson.dumps(obj))
-                sep = b",\n  "
+    with atomic_output(path) as out, _spooled(stream, b",\n  ") as (body, count):
+        head = orjson.dumps(header_object(stream.name, stream.arch, stream.ctas, kernel=stream.kernel))[:-1]
+        out.write(head + b',\n "instructions": [' + (b"\n  " if count else b""))
+        shutil.copyfileobj(body, out)
         out.write(b"\n]}\n")
 
 
 def write_jsonl(stream: TraceStream, path: str | Path) -> None:
-    """A v1 JSON Lines trace: the header, then one instruction per line (atomically)."""
-    with atomic_output(path) as out:
-        out.write(orjson.dumps(header_object(stream.name, stream.arch, stream.ctas, stream.count), option=orjson.OPT_APPEND_NEWLINE))
+    """A v1 JSON Lines trace: the header (with ``count``), then one instruction per line (atomically)."""
+    with atomic_output(path) as out, _spooled(stream, b"\n") as (body, count):
+        out.write(orjson.dumps(header_object(stream.name, stream.arch, stream.ctas, count, stream.kernel), option=orjson.OPT_APPEND_NEWLINE))
+        shutil.copyfileobj(body, out)
+        if count:
+            out.write(b"\n")
+
+
+@contextmanager
+def _spooled(stream: TraceStream, sep: bytes) -> Iterator[tuple[BinaryIO, int]]:
+    """The stream's instructions as JSON objects joined by ``sep``, in a temporary file, and their count.
+
+    The header comes first in the file but is known only after the last chunk (its ``count``, and a traced
+    kernel's ``kernel`` object), so the body is written aside first."""
+    count = 0
+    with tempfile.TemporaryFile() as body:
         for c in stream.chunks:
-            out.write(b"".join(orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE) for obj in instruction_objects(c.instructions)))
+            objs = instruction_objects(c.instructions)
+            if objs:
+                body.write((sep if count else b"") + sep.join(map(orjson.dumps, objs)))
+                count += len(objs)
+        body.seek(0)
+        yield body, count

@@ -24,12 +24,12 @@ import orjson
 
 from ..errors import TraceError
 from .files import atomic_output
-from .records import INACTIVE, LANES, InstructionBatch, no_sources
+from .records import INACTIVE, LANES, NO_PC, InstructionBatch, no_sources
 from .stream import Chunk, TraceStream
 from .v1 import DTYPES, LANE_COLUMNS, canonical_others, column_problem, header_object, parse_header
 
 #: Columns a chunk may leave out when every entry holds this value (and is read back so).
-OPTIONAL = {"src": INACTIVE, "bypass": False, "early": 0, "early_alu": 0, "issue_alu": 0, "others": "", "stall": 1}
+OPTIONAL = {"src": INACTIVE, "bypass": False, "early": 0, "early_alu": 0, "issue_alu": 0, "others": "", "stall": 1, "pc": NO_PC}
 #: Errors numpy and zipfile raise for a file that is not a whole, well-formed npz.
 BROKEN = (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error, orjson.JSONDecodeError)
 
@@ -44,7 +44,7 @@ def write_npz(stream: TraceStream, path: str | Path) -> None:
                 if name not in OPTIONAL or (column != OPTIONAL[name]).any():
                     _put(z, f"c{i}.{name}", column)
             count += len(c.instructions)
-        header = header_object(stream.name, stream.arch, stream.ctas, count)
+        header = header_object(stream.name, stream.arch, stream.ctas, count, stream.kernel)
         _put(z, "header", np.frombuffer(orjson.dumps(header), dtype=np.uint8))
 
 

@@ -28,6 +28,8 @@ FULL_MASK = 0xFFFFFFFF
 INACTIVE = -1
 #: ``InstructionBatch.wait`` of an instruction without ``wait`` (``wait: true`` is 0: no earlier one in flight).
 NO_WAIT = -1
+#: ``InstructionBatch.pc`` of an instruction whose SASS offset the trace does not give.
+NO_PC = -1
 
 
 def no_sources(n: int) -> np.ndarray:
@@ -73,6 +75,7 @@ class Instruction:
     issue_alu: int = 0  # how many of the issue ones use it (timing)
     others: str = ""  # the other instructions the warp issues before this one, one by one (timing; ``others.py``)
     stall: int = 1  # cycles from this one's issue until the warp's next instruction may issue (timing)
+    pc: int = NO_PC  # byte offset of its SASS instruction in the kernel's code (traced kernels); NO_PC: unknown
 
     @property
     def active_lanes(self) -> list[int]:
@@ -129,6 +132,8 @@ class InstructionBatch:
     others: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.full(len(b.op), "", dtype="U1"), takes_self=True))
     #: int32: cycles from its issue until its warp's next instruction may issue (the default: 1)
     stall: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.ones(len(b.op), dtype=np.int32), takes_self=True))
+    #: int32: the byte offset of its SASS instruction in the kernel's code (``simsmem trace``); NO_PC where unknown
+    pc: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.full(len(b.op), NO_PC, dtype=np.int32), takes_self=True))
 
     def __len__(self) -> int:
         return len(self.op)
@@ -161,6 +166,7 @@ class InstructionBatch:
             issue_alu=int(self.issue_alu[i]),
             others=str(self.others[i]),
             stall=int(self.stall[i]),
+            pc=int(self.pc[i]),
         )
 
     def __iter__(self):
@@ -212,6 +218,7 @@ class InstructionBatch:
             issue_alu=np.array([r.issue_alu for r in rows], dtype=np.int32),
             others=np.array([r.others for r in rows], dtype=str) if rows else np.zeros(0, dtype="U1"),
             stall=np.array([r.stall for r in rows], dtype=np.int32),
+            pc=np.array([r.pc for r in rows], dtype=np.int32),
         )
 
 
@@ -223,3 +230,4 @@ class Trace:
     name: str = ""
     arch: str | None = None  # the arch the trace was written for; --arch wins over it
     ctas: int = 1  # CTAs running this same trace; kernel totals are per-CTA counts times ctas
+    kernel: dict | None = None  # what ``simsmem trace`` knows of the kernel it ran (v1 header field ``kernel``)

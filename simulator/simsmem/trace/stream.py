@@ -42,18 +42,20 @@ class TraceStream:
     count: int | None = None  # instructions, where the reader knows them before reading them
     first_line: int | None = None  # the file line of instruction 0, where each instruction has one line (JSON Lines)
     notes: list[str] = attrs.field(factory=list)  # what the reader left out, known once chunks are read
+    #: the v1 header's ``kernel`` object: what ``simsmem trace`` knows of the kernel (a writer asks only after the chunks)
+    kernel: dict | None = None
 
     def read(self) -> Trace:
         """The whole trace: every chunk, concatenated."""
         batches = [c.instructions for c in self.chunks]
-        return Trace(InstructionBatch.concat(batches), name=self.name, arch=self.arch, ctas=self.ctas)
+        return Trace(InstructionBatch.concat(batches), name=self.name, arch=self.arch, ctas=self.ctas, kernel=self.kernel)
 
 
 def stream_of(trace: Trace, where: str = "trace", chunk: int = CHUNK) -> TraceStream:
     """A trace already in memory, as a stream (for the writers)."""
     b = trace.instructions
     chunks = (Chunk(b.take(slice(s, s + chunk)), s, 0) for s in range(0, len(b), chunk))
-    return TraceStream(where, trace.name, trace.arch, trace.ctas, 0, chunks, count=len(b))
+    return TraceStream(where, trace.name, trace.arch, trace.ctas, 0, chunks, count=len(b), kernel=trace.kernel)
 
 
 def rechunk(parts: Iterable[tuple[InstructionBatch, int]], chunk: int = CHUNK) -> Iterator[Chunk]:

@@ -34,15 +34,15 @@ import orjson
 from ..config import ArchConfig
 from ..errors import TraceError
 from .files import write_atomically  # noqa: F401 - other modules write their files through it from here
-from .records import (ATOM_KINDS, FULL_MASK, INACTIVE, LANES, MATRIX_OPS, NO_WAIT, OPS, SOURCE_OPS, InstructionBatch, holds_no_sources,
+from .records import (ATOM_KINDS, FULL_MASK, INACTIVE, LANES, MATRIX_OPS, NO_PC, NO_WAIT, OPS, SOURCE_OPS, InstructionBatch, holds_no_sources,
                       no_sources, wait_code, wait_value)
 from .lanes import first_bad_lane, first_misplaced, parse_lists
 from .others import parse, pipes_of, unparse
 from .stream import gc_paused
 
 FORMAT_VERSION = 1
-HEADER_FIELDS = frozenset({"simsmem_trace", "name", "arch", "ctas", "count", "instructions"})
-COMMON_FIELDS = frozenset({"op", "addrs", "warp", "wait", "delay", "issue", "early", "early_alu", "issue_alu", "others", "stall"})
+HEADER_FIELDS = frozenset({"simsmem_trace", "name", "arch", "ctas", "count", "kernel", "instructions"})
+COMMON_FIELDS = frozenset({"op", "addrs", "warp", "wait", "delay", "issue", "early", "early_alu", "issue_alu", "others", "stall", "pc"})
 #: The counts of other instructions that ``others`` (the same, one by one) replaces.
 COUNTS = ("early", "early_alu", "issue", "issue_alu")
 WIDTHS = (8, 16, 32, 64, 128)
@@ -80,6 +80,7 @@ DTYPES = {
     "op": np.uint8, "width": np.uint8, "num": np.uint8, "trans": np.bool_, "mask": np.uint32,
     "warp": np.int32, "wait": np.int32, "delay": np.int64, "issue": np.int32, "generic": np.bool_, "atom": np.uint8, "addrs": np.int32,
     "src": np.int64, "bypass": np.bool_, "early": np.int32, "early_alu": np.int32, "issue_alu": np.int32, "others": np.str_, "stall": np.int32,
+    "pc": np.int32,
 }
 #: Columns of one entry per lane, shape (n, 32).
 LANE_COLUMNS = ("addrs", "src")
@@ -101,6 +102,9 @@ def parse_header(doc: Any, where: str, with_instructions: bool) -> dict[str, Any
         raise TraceError(where, "missing field 'instructions'")
     if not with_instructions and "instructions" in doc:
         raise TraceError(f"{where}: line 1: instructions", "a JSON Lines header holds no instructions (they follow, one per line)")
+    kernel = doc.get("kernel")
+    if kernel is not None and not isinstance(kernel, dict):
+        raise TraceError(f"{where}: kernel", "expected an object (what simsmem trace knows of the kernel)")
     name = doc.get("name", Path(where).name.split(".")[0])
     arch = doc.get("arch")
     ctas = doc.get("ctas", 1)
@@ -113,7 +117,7 @@ def parse_header(doc: Any, where: str, with_instructions: bool) -> dict[str, Any
         raise TraceError(f"{where}: ctas", f"expected a positive integer, got {ctas!r}")
     if count is not None and (not _is_int(count) or count < 0):
         raise TraceError(f"{where}: count", f"expected the number of instructions, got {count!r}")
-    return {"name": name, "arch": arch, "ctas": ctas, "count": count}
+    return {"name": name, "arch": arch, "ctas": ctas, "count": count, "kernel": kernel}
 
 
 def batch_from_objects(objs: list, where: str, first: int) -> InstructionBatch:
@@ -137,6 +141,7 @@ FIELD_TYPES: dict[str, tuple[Any, Any]] = {
     "mask": (Annotated[int, msgspec.Meta(ge=0, le=FULL_MASK)] | str, FULL_MASK),
     "atom": (Literal[ATOM_KINDS], "add"),
     "src": (msgspec.Raw, msgspec.NODEFAULT),
+    "pc": (I32, NO_PC),
 }
 ATOM_CODE = {name: code for code, name in enumerate(ATOM_KINDS)}
 #: Column values of the fields an op does not have.
@@ -166,7 +171,7 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
             objs = list(map(_DECODE, data.split(b"\n")))
             # wait_code inlined: a call per line costs a tenth of the whole read
             fields = np.array([(o.code, o.width, o.num, o.warp, o.delay, o.issue, o.trans, ((0 if o.wait else NO_WAIT) if o.wait.__class__ is bool else o.wait), o.generic, ATOM_CODE[o.atom], o.bypass, o.early,
-                                o.early_alu, o.issue_alu, o.stall)
+                                o.early_alu, o.issue_alu, o.stall, o.pc)
                                for o in objs], dtype=np.int64)
             others = [o.others for o in objs]
             masks = [o.mask for o in objs]
@@ -186,7 +191,7 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
         return None
     if addrs is None:
         return None
-    op, width, num, warp, delay, issue, trans, wait, generic, atom, bypass, early, early_alu, issue_alu, stall = fields.T
+    op, width, num, warp, delay, issue, trans, wait, generic, atom, bypass, early, early_alu, issue_alu, stall, pc = fields.T
     if np.any(early_alu > early) or np.any(issue_alu > issue):
         return None  # more ALU instructions than others: the exact check names it
     others = np.array(others, dtype=str) if any(others) else np.zeros(len(others), dtype="U1")
@@ -205,7 +210,7 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
         op=op.astype(np.uint8), width=width.astype(np.uint8), num=num.astype(np.uint8), trans=trans.astype(bool), mask=mask,
         warp=warp.astype(np.int32), wait=wait.astype(np.int32), delay=delay, issue=issue.astype(np.int32), generic=generic.astype(bool), atom=atom.astype(np.uint8), addrs=lanes, src=src,
         bypass=bypass.astype(bool), early=early.astype(np.int32), early_alu=early_alu.astype(np.int32), issue_alu=issue_alu.astype(np.int32),
-        others=others, stall=stall.astype(np.int32),
+        others=others, stall=stall.astype(np.int32), pc=pc.astype(np.int32),
     )
 
 
@@ -238,7 +243,7 @@ def scalar_fields(ins: dict, at: str) -> dict[str, Any]:
         "warp": _nonneg(ins, "warp", at), "wait": _wait(ins, at), "delay": _nonneg(ins, "delay", at), "issue": _nonneg(ins, "issue", at),
         "generic": _flag(ins, "generic", at), "atom": _atom(ins, at), "bypass": _flag(ins, "bypass", at), "early": _nonneg(ins, "early", at),
         "early_alu": _part(ins, "early_alu", "early", at), "issue_alu": _part(ins, "issue_alu", "issue", at),
-        "others": _others(ins, at), "stall": _positive(ins, "stall", at),
+        "others": _others(ins, at), "stall": _positive(ins, "stall", at), "pc": _nonneg(ins, "pc", at) if "pc" in ins else NO_PC,
     }
 
 
@@ -303,6 +308,7 @@ def form_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
         column = getattr(b, field)
         first((column < 0) | (column > MAX_INT), field, lambda i: f"expected a non-negative integer, got {column[i]}")
     first(b.wait < NO_WAIT, "wait", lambda i: f"expected {NO_WAIT} (no wait) or a non-negative integer, got {b.wait[i]}")
+    first(b.pc < NO_PC, "pc", lambda i: f"expected {NO_PC} (none) or a non-negative SASS offset, got {b.pc[i]}")
     for part, whole in (("early_alu", "early"), ("issue_alu", "issue")):
         p, w = getattr(b, part), getattr(b, whole)
         first(p > w, part, lambda i: _too_many(whole, w[i], p[i]))
@@ -428,7 +434,7 @@ def check_against_arch(batch: InstructionBatch, arch: ArchConfig, where: str, fi
         raise TraceError(f"{at(i)}: addrs[{lane}]", msg)
 
 
-def header_object(name: str, arch: str | None, ctas: int, count: int | None = None) -> dict[str, Any]:
+def header_object(name: str, arch: str | None, ctas: int, count: int | None = None, kernel: dict | None = None) -> dict[str, Any]:
     """The v1 header fields (optional ones only where they differ from the defaults)."""
     doc: dict[str, Any] = {"simsmem_trace": FORMAT_VERSION, "name": name}
     if arch:
@@ -437,6 +443,8 @@ def header_object(name: str, arch: str | None, ctas: int, count: int | None = No
         doc["ctas"] = ctas
     if count is not None:
         doc["count"] = count
+    if kernel is not None:
+        doc["kernel"] = kernel
     return doc
 
 
@@ -469,6 +477,8 @@ def instruction_objects(b: InstructionBatch) -> list[dict[str, Any]]:
             ins["others"] = cols["others"][i]
         if cols["stall"][i] != 1:
             ins["stall"] = cols["stall"][i]
+        if cols["pc"][i] != NO_PC:
+            ins["pc"] = cols["pc"][i]
         for field in LANE_COLUMNS if op in SOURCE_OPS else ("addrs",):
             row = cols[field][i]
             ins[field] = [None if a == INACTIVE else a for a in row] if INACTIVE in row else row

@@ -98,7 +98,7 @@ def build(ins: Instruction, env: Env) -> Callable[[Machine, np.ndarray], None]:
                     compute(m, ix)
                 m.pc[ex] += 1
             return simple
-    except (ValueError, IndexError, KeyError) as exc:
+    except (ValueError, IndexError, KeyError, StopIteration) as exc:
         return unsupported(ins, f"not understood ({exc})")
     return unsupported(ins, "an opcode simsmem does not execute")
 

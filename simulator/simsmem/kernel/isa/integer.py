@@ -311,11 +311,52 @@ def _isetp(ins: Instruction, env: Env):
 
 @alu("SEL", "USEL", "FSEL")
 def _sel(ins: Instruction, env: Env):
-    d = write(operand(ins, 0))
-    a, b, p = read(operand(ins, 1), "u32", env.constants), read(operand(ins, 2), "u32", env.constants), read(operand(ins, 3), "pred")
+    ty = "f32" if ins.name == "FSEL" else "u32"  # FSEL's immediates are floats; its -x and |x| act on the sign
+    d = write(operand(ins, 0), ty)
+    a, b, p = read(operand(ins, 1), ty, env.constants), read(operand(ins, 2), ty, env.constants), read(operand(ins, 3), "pred")
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        d(m, ix, np.where(p(m, ix), a(m, ix), b(m, ix)).astype(U32))
+        d(m, ix, np.broadcast_to(np.where(p(m, ix), a(m, ix), b(m, ix)), (len(ix),)))
+    return f
+
+
+@alu("VABSDIFF", "UVABSDIFF")
+def _vabsdiff(ins: Instruction, env: Env):
+    d = write(operand(ins, 0))
+    a, b, c = (read(operand(ins, k), "u32", env.constants) for k in (1, 2, 3))
+    signed = "S32" in ins.mods
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        x, y = np.asarray(a(m, ix), dtype=U32), np.asarray(b(m, ix), dtype=U32)
+        x, y = (x.view(np.int32).astype(np.int64), y.view(np.int32).astype(np.int64)) if signed else (x.astype(np.int64), y.astype(np.int64))
+        d(m, ix, np.broadcast_to((np.abs(x - y) + np.asarray(c(m, ix)).astype(np.int64)).astype(np.uint64).astype(U32), (len(ix),)))
+    return f
+
+
+@alu("I2I", "I2IP")
+def _i2i(ins: Instruction, env: Env):
+    """Integer to integer of another width: I2I.S8.S32.SAT clamps a signed 32-bit value to the signed 8-bit range."""
+    from .floating import INTS
+
+    kinds = [INTS[x] for x in ins.mods if x in INTS]
+    (to_bits, to_signed), (from_bits, from_signed) = (kinds + [(32, True)] * 2)[:2]
+    saturate = "SAT" in ins.mods
+    d, a = write(operand(ins, 0)), read(operand(ins, 1), "u32", env.constants)
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        raw = np.broadcast_to(np.asarray(a(m, ix), dtype=U32), (len(ix),))
+        v = raw.view(np.int32).astype(np.int64) if from_signed else raw.astype(np.int64)
+        if from_bits < 32:
+            v = v & ((1 << from_bits) - 1)
+            if from_signed:
+                v = np.where(v >> (from_bits - 1) & 1, v - (1 << from_bits), v)
+        lo, hi = (-(1 << (to_bits - 1)), (1 << (to_bits - 1)) - 1) if to_signed else (0, (1 << to_bits) - 1)
+        v = np.clip(v, lo, hi) if saturate else v
+        if to_bits < 32:
+            v = v & ((1 << to_bits) - 1)
+            if to_signed:
+                v = np.where(v >> (to_bits - 1) & 1, v - (1 << to_bits), v)
+        d(m, ix, v.astype(np.int64).astype(U32))
     return f
 
 

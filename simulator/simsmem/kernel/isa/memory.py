@@ -120,8 +120,8 @@ def _read_words(m: Machine, ix: np.ndarray, file: str, regs: list[int]) -> np.nd
     return np.stack([arr[r, ix] for r in regs], axis=1)
 
 
-def _form(ins: Instruction, **extra) -> dict:
-    opcode = ins.opcode.replace(".U.", ".").replace(".ZFILL", "")
+def _form(ins: Instruction | str, **extra) -> dict:
+    opcode = (ins if isinstance(ins, str) else ins.opcode).replace(".U.", ".").replace(".ZFILL", "")
     form = sass_form(opcode)
     form.update(extra)
     return form
@@ -220,6 +220,7 @@ def _atoms(ins: Instruction, env: Env):
     mods = ins.mods
     popc = mods[:2] == ("POPC", "INC")
     kind = "ADD" if popc else mods[0] if mods else "ADD"
+    spin = kind == "CAST"  # ATOMS.CAST.SPIN: compare-and-store, Rd = 1 where it stored (the compiler's atomicCAS loops)
     wide = "64" in mods
     signed = "S32" in mods or (kind in ("MIN", "MAX") and "U32" not in mods)
     floating = "F32" in mods
@@ -227,10 +228,10 @@ def _atoms(ins: Instruction, env: Env):
     d = operand(ins, 0)
     addr = address32(operand(ins, 1), env)
     srcs = list(ins.operands[2:])
-    form = _form(ins)
+    form = _form(ins.opcode.replace("CAST.SPIN", "CAS") if spin else ins)
     dfile, dregs = registers(d, size // 4)
     vfile, vregs = registers(srcs[0], size // 4) if srcs else ("R", [])
-    cfile, cregs = registers(srcs[1], size // 4) if kind == "CAS" and len(srcs) > 1 else ("R", [])
+    cfile, cregs = registers(srcs[1], size // 4) if kind in ("CAS", "CAST") and len(srcs) > 1 else ("R", [])
     dtype = np.uint64 if wide else np.uint32
 
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
@@ -251,9 +252,11 @@ def _atoms(ins: Instruction, env: Env):
             else:
                 values = np.ascontiguousarray(_read_words(m, ix, vfile, vregs)).view(dtype).reshape(-1)
             compare = np.ascontiguousarray(_read_words(m, ix, cfile, cregs)).view(dtype).reshape(-1) if cregs else None
-            if kind == "CAS":  # ATOMS.CAS Rd, [a], Rcompare, Rnew
+            if kind in ("CAS", "CAST"):  # ATOMS.CAS Rd, [a], Rcompare, Rnew
                 compare, values = values, compare
-            old = atomic(mread, mwrite, len(ix), kind, values, compare, flat, signed, floating)
+            old = atomic(mread, mwrite, len(ix), "CAS" if spin else kind, values, compare, flat, signed, floating)
+            if spin:
+                old = (old == compare).astype(dtype)
             _write_words(m, ix, dfile, dregs, np.ascontiguousarray(old).view(np.uint32).reshape(len(ix), -1))
         _report(m, ins, form, ex, act, _full(m, ix, a))
         m.pc[ex] += 1
@@ -337,19 +340,26 @@ def _ldgsts(ins: Instruction, env: Env):
     dst = address32(operand(ins, 0), env)
     src = address64(operand(ins, 1), env)
     fill = read(operand(ins, 2), "u32", env.constants) if len(ins.operands) > 2 and ins.operands[2].kind in ("R", "UR", "imm") else None
-    zfill = read(operand(ins, 2), "pred") if len(ins.operands) > 2 and ins.operands[2].kind in ("P", "UP") else None
+    copy = read(operand(ins, 2), "pred") if len(ins.operands) > 2 and ins.operands[2].kind in ("P", "UP") else None
     form = _form(ins)
 
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
         ix = np.flatnonzero(act)
         a, s = dst(m, ix), src(m, ix)
         if len(ix):
-            data = m.memory.load(s, size)
-            if fill is not None:  # cp.async's src-size: bytes past it are zeros
-                keep = np.arange(size) < np.asarray(fill(m, ix)).astype(np.int64).reshape(-1, 1)
-                data = np.where(keep, data, 0).astype(np.uint8)
-            if zfill is not None:
-                data = np.where(np.asarray(zfill(m, ix)).reshape(-1, 1), 0, data).astype(np.uint8)
+            # cp.async's src-size: ptxas makes a predicate of 0-or-all (false: zero fill) or keeps a register of bytes
+            if copy is not None:
+                n = np.where(np.asarray(copy(m, ix)), size, 0)
+            elif fill is not None:
+                n = np.minimum(np.asarray(fill(m, ix)).astype(np.int64), size)
+            else:
+                n = np.full(len(ix), size)
+            data = np.zeros((len(ix), size), dtype=np.uint8)
+            whole = n == size
+            if whole.any():
+                data[whole] = m.memory.load(s[whole], size)
+            for k in np.flatnonzero((n > 0) & ~whole):  # a partial copy reads only its bytes
+                data[k, : n[k]] = m.memory.load(s[k] + np.arange(n[k], dtype=np.uint64), 1).reshape(-1)
             shared_store(m, ix, a, data)
         _report(m, ins, form, ex, act, _full(m, ix, a), _full(m, ix, s.astype(np.int64)))
         m.pc[ex] += 1
@@ -357,6 +367,7 @@ def _ldgsts(ins: Instruction, env: Env):
 
 
 def _split_generic(addr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which generic addresses fall in the shared window, and which in local memory."""
     hi = (addr >> np.uint64(32)).astype(np.int64)
     return hi == SHARED_HI, hi == LOCAL_HI
 

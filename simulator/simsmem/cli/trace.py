@@ -1,0 +1,92 @@
+"""``simsmem trace KERNEL``: run a kernel (PTX, cubin or CUDA source) on the CPU and write its trace.
+
+KERNEL is a ``.ptx`` file (nvcc -ptx, Triton, hand-written), a ``.cubin``, or a ``.cu`` file (nvcc must
+be installed). ptxas assembles PTX for sm_90 as the driver does; simsmem then executes the SASS of
+every warp of the chosen CTAs with real data and records each shared-memory instruction with its
+lanes' addresses. No GPU is needed: ``pip install 'simsmem[cuda]'`` gives ptxas, nvcc and nvdisasm.
+
+Arguments, one ``--arg`` per kernel parameter in order (write ``--arg=-1`` for a negative number):
+an integer (decimal or 0x hex), a float (with '.' or an exponent) for .f32/.f64 parameters,
+``zeros:BYTES`` (a pointer to a new zero-filled buffer; zeros:0 is a null pointer), or ``npy:PATH``
+(a pointer to a buffer holding that numpy file's data).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import attrs
+
+from . import positive
+from ..errors import SimsmemError
+from ..kernel.launch import parse_dims
+from ..kernel.tracer import MAX_INSTRUCTIONS, trace_kernel
+from ..progress import add_quiet_flag, progress
+from ..trace import TraceStream, write_stream
+
+#: File name endings ``simsmem run`` takes as a kernel rather than a trace.
+KERNEL_SUFFIXES = (".ptx", ".cubin", ".cu")
+
+
+def add_launch_options(p: argparse.ArgumentParser, required: bool) -> None:
+    """The options that say which kernel to run and how it is launched."""
+    g = p.add_argument_group("kernel launch" + ("" if required else " (when the input is a .ptx, .cubin or .cu kernel)"))
+    g.add_argument("--kernel", required=required, help="the kernel: its .entry name, or an unambiguous part of a mangled name")
+    g.add_argument("--grid", required=required, help="X[,Y[,Z]] CTAs")
+    g.add_argument("--block", required=required, help="X[,Y[,Z]] threads per CTA")
+    g.add_argument("--smem", type=int, default=0, metavar="BYTES", help="dynamic shared memory per CTA (default 0)")
+    g.add_argument("--arg", action="append", default=[], metavar="VALUE", help="one per kernel parameter, in order: INT, FLOAT, zeros:BYTES, npy:PATH")
+    g.add_argument("--cta", action="append", default=[], metavar="X,Y,Z", help="trace only these CTAs (repeat; default: every CTA of the grid)")
+    g.add_argument("--ctas", choices=("all",), help="trace every CTA of the grid (the default)")
+    g.add_argument("--max-instructions", type=positive, default=MAX_INSTRUCTIONS, metavar="N",
+                   help=f"stop with an error after N warp-instructions (a loop that never ends; default {MAX_INSTRUCTIONS:,})")
+
+
+def open_kernel(args: argparse.Namespace, path: str) -> TraceStream:
+    """The trace of the kernel the launch options describe, executed as its chunks are read (with a progress bar)."""
+    missing = [f"--{o}" for o in ("kernel", "grid", "block") if getattr(args, o) is None]
+    if missing:
+        raise SimsmemError(path, f"a kernel needs {', '.join(missing)} to run")
+    if args.ctas and args.cta:
+        raise SimsmemError("--cta", "give --ctas all or --cta, not both")
+    ctas = [parse_dims(c, "cta") if c.count(",") == 2 else _bad_cta(c) for c in args.cta] if args.cta else None
+    grid, block = parse_dims(args.grid, "grid"), parse_dims(args.block, "block")
+    total = len(ctas) if ctas else grid[0] * grid[1] * grid[2]
+    hook = {"advance": lambda n: None}
+    stream = trace_kernel(path, args.kernel, grid, block, args.smem, args.arg, ctas, limit=args.max_instructions, advance=lambda n: hook["advance"](n))
+
+    def chunks():
+        with progress(f"running {stream.name}", total=total, quiet=getattr(args, "quiet", False)) as advance:
+            hook["advance"] = advance
+            yield from stream.chunks
+    return attrs.evolve(stream, chunks=chunks())
+
+
+def _bad_cta(text: str):
+    raise SimsmemError("--cta", f"expected X,Y,Z, got {text!r}")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("trace", help="run a kernel (.ptx, .cubin, .cu) on the CPU and write its trace", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("kernel_file", metavar="KERNEL", help="a .ptx, .cubin or .cu file")
+    add_launch_options(p, required=True)
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help="the trace to write: .json, .json.gz, .jsonl, .jsonl.gz or .npz")
+    add_quiet_flag(p)
+    p.set_defaults(func=trace)
+
+
+def trace(args: argparse.Namespace) -> int:
+    if not args.kernel_file.endswith(KERNEL_SUFFIXES):
+        raise SimsmemError(args.kernel_file, f"expected a kernel: {', '.join(KERNEL_SUFFIXES)}")
+    stream = open_kernel(args, args.kernel_file)
+    rows = [0]
+
+    def counted():
+        for chunk in stream.chunks:
+            rows[0] += len(chunk.instructions)
+            yield chunk
+    write_stream(attrs.evolve(stream, chunks=counted()), args.output)
+    print(f"simsmem: wrote {args.output}: {rows[0]:,} shared-memory warp-instructions of {stream.kernel['executed']:,} executed", file=sys.stderr)
+    return 0
