@@ -124,33 +124,47 @@ class Machine:
         return np.flatnonzero(ex.reshape(-1, LANES).any(axis=1))
 
     def run(self, limit: int) -> None:
-        """Execute until every thread has exited; at most ``limit`` warp-instructions in all."""
+        """Execute until every thread has exited; at most ``limit`` warp-instructions in all.
+
+        After a straight-line instruction (``step.plain``) that every runnable thread executed, the same
+        threads are at the next instruction and nothing else became runnable: that step skips the search."""
         pc, code = self.pc, self.code
         last = len(self.program)
+        same = False
+        at = 0
         while True:
-            runnable = self.alive & ~self.waiting
-            if not runnable.any():
-                if self.alive.any():
-                    self._deadlock()
-                return
-            at = int(pc[runnable].min())
-            ex = runnable & (pc == at)
+            if same:
+                at += 1
+            else:
+                runnable = self.alive & ~self.waiting
+                ready = np.flatnonzero(runnable)
+                if not len(ready):
+                    if self.alive.any():
+                        self._deadlock()
+                    return
+                at = int(pc[ready].min())
+                ex = runnable & (pc == at)
+                self.ex_ix = np.flatnonzero(ex)
+                whole = len(self.ex_ix) == len(ready)
+                warps = ex.reshape(-1, LANES).any(axis=1)
+                nwarps = int(warps.sum())
             if at >= last or self.program[at] is None:
                 raise ExecError("ran past the end of the kernel's code" if at >= last else f"{code[at].text}: not a SASS instruction simsmem executes",
                                 code[min(at, last - 1)].pc)
             self.current = code[at]
-            warps = ex.reshape(-1, LANES).any(axis=1)
-            self.executed += int(warps.sum())
+            self.executed += nwarps
             if self.executed > limit:
                 raise ExecError(f"more than {limit} warp-instructions executed (a loop that never ends? raise --max-instructions)", code[at].pc)
             if self.on_step is not None:
                 self.on_step(code[at], warps)
+            step = self.program[at]
             try:
-                self.program[at](self, ex)
+                step(self, ex)
             except MemoryFault as fault:
                 t = int(np.flatnonzero(ex)[0]) if fault.lane < 0 else fault.lane
                 raise ExecError(fault.what, code[at].pc, int(self.warp_id[t]), int(self.lane[t])) from None
             self.steps += 1
+            same = whole and getattr(step, "plain", False)
 
     def _deadlock(self) -> None:
         t = int(np.flatnonzero(self.alive & self.waiting)[0])

@@ -9,6 +9,7 @@ Triton), a third gives the source line. Both are kept only if ptxas made the ver
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -73,6 +74,36 @@ def find_entry(names: list[str], wanted: str, where: str) -> str:
     raise SimsmemError(f"{where}: --kernel", f"{wanted!r} matches several kernels ({', '.join(matches)}): give more of the name")
 
 
+@attrs.frozen(eq=False)
+class Assembled:
+    """A module assembled and disassembled once: every kernel's SASS and line tables."""
+
+    module: Module
+    listing: dict[str, dict]
+    ptx_lines: dict[str, dict]  # kernel -> its line table ({} where ptxas's -lineinfo code differed)
+    sources: dict[str, dict]
+
+
+@functools.lru_cache(maxsize=16)
+def assemble(ptx: str | None, cubin: bytes | None, name: str, where: str, arch: str) -> Assembled:
+    """ptxas (for PTX) and nvdisasm, with the line tables; cached, since one module often holds the kernels of several runs."""
+    if ptx is not None:
+        cubin = toolchain.ptx_to_cubin(ptx, where, arch)
+    module = read_cubin(cubin, where)
+    listing = toolchain.disassemble(cubin, where)
+    lines: dict[str, dict] = {}
+    sources: dict[str, dict] = {}
+    if ptx is not None:
+        annotated = toolchain.disassemble(toolchain.ptx_to_cubin(ptxtext.with_ptx_lines(ptx, name), where, arch, lineinfo=True), where)
+        files = ptxtext.source_files(ptx)
+        own = toolchain.disassemble(toolchain.ptx_to_cubin(ptx, where, arch, lineinfo=True), where) if files else {}
+        for entry, code in listing.items():
+            lines[entry] = _line_table(annotated.get(entry), code)
+            table = _line_table(own.get(entry), code, with_file=True)
+            sources[entry] = {pc: f"{files.get(f, '?')}:{ln}" for pc, (f, ln) in table.items() if ln}
+    return Assembled(module, listing, lines, sources)
+
+
 def load_program(path: str | Path, kernel: str, arch: str = "sm_90") -> Program:
     """Compile (if need be), assemble and disassemble ``path``, and take kernel ``kernel`` from it."""
     path = Path(path)
@@ -92,6 +123,7 @@ def load_program(path: str | Path, kernel: str, arch: str = "sm_90") -> Program:
             raise SimsmemError(where, "not PTX text (it is not UTF-8)") from None
     elif suffix != ".cubin":
         raise SimsmemError(where, "expected a .ptx, .cubin or .cu file")
+    signatures = None
     if ptx is not None:
         try:
             signatures = ptxtext.entries(ptx)
@@ -100,30 +132,18 @@ def load_program(path: str | Path, kernel: str, arch: str = "sm_90") -> Program:
         if not signatures:
             raise SimsmemError(where, "no .entry in the PTX")
         entry = find_entry(list(signatures), kernel, where)
-        cubin = toolchain.ptx_to_cubin(ptx, where, arch)
-    else:
-        cubin = raw
-    module = read_cubin(cubin, where)
+    done = assemble(ptx, None if ptx is not None else raw, path.name, where, arch)
+    module = done.module
     if ptx is None:
         entry = find_entry(list(module.kernels), kernel, where)
     if module.arch != 90:
         raise SimsmemError(where, f"the cubin is for sm_{module.arch}; simsmem executes sm_90 SASS")
-    if entry not in module.kernels:
-        raise SimsmemError(where, f"ptxas made no kernel {entry}")
-    listing = toolchain.disassemble(cubin, where)
-    if entry not in listing:
-        raise SimsmemError(where, f"nvdisasm shows no code for {entry}")
-    code = _instructions(listing[entry], where)
-    lines: dict[int, int] = {}
-    sources: dict[int, str] = {}
-    if ptx is not None:
-        lines = _line_table(toolchain.disassemble(toolchain.ptx_to_cubin(ptxtext.with_ptx_lines(ptx, path.name), where, arch, lineinfo=True), where).get(entry), code)
-        files = ptxtext.source_files(ptx)
-        if files:
-            table = _line_table(toolchain.disassemble(toolchain.ptx_to_cubin(ptx, where, arch, lineinfo=True), where).get(entry), code, with_file=True)
-            sources = {pc: f"{files.get(f, '?')}:{ln}" for pc, (f, ln) in table.items() if ln}
-    return Program(where, entry, tuple(code), module.kernels[entry], module, signatures[entry] if ptx is not None else None,
-                   ptxtext.shared_vars(ptx) if ptx is not None else (), lines, sources, (path.name if suffix == ".ptx" else None))
+    if entry not in module.kernels or entry not in done.listing:
+        raise SimsmemError(where, f"ptxas made no code for kernel {entry}")
+    code = _instructions(done.listing[entry], where)
+    return Program(where, entry, tuple(code), module.kernels[entry], module, signatures[entry] if signatures else None,
+                   ptxtext.shared_vars(ptx) if ptx is not None else (), done.ptx_lines.get(entry, {}), done.sources.get(entry, {}),
+                   path.name if suffix == ".ptx" else None)
 
 
 def _instructions(listing: dict, where: str) -> list[Instruction]:
@@ -136,12 +156,13 @@ def _instructions(listing: dict, where: str) -> list[Instruction]:
     return code
 
 
-def _line_table(listing: dict | None, code: list[Instruction], with_file: bool = False) -> dict:
-    """SASS offset -> line (or (file, line)) from a ``-lineinfo`` listing, if its instructions are ``code``'s."""
+def _line_table(listing: dict | None, code: dict, with_file: bool = False) -> dict:
+    """SASS offset -> line (or (file, line)) from a ``-lineinfo`` listing, if its instructions are ``code``'s (another listing)."""
     if listing is None:
         return {}
     entries = listing["sass-instructions"]
-    same = len(entries) == len(code) and all(_text(e) == (c.opcode, c.guard.text if c.guard else "") for e, c in zip(entries, code))
+    plain = code["sass-instructions"]
+    same = len(entries) == len(plain) and all(_text(e) == _text(c) and e.get("operands") == c.get("operands") for e, c in zip(entries, plain))
     if not same:
         return {}
     out = {}

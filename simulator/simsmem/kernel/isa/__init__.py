@@ -27,6 +27,8 @@ Compute = Callable[[Machine, np.ndarray], None]
 Run = Callable[[Machine, np.ndarray, np.ndarray], None]
 
 ALU: dict[str, Callable[[Instruction, "Env"], Compute]] = {}
+#: Steps that may move threads elsewhere than the next instruction, or make others runnable.
+CONTROL = frozenset({"BRA", "JMP", "BRX", "JMX", "CALL", "RET", "EXIT", "KILL", "BSYNC", "BAR", "BREAK", "BPT"})
 STEP: dict[str, Callable[[Instruction, "Env"], Run]] = {}
 
 
@@ -82,21 +84,24 @@ def build(ins: Instruction, env: Env) -> Callable[[Machine, np.ndarray], None]:
 
     name = ins.name
     act = guard(ins)
+    always = ins.guard is None or (ins.guard.index == 7 and not ins.guard.inv)
     try:
         if name in STEP:
             run = STEP[name](ins, env)
 
             def full(m: Machine, ex: np.ndarray) -> None:
                 run(m, ex, act(m, ex))
+            full.plain = name not in CONTROL
             return full
         if name in ALU:
             compute = ALU[name](ins, env)
 
             def simple(m: Machine, ex: np.ndarray) -> None:
-                ix = np.flatnonzero(act(m, ex))
+                ix = m.ex_ix if always else np.flatnonzero(act(m, ex))
                 if len(ix):
                     compute(m, ix)
                 m.pc[ex] += 1
+            simple.plain = True
             return simple
     except (ValueError, IndexError, KeyError, StopIteration) as exc:
         return unsupported(ins, f"not understood ({exc})")

@@ -30,9 +30,25 @@ def _target(ins: Instruction, env: Env) -> int:
 
 @step("BRA", "JMP")
 def _bra(ins: Instruction, env: Env):
-    if "DIV" in ins.mods or "CONV" in ins.mods:
-        raise BuildError(f"{ins.opcode} (a branch on the warp's convergence) is not modelled")
     target = _target(ins, env)
+    if "DIV" in ins.mods:  # BRA.DIV URmask: the slow path when some lane of the mask does not execute here
+        mask = read(operand(ins, 0), "u32")
+
+        def divergent(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+            ix = np.flatnonzero(act)
+            want = np.zeros(m.n, dtype=bool)
+            want[ix] = (np.asarray(mask(m, ix)).astype(np.uint32) >> m.lane[ix]) & np.uint32(1) != 0
+            # a warp diverges if a lane it names is alive but not here; the mask is uniform, so spread it over the warp
+            named = np.zeros((m.n // LANES, LANES), dtype=bool)
+            bits = np.zeros(m.n // LANES, dtype=np.uint32)
+            bits[ix // LANES] = np.asarray(mask(m, ix)).astype(np.uint32)
+            named[:] = (bits[:, None] >> np.arange(LANES, dtype=np.uint32)) & np.uint32(1) != 0
+            split = (named & m.alive.reshape(-1, LANES) & ~ex.reshape(-1, LANES)).any(axis=1)
+            taken = act & np.repeat(split, LANES)
+            m.pc[ex & ~taken] += 1
+            if taken.any():
+                m.jump(taken, target)
+        return divergent
     cond = next((read(op, "pred") for op in ins.operands if op.kind in ("P", "UP")), None)
 
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
@@ -151,7 +167,7 @@ def _bmov(ins: Instruction, env: Env):
     return save
 
 
-@step("WARPSYNC")
+@step("WARPSYNC", "ENDCOLLECTIVE")
 def _warpsync(ins: Instruction, env: Env):
     """Threads of a warp at one counter run together already; a WARPSYNC has nothing left to do."""
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:

@@ -160,7 +160,24 @@ def _fsetp(ins: Instruction, env: Env):
 
 @alu("DSETP")
 def _dsetp(ins: Instruction, env: Env):
+    if "MIN" in ins.mods or "MAX" in ins.mods:
+        return _dminmax(ins, env)
     return _setp(ins, env, "f64")
+
+
+def _dminmax(ins: Instruction, env: Env):
+    """DSETP.MIN/MAX P, Q, a, b: P where a is the result of min/max(a, b) (b NaN: a), Q where both are NaN."""
+    d0, d1 = write(operand(ins, 0), "pred"), write(operand(ins, 1), "pred")
+    a, b = read(operand(ins, 2), "f64", env.constants), read(operand(ins, 3), "f64", env.constants)
+    smaller = "MIN" in ins.mods
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        x, y = (np.broadcast_to(np.asarray(v(m, ix), dtype=np.float64), (len(ix),)) for v in (a, b))
+        tie = (x == y) & (np.signbit(x) if smaller else ~np.signbit(x))
+        pick_a = ((x < y) if smaller else (x > y)) | tie | np.isnan(y)
+        d0(m, ix, pick_a & ~(np.isnan(x) & ~np.isnan(y)))
+        d1(m, ix, np.isnan(x) & np.isnan(y))
+    return f
 
 
 @alu("FSET")
@@ -374,8 +391,28 @@ def _frnd(ins: Instruction, env: Env):
     return f
 
 
+def fp8_to_f32(byte: np.ndarray, e4m3: bool) -> np.ndarray:
+    """float8 (e4m3: bias 7, no infinities, S.1111.111 NaN; e5m2: the top byte of a float16) as float32."""
+    byte = byte.astype(np.uint32)
+    if not e4m3:
+        return (byte << np.uint32(8)).astype(np.uint16).view(np.float16).astype(np.float32)
+    sign = np.where(byte & 0x80, -1.0, 1.0)
+    exp, man = (byte >> 3) & 0xF, byte & 0x7
+    value = np.where(exp == 0, man / 8.0 * 2.0**-6, (1 + man / 8.0) * 2.0 ** (exp.astype(np.int64) - 7))
+    return np.where((exp == 15) & (man == 7), np.nan, sign * value).astype(np.float32)
+
+
 @alu("F2FP")
 def _f2fp(ins: Instruction, env: Env):
+    if "UNPACK_B" in ins.mods:  # two float8 of the low halfword to two float16
+        e4m3 = "E4M3" in ins.mods
+        d, a = write(operand(ins, 0)), read(operand(ins, 1), "u32", env.constants)
+
+        def unpack(m: Machine, ix: np.ndarray) -> None:
+            x = np.broadcast_to(np.asarray(a(m, ix), dtype=np.uint32), (len(ix),))
+            lo, hi = fp8_to_f32(x & np.uint32(0xFF), e4m3), fp8_to_f32((x >> np.uint32(8)) & np.uint32(0xFF), e4m3)
+            d(m, ix, (f32_to_f16_bits(hi) << np.uint32(16)) | f32_to_f16_bits(lo))
+        return unpack
     bf16 = "BF16" in ins.mods
     d = write(operand(ins, 0))
     a, b = read(operand(ins, 1), "f32", env.constants), read(operand(ins, 2), "f32", env.constants)
@@ -475,6 +512,47 @@ def _hfma2(ins: Instruction, env: Env):
         if "SAT" in ins.mods:
             r = np.clip(r, 0, 1)
         d(m, ix, r[:, 0] if out32 else _pack(np.asarray(r, dtype=np.float32), bf16))
+    return f
+
+
+@alu("HSET2")
+def _hset2(ins: Instruction, env: Env):
+    """Per half: the comparison's result as 1.0/0.0 (.BF) or an all-ones/zero mask."""
+    from .integer import BOOLEAN
+
+    cmp = float_compare(next(m for m in ins.mods if m in ("NUM", "NAN", "T", "F") or m.rstrip("U") in ORDERED))
+    bop = BOOLEAN[next(m for m in ins.mods if m in BOOLEAN)]
+    bf16 = "BF16_V2" in ins.mods
+    d = write(operand(ins, 0))
+    srcs, rest = _halves(list(ins.operands[1:]), 2, env, bf16)
+    c = read(rest[0], "pred")
+    one = np.uint32(0x3F80 if bf16 else 0x3C00) if "BF" in ins.mods else np.uint32(0xFFFF)
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        r = cmp(srcs[0](m, ix), srcs[1](m, ix))
+        cp = np.broadcast_to(c(m, ix), (len(ix),))
+        lo, hi = bop(r[:, 0], cp), bop(r[:, 1], cp)
+        d(m, ix, (np.where(hi, one, 0).astype(np.uint32) << np.uint32(16)) | np.where(lo, one, 0).astype(np.uint32))
+    return f
+
+
+@alu("F2IP")
+def _f2ip(ins: Instruction, env: Env):
+    """Two floats to two saturated 8-bit (or 16-bit) integers, packed into the low part of c: F2IP.U8.F32 Rd, Ra(high), Rb(low), Rc."""
+    kinds = [m for m in ins.mods if m in INTS]
+    bits, signed = INTS[kinds[0]] if kinds else (8, False)
+    d = write(operand(ins, 0))
+    hi, lo = read(operand(ins, 1), "f32", env.constants), read(operand(ins, 2), "f32", env.constants)
+    keep = read(operand(ins, 3), "u32", env.constants)
+    low, top = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+
+    def conv(x):
+        r = _round_int(np.asarray(x, dtype=np.float64), ins.mods)
+        return (np.where(np.isnan(r), 0, np.clip(r, low, top)).astype(np.int64) & ((1 << bits) - 1)).astype(np.uint32)
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        base = np.asarray(keep(m, ix), dtype=np.uint32) & np.uint32((0xFFFF_FFFF << (2 * bits)) & 0xFFFF_FFFF)
+        d(m, ix, np.broadcast_to(base | (conv(hi(m, ix)) << np.uint32(bits)) | conv(lo(m, ix)), (len(ix),)))
     return f
 
 

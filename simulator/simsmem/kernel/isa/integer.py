@@ -375,6 +375,62 @@ def _imnmx(ins: Instruction, env: Env):
     return f
 
 
+@alu("VIADDMNMX", "UVIADDMNMX")
+def _viaddmnmx(ins: Instruction, env: Env):
+    """min or max (PT: min) of a + b and c."""
+    d = write(operand(ins, 0))
+    a, c, p = read(operand(ins, 1), "u32", env.constants), read(operand(ins, 3), "u32", env.constants), read(operand(ins, 4), "pred")
+    b, b_neg = _addend(operand(ins, 2), env)
+    unsigned = "U32" in ins.mods
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        t = ((_w(a(m, ix)) + _w(b(m, ix)) + np.uint64(b_neg)) & M32).astype(U32)
+        y = np.asarray(c(m, ix), dtype=U32)
+        x, y = (t, y) if unsigned else (t.view(np.int32), y.view(np.int32))
+        r = np.where(p(m, ix), np.minimum(x, y), np.maximum(x, y))
+        d(m, ix, np.broadcast_to(np.asarray(r).astype(np.int64).astype(U32), (len(ix),)))
+    return f
+
+
+@alu("IDP")
+def _idp(ins: Instruction, env: Env):
+    """Dot products of packed integers plus c: IDP.4A (4 bytes by 4 bytes), IDP.2A (2 halfwords of a by 2 bytes of b, .LO or .HI)."""
+    mods = ins.mods
+    kinds = [x for x in mods if x[:1] in "US" and x[1:].isdigit()]
+    sa, sb = (kinds + ["U8", "U8"])[:2]
+    d = write(operand(ins, 0))
+    a, b, c = (read(operand(ins, k), "u32", env.constants) for k in (1, 2, 3))
+
+    def parts(x, kind, n, shift=0):
+        bits = int(kind[1:])
+        v = [(x.astype(np.int64) >> (shift + bits * k)) & ((1 << bits) - 1) for k in range(n)]
+        return [np.where(p >> (bits - 1) & 1, p - (1 << bits), p) if kind[0] == "S" else p for p in v]
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        x, y = (np.broadcast_to(np.asarray(v(m, ix), dtype=U32), (len(ix),)) for v in (a, b))
+        if "4A" in mods:
+            total = sum(p * q for p, q in zip(parts(x, sa, 4), parts(y, sb, 4)))
+        else:
+            total = sum(p * q for p, q in zip(parts(x, sa, 2), parts(y, sb, 2, 16 if "HI" in mods else 0)))
+        d(m, ix, ((total + np.asarray(c(m, ix), dtype=U32).view(np.int32).astype(np.int64)) & 0xFFFF_FFFF).astype(U32))
+    return f
+
+
+@alu("VABSDIFF4")
+def _vabsdiff4(ins: Instruction, env: Env):
+    """Per-byte absolute differences (__vabsdiffu4), each plus the byte of c."""
+    d = write(operand(ins, 0))
+    a, b, c = (read(operand(ins, k), "u32", env.constants) for k in (1, 2, 3))
+    signed = "S8" in ins.mods
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        x, y, z = (np.broadcast_to(np.asarray(v(m, ix), dtype="<u4"), (len(ix),)).copy().view(np.int8 if signed else np.uint8).reshape(-1, 4).astype(np.int64)
+                   for v in (a, b, c))
+        r = (np.abs(x - y) + z) & 0xFF
+        d(m, ix, r.astype(np.uint8).view("<u4").reshape(-1).astype(U32))
+    return f
+
+
 @alu("IABS", "UIABS")
 def _iabs(ins: Instruction, env: Env):
     d, a = write(operand(ins, 0)), read(operand(ins, 1), "u32", env.constants)
@@ -500,7 +556,7 @@ def _p2r(ins: Instruction, env: Env):
     mask = int(operand(ins, 3).text, 0)
     shift = {"B0": 0, "B1": 8, "B2": 16, "B3": 24}.get(next((x for x in ins.mods if x.startswith("B")), "B0"), 0)
 
-    def f(m: Machine, ix: np.ndarray) -> None:
+    def f(m: Machine, ix: np.ndarray) -> None:  # P2R Rd, PR, Rbase, mask
         preds = getattr(m, file)
         bits = np.zeros(len(ix), dtype=U32)
         for k in range(7):

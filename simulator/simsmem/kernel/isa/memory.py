@@ -263,13 +263,27 @@ def _atoms(ins: Instruction, env: Env):
     return run
 
 
-def _matrix_rows(m: Machine, ex: np.ndarray, act: np.ndarray, addr, num: int) -> tuple[np.ndarray, np.ndarray]:
-    """Row addresses (per thread, -1 elsewhere) of an 8x8 matrix op: lanes 0..8*num-1 of each warp give them."""
+def _matrix_warps(m: Machine, ins: Instruction, act: np.ndarray, addr, num: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For an 8x8 matrix op: the acting warps (every lane must act), each thread's row address (-1 elsewhere), and the
+    flat shared byte index of each warp's 8*num rows (warps, 8*num), where lanes 0..8*num-1 give them."""
     ix = np.flatnonzero(act)
     a = addr(m, ix)
     full = _full(m, ix, a)
-    rows = full.reshape(-1, LANES)[:, : 8 * num]  # (warps, 8*num)
-    return full, rows
+    by_warp = act.reshape(-1, LANES)
+    warps = np.flatnonzero(by_warp.any(axis=1))
+    partial = ~by_warp[warps].all(axis=1)
+    if partial.any():
+        w = int(warps[np.flatnonzero(partial)[0]])
+        raise ExecError(f"{ins.text}: every lane of a warp must execute it (lanes {np.flatnonzero(~by_warp[w]).tolist()} of a warp do not)", ins.pc)
+    lanes = (warps[:, None] * LANES + np.arange(8 * num)).reshape(-1)
+    rows = full[lanes]
+    flat = shared_index(m, lanes, rows, 16).reshape(len(warps), 8 * num)
+    return warps, full, flat
+
+
+#: A lane's place in a matrix op's 8x8 b16 matrices: row and the column of its low half, plain and transposed.
+_T = np.arange(LANES)
+_ROW, _COL = _T // 4, 2 * (_T % 4)
 
 
 @step("LDSM")
@@ -280,24 +294,19 @@ def _ldsm(ins: Instruction, env: Env):
     addr = address32(operand(ins, 1), env)
 
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
-        full, rows = _matrix_rows(m, ex, act, addr, num)
-        warps = np.flatnonzero(act.reshape(-1, LANES).any(axis=1))
-        for w in warps:
-            lanes = w * LANES + np.arange(LANES)
-            if not act[lanes].all():
-                raise ExecError(f"{ins.text}: every lane of a warp must execute ldmatrix (lanes {np.flatnonzero(~act[lanes]).tolist()} do not)", ins.pc)
-            r = rows[w]
-            data = shared_load(m, w * LANES + np.arange(8 * num), r, 16).reshape(num, 8, 8, 2)  # matrix, row, column, byte
-            t = np.arange(LANES)
-            for i in range(num):
-                if trans:
-                    lo = data[i, 2 * (t % 4), t // 4]
-                    hi = data[i, 2 * (t % 4) + 1, t // 4]
-                else:
-                    lo = data[i, t // 4, 2 * (t % 4)]
-                    hi = data[i, t // 4, 2 * (t % 4) + 1]
-                words = np.concatenate([lo, hi], axis=1).view("<u4").reshape(LANES)
-                getattr(m, file)[regs[i], lanes] = words if regs[i] != 255 else getattr(m, file)[regs[i], lanes]
+        warps, full, flat = _matrix_warps(m, ins, act, addr, num)
+        if len(warps):
+            halves = m.shared.reshape(-1)[flat[:, :, None] + np.arange(16)].view(np.uint16).reshape(len(warps), num, 8, 8)
+            if trans:  # lane t gets column t/4, rows 2(t%4) and 2(t%4)+1
+                lo, hi = halves[:, :, _COL, _ROW], halves[:, :, _COL + 1, _ROW]
+            else:  # lane t gets row t/4, columns 2(t%4) and 2(t%4)+1
+                lo, hi = halves[:, :, _ROW, _COL], halves[:, :, _ROW, _COL + 1]
+            words = lo.astype(np.uint32) | (hi.astype(np.uint32) << np.uint32(16))  # (warps, num, 32)
+            lanes = (warps[:, None] * LANES + _T).reshape(-1)
+            out = getattr(m, file)
+            for i, r in enumerate(regs):
+                if r != (255 if file == "R" else 63):
+                    out[r, lanes] = words[:, i].reshape(-1)
         _report(m, ins, form, ex, act, full)
         m.pc[ex] += 1
     return run
@@ -311,24 +320,18 @@ def _stsm(ins: Instruction, env: Env):
     file, regs = registers(operand(ins, 1), num)
 
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
-        full, rows = _matrix_rows(m, ex, act, addr, num)
-        warps = np.flatnonzero(act.reshape(-1, LANES).any(axis=1))
-        t = np.arange(LANES)
-        for w in warps:
-            lanes = w * LANES + np.arange(LANES)
-            if not act[lanes].all():
-                raise ExecError(f"{ins.text}: every lane of a warp must execute stmatrix", ins.pc)
-            r = rows[w]
-            data = shared_load(m, w * LANES + np.arange(8 * num), r, 16).reshape(num, 8, 8, 2).copy()
-            for i in range(num):
-                words = np.ascontiguousarray(getattr(m, file)[regs[i], lanes]).view(np.uint8).reshape(LANES, 2, 2)
-                if trans:
-                    data[i, 2 * (t % 4), t // 4] = words[:, 0]
-                    data[i, 2 * (t % 4) + 1, t // 4] = words[:, 1]
-                else:
-                    data[i, t // 4, 2 * (t % 4)] = words[:, 0]
-                    data[i, t // 4, 2 * (t % 4) + 1] = words[:, 1]
-            shared_store(m, w * LANES + np.arange(8 * num), r, data.reshape(8 * num, 16))
+        warps, full, flat = _matrix_warps(m, ins, act, addr, num)
+        if len(warps):
+            lanes = (warps[:, None] * LANES + _T).reshape(-1)
+            words = np.stack([getattr(m, file)[r, lanes].reshape(len(warps), LANES) for r in regs], axis=1)  # (warps, num, 32)
+            halves = np.zeros((len(warps), num, 8, 8), dtype=np.uint16)
+            rows, cols = (_COL, _ROW) if trans else (_ROW, _COL)
+            halves[:, :, rows, cols] = (words & np.uint32(0xFFFF)).astype(np.uint16)
+            if trans:
+                halves[:, :, _COL + 1, _ROW] = (words >> np.uint32(16)).astype(np.uint16)
+            else:
+                halves[:, :, _ROW, _COL + 1] = (words >> np.uint32(16)).astype(np.uint16)
+            m.shared.reshape(-1)[flat[:, :, None] + np.arange(16)] = halves.view(np.uint8).reshape(len(warps), num * 8, 16)
         _report(m, ins, form, ex, act, full)
         m.pc[ex] += 1
     return run

@@ -120,7 +120,7 @@ def _match(ins: Instruction, env: Env):
 @alu("REDUX", "CREDUX")
 def _redux(ins: Instruction, env: Env):
     mods = ins.mods
-    kind = next(x for x in mods if x in ("SUM", "MIN", "MAX", "AND", "OR", "XOR"))
+    kind = next((x for x in mods if x in ("SUM", "MIN", "MAX", "AND", "OR", "XOR")), "AND")  # no modifier: AND
     signed = "S32" in mods
     d = write(operand(ins, 0))
     a = read(operand(ins, 1), "u32", env.constants)
