@@ -91,6 +91,9 @@ class Machine:
         self.pc = np.zeros(n, dtype=np.int64)  # instruction index
         self.waiting = np.zeros(n, dtype=bool)  # at a barrier or BSYNC, not runnable
         self.convergence = np.zeros((16, n), dtype=bool)  # BSSY barriers: members
+        self.group = np.zeros(n, dtype=np.int64)  # threads of a warp with one group number run together
+        self.next_group = 1
+        self.diverged = False
         self.bar_id = np.full(n, -1, dtype=np.int64)  # the BAR each waiting thread waits at (-1: none, or a BSYNC)
         self.bar_need = np.full(n, -1, dtype=np.int64)  # the thread count that BAR waits for (-1: the whole CTA)
         self.bar_reduce: dict[int, Callable[[np.ndarray], None] | None] = {}
@@ -144,6 +147,9 @@ class Machine:
                     return
                 at = int(pc[ready].min())
                 ex = runnable & (pc == at)
+                if self.diverged:  # a warp whose threads split runs one of its groups at this counter at a time
+                    key = np.where(ex, self.group, np.iinfo(np.int64).max).reshape(-1, LANES)
+                    ex &= self.group == np.repeat(key.min(axis=1), LANES)
                 self.ex_ix = np.flatnonzero(ex)
                 whole = len(self.ex_ix) == len(ready)
                 warps = ex.reshape(-1, LANES).any(axis=1)
@@ -180,6 +186,19 @@ class Machine:
     def jump(self, threads: np.ndarray, target: int) -> None:
         """Send ``threads`` to the instruction at byte offset ``target`` of the code."""
         self.pc[threads] = self.index_of(target)
+
+    def branch(self, ex: np.ndarray, taken: np.ndarray, target: int) -> None:
+        """The executing threads ``taken`` go to ``target``, the others on; a warp whose threads part becomes two groups,
+        which run apart until a BSYNC joins them."""
+        self.pc[ex & ~taken] += 1
+        if not taken.any():
+            return
+        self.jump(taken, target)
+        split = taken.reshape(-1, LANES).any(axis=1) & (ex & ~taken).reshape(-1, LANES).any(axis=1)
+        if split.any():
+            self.group[taken & np.repeat(split, LANES)] = self.next_group
+            self.next_group += 1
+            self.diverged = True
 
     def index_of(self, offset: int) -> int:
         index = offset // 16
@@ -223,6 +242,8 @@ class Machine:
                 self.waiting[free] = False
                 self.convergence[b, free] = False
                 self.pc[free] += 1
+                self.group[free] = self.next_group  # the warp's groups are one again
+                self.next_group += 1
         # BAR n: a CTA's threads go on once all its threads still alive wait at a BAR n, or the count is met
         at_bar = waiting & (self.bar_id >= 0)
         for slot in np.unique(self.cta_slot[at_bar]):

@@ -45,9 +45,7 @@ def _bra(ins: Instruction, env: Env):
             named[:] = (bits[:, None] >> np.arange(LANES, dtype=np.uint32)) & np.uint32(1) != 0
             split = (named & m.alive.reshape(-1, LANES) & ~ex.reshape(-1, LANES)).any(axis=1)
             taken = act & np.repeat(split, LANES)
-            m.pc[ex & ~taken] += 1
-            if taken.any():
-                m.jump(taken, target)
+            m.branch(ex, taken, target)
         return divergent
     cond = next((read(op, "pred") for op in ins.operands if op.kind in ("P", "UP")), None)
 
@@ -57,9 +55,7 @@ def _bra(ins: Instruction, env: Env):
             taken = np.zeros_like(act)
             ix = np.flatnonzero(act)
             taken[ix] = cond(m, ix)
-        m.pc[ex & ~taken] += 1
-        if taken.any():
-            m.jump(taken, target)
+        m.branch(ex, taken, target)
     return run
 
 
@@ -68,9 +64,7 @@ def _call(ins: Instruction, env: Env):
     target = _target(ins, env)
 
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
-        m.pc[ex & ~act] += 1
-        if act.any():
-            m.jump(act, target)
+        m.branch(ex, act, target)
     return run
 
 

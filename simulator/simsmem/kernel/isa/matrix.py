@@ -67,6 +67,8 @@ def _hmma(ins: Instruction, env: Env):
         c_rows, c_cols = c_rows.reshape(2, 2, LANES).transpose(0, 2, 1), c_cols.reshape(2, 2, LANES).transpose(0, 2, 1)
 
     def fragment(m: Machine, file: str, regs: list[int], lanes: np.ndarray, w: int) -> np.ndarray:
+        if regs[0] == (255 if file == "R" else 63):  # RZ: a zero accumulator
+            return np.zeros((w, len(regs), LANES), dtype=np.uint32)
         return getattr(m, file)[regs[0] : regs[0] + len(regs), lanes].reshape(len(regs), w, LANES).transpose(1, 0, 2)  # (warps, regs, 32)
 
     def f(m: Machine, ix: np.ndarray) -> None:
