@@ -77,7 +77,7 @@ def op_label(op: str, width: int, num: int, trans: bool, atom: str = "add", bypa
     if op == "LDGSTS":
         return "LDGSTS.E" + (".BYPASS" if bypass else "") + {32: "", 64: ".64", 128: ".128"}[width]
     if op == "ATOMS":
-        return "ATOMS." + atom.upper().replace("_", ".") + (".64" if width == 64 else "")
+        return "ATOMS." + {"popc_inc": "POPC.INC", "cast": "CAST.SPIN"}.get(atom, atom.upper()) + (".64" if width == 64 else "")
     suffix = {8: ".U8", 16: ".U16", 32: "", 64: ".64", 128: ".128"}[width]
     return op + suffix
 

@@ -21,8 +21,9 @@ MATRIX_OPS = frozenset({"LDSM", "STSM"})
 #: Ops whose lanes also give a global source address (``src``): cp.async's LDGSTS.
 SOURCE_OPS = frozenset({"LDGSTS"})
 #: Shared atomic operations (``ATOMS`` ``atom`` field), in the order of their codes in ``InstructionBatch.atom``.
-#: ``popc_inc`` is the SASS ``ATOMS.POPC.INC`` that ``red.shared.add.u32 [a], 1`` compiles to.
-ATOM_KINDS: tuple[str, ...] = ("add", "min", "max", "inc", "dec", "exch", "cas", "and", "or", "xor", "popc_inc")
+#: ``popc_inc`` is the SASS ``ATOMS.POPC.INC`` that ``red.shared.add.u32 [a], 1`` compiles to; ``cast`` is ``ATOMS.CAST.SPIN``,
+#: the compare-and-store of the loops the compiler makes of atomics the hardware lacks (a float atomicAdd on shared memory).
+ATOM_KINDS: tuple[str, ...] = ("add", "min", "max", "inc", "dec", "exch", "cas", "and", "or", "xor", "popc_inc", "cast")
 LANES = 32
 FULL_MASK = 0xFFFFFFFF
 INACTIVE = -1

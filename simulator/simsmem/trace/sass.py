@@ -29,7 +29,7 @@ def sass_form(sass: str) -> dict[str, Any]:
             raise TraceError(sass, "matrix op without .M88 or .MT88")
         return {"op": op, "num": int(parts[-1]) if parts[-1] in ("2", "4") else 1, "trans": shape == "MT88"}
     if op == "ATOMS":
-        kind = "popc_inc" if parts[:2] == ["POPC", "INC"] else parts[0].lower() if parts else "add"
+        kind = "popc_inc" if parts[:2] == ["POPC", "INC"] else "cast" if parts[:2] == ["CAST", "SPIN"] else parts[0].lower() if parts else "add"
         if kind not in ATOM_KINDS:
             raise TraceError(sass, f"ATOMS.{parts[0]} is not an atomic operation simsmem models")
         return {"op": op, "width": 64 if "64" in parts else 32, "atom": kind}

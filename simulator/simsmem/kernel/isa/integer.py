@@ -50,17 +50,24 @@ def _imad(ins: Instruction, env: Env):
         a, b = read(srcs[0], "u32", env.constants), read(srcs[1], "u32", env.constants)
         c = read(srcs[2], "u64", env.constants) if len(srcs) > 2 else (lambda m, ix: np.uint64(0))
         carry_in = read(srcs[3], "pred") if "X" in mods and len(srcs) > 3 else None
+        carry_out = write(dests[1], "pred") if len(dests) > 1 else None
 
-        def wide(m: Machine, ix: np.ndarray) -> None:
+        def wide(m: Machine, ix: np.ndarray) -> None:  # d = a * b + c (+ carry in), 64 bits; the carry out of bit 63
             x, y = a(m, ix), b(m, ix)
             if signed:
                 p = (np.asarray(x).view(np.int32).astype(np.int64) * np.asarray(y).view(np.int32).astype(np.int64)).view(np.uint64)
             else:
                 p = _w(x) * _w(y)
-            r = p + _w(c(m, ix))
+            cv = _w(c(m, ix))
+            r = p + cv
+            out = r < cv
             if carry_in is not None:
-                r = r + carry_in(m, ix).astype(np.uint64)
+                ci = carry_in(m, ix).astype(np.uint64)
+                r = r + ci
+                out = out | (r < ci)
             d(m, ix, r)
+            if carry_out is not None:
+                carry_out(m, ix, np.broadcast_to(out, (len(ix),)))
         return wide
     d = write(dests[0])
     a, b = read(srcs[0], "u32", env.constants), read(srcs[1], "u32", env.constants)
@@ -103,8 +110,37 @@ def _addend(op, env: Env):
     return read(op, "u32", env.constants), 0
 
 
+def _halves(x) -> np.ndarray:
+    """(n,) uint32 words -> (n, 2) int64 [low, high] halfwords, unsigned."""
+    x = np.asarray(x, dtype=U32).astype(np.int64)
+    return np.stack([x & 0xFFFF, x >> 16], axis=-1)
+
+
+def _join(h: np.ndarray) -> np.ndarray:
+    """(n, 2) halfwords (any integers; each taken modulo 2**16) -> (n,) uint32 words."""
+    h = h & 0xFFFF
+    return (h[..., 0] | h[..., 1] << 16).astype(U32)
+
+
+def _vadd16x2(ins: Instruction, env: Env):
+    """VIADD.16x2 d, a, b: two independent 16-bit sums (no carry between them); -b negates each halfword."""
+    d = write(operand(ins, 0))
+    ops = [o for o in ins.operands[1:] if o.kind not in ("P", "UP")]
+    terms = [(read(attrs.evolve(o, neg=False), "u32", env.constants), o.neg) for o in ops]
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        total = np.zeros((len(ix), 2), dtype=np.int64)
+        for t, neg in terms:
+            h = _halves(np.broadcast_to(t(m, ix), (len(ix),)))
+            total = total - h if neg else total + h
+        d(m, ix, _join(total))
+    return f
+
+
 @alu("IADD3", "UIADD3", "IADD", "UIADD", "IADD32I", "VIADD", "UVIADD")
 def _iadd3(ins: Instruction, env: Env):
+    if "16x2" in ins.mods:
+        return _vadd16x2(ins, env)
     extended = "X" in ins.mods
     ops = list(ins.operands)
     d = write(ops[0])
@@ -187,7 +223,7 @@ def _shf(ins: Instruction, env: Env):
 
     def f(m: Machine, ix: np.ndarray) -> None:
         n = _w(s(m, ix))
-        n = n & np.uint64(31 if not wide else 63) if wrap else np.minimum(n & np.uint64(0xFF), np.uint64(64 if wide else 32))
+        n = n & np.uint64(31 if not wide else 63) if wrap else np.minimum(n, np.uint64(64 if wide else 32))
         h, l_ = _w(hi(m, ix)), _w(lo(m, ix))
         v = (h << np.uint64(32)) | l_
         big = n >= np.uint64(64)
@@ -211,8 +247,8 @@ def lut3(table: int):
         0x66: lambda a, b, c: b ^ c, 0x96: lambda a, b, c: a ^ b ^ c, 0xFE: lambda a, b, c: a | b | c, 0x80: lambda a, b, c: a & b & c,
         0x0F: lambda a, b, c: ~a, 0x33: lambda a, b, c: ~b, 0x55: lambda a, b, c: ~c, 0xF0: lambda a, b, c: a, 0xCC: lambda a, b, c: b,
         0xAA: lambda a, b, c: c, 0x30: lambda a, b, c: a & ~b, 0x0C: lambda a, b, c: ~a & b, 0x50: lambda a, b, c: a & ~c,
-        0xF8: lambda a, b, c: a | (b & c), 0xEA: lambda a, b, c: (a & b) | c, 0xE2: lambda a, b, c: (a & ~c) | (b & c),
-        0xB8: lambda a, b, c: (a & b) | (~b & c), 0xCA: lambda a, b, c: (a & b) | (~a & c), 0xD8: lambda a, b, c: (a & c) | (b & ~c),
+        0xF8: lambda a, b, c: a | (b & c), 0xEA: lambda a, b, c: (a & b) | c, 0xE2: lambda a, b, c: (a & b) | (c & ~b),
+        0xB8: lambda a, b, c: (a & ~b) | (b & c), 0xCA: lambda a, b, c: (a & b) | (~a & c), 0xD8: lambda a, b, c: (a & ~c) | (b & c),
         0x00: lambda a, b, c: a & ~a, 0xFF: lambda a, b, c: a | ~a,
     }
     if table in common:
@@ -324,7 +360,7 @@ def _sel(ins: Instruction, env: Env):
 def _vabsdiff(ins: Instruction, env: Env):
     d = write(operand(ins, 0))
     a, b, c = (read(operand(ins, k), "u32", env.constants) for k in (1, 2, 3))
-    signed = "S32" in ins.mods
+    signed = "U32" not in ins.mods  # VABSDIFF: signed; VABSDIFF.U32: unsigned
 
     def f(m: Machine, ix: np.ndarray) -> None:
         x, y = np.asarray(a(m, ix), dtype=U32), np.asarray(b(m, ix), dtype=U32)
@@ -362,9 +398,19 @@ def _i2i(ins: Instruction, env: Env):
 
 @alu("IMNMX", "UIMNMX", "VIMNMX", "UVIMNMX")
 def _imnmx(ins: Instruction, env: Env):
+    """min (p true) or max (p false) of a and b: signed unless .U32; .U16x2 / .S16x2 per halfword."""
     d = write(operand(ins, 0))
     a, b, p = read(operand(ins, 1), "u32", env.constants), read(operand(ins, 2), "u32", env.constants), read(operand(ins, 3), "pred")
     unsigned = "U32" in ins.mods
+    packed = next((x for x in ins.mods if x in ("U16x2", "S16x2", "16x2")), None)
+    if packed:
+        def halves(m: Machine, ix: np.ndarray) -> None:
+            x, y = (_halves(np.broadcast_to(v(m, ix), (len(ix),))) for v in (a, b))
+            if packed != "U16x2":
+                x, y = (np.where(v >= 0x8000, v - 0x10000, v) for v in (x, y))
+            pm = np.broadcast_to(p(m, ix), (len(ix),))[:, None]
+            d(m, ix, _join(np.where(pm, np.minimum(x, y), np.maximum(x, y))))
+        return halves
 
     def f(m: Machine, ix: np.ndarray) -> None:
         x, y = np.asarray(a(m, ix), dtype=U32), np.asarray(b(m, ix), dtype=U32)
@@ -451,8 +497,10 @@ def _popc(ins: Instruction, env: Env):
 
 @alu("FLO", "UFLO")
 def _flo(ins: Instruction, env: Env):
-    d, a = write(operand(ins, -1) if len(ins.operands) == 2 else operand(ins, 0)), read(operand(ins, -1), "u32", env.constants)
-    signed = "S32" in ins.mods
+    """bfind: the position of the most significant 1 (FLO.U32), or of the most significant bit unlike the sign
+    (FLO, signed by default); 0xFFFFFFFF if there is none; .SH gives 31 - position (the shift amount)."""
+    d, a = write(operand(ins, 0)), read(operand(ins, -1), "u32", env.constants)
+    signed = "U32" not in ins.mods
     shift = "SH" in ins.mods
 
     def f(m: Machine, ix: np.ndarray) -> None:

@@ -228,7 +228,7 @@ def _atoms(ins: Instruction, env: Env):
     d = operand(ins, 0)
     addr = address32(operand(ins, 1), env)
     srcs = list(ins.operands[2:])
-    form = _form(ins.opcode.replace("CAST.SPIN", "CAS") if spin else ins)
+    form = _form(ins)
     dfile, dregs = registers(d, size // 4)
     vfile, vregs = registers(srcs[0], size // 4) if srcs else ("R", [])
     cfile, cregs = registers(srcs[1], size // 4) if kind in ("CAS", "CAST") and len(srcs) > 1 else ("R", [])
@@ -339,24 +339,29 @@ def _stsm(ins: Instruction, env: Env):
 
 @step("LDGSTS")
 def _ldgsts(ins: Instruction, env: Env):
+    """cp.async: copy ``size`` bytes a lane from global to shared memory, or fewer with zeros after them.
+
+    ptxas writes cp.async's src-size two ways: a predicate (src-size 16 or 0: false zero-fills the copy) or,
+    with ``.ZFILL``, the number of bytes to zero-fill in the low bits of the (otherwise aligned) source address
+    and a predicate that is false where src-size is 0."""
     size, _ = width(ins)
     dst = address32(operand(ins, 0), env)
     src = address64(operand(ins, 1), env)
-    fill = read(operand(ins, 2), "u32", env.constants) if len(ins.operands) > 2 and ins.operands[2].kind in ("R", "UR", "imm") else None
     copy = read(operand(ins, 2), "pred") if len(ins.operands) > 2 and ins.operands[2].kind in ("P", "UP") else None
+    zfill = "ZFILL" in ins.mods
     form = _form(ins)
 
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
         ix = np.flatnonzero(act)
         a, s = dst(m, ix), src(m, ix)
         if len(ix):
-            # cp.async's src-size: ptxas makes a predicate of 0-or-all (false: zero fill) or keeps a register of bytes
+            n = np.full(len(ix), size, dtype=np.int64)
+            if zfill:
+                low = (s & np.uint64(size - 1)).astype(np.int64)
+                s = s - low.astype(np.uint64)
+                n -= low
             if copy is not None:
-                n = np.where(np.asarray(copy(m, ix)), size, 0)
-            elif fill is not None:
-                n = np.minimum(np.asarray(fill(m, ix)).astype(np.int64), size)
-            else:
-                n = np.full(len(ix), size)
+                n = np.where(np.asarray(copy(m, ix)), n, 0)
             data = np.zeros((len(ix), size), dtype=np.uint8)
             whole = n == size
             if whole.any():

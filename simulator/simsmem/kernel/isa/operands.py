@@ -59,6 +59,11 @@ def pair(m: Machine, file: str, i: int, ix: np.ndarray) -> np.ndarray:
 
 def read(op: Operand, ty: str = "u32", constants: dict[int, np.ndarray] | None = None) -> Reader:
     """A function giving the operand's value for threads ``ix`` as type ``ty``."""
+    if op.kind in ("R", "UR") and ty == "pred":  # PLOP3's R.SIGN: the register's sign bit as a predicate
+        if "SIGN" not in op.suffix:
+            raise BuildError(f"register {op.text} read as a predicate")
+        i, file, inv = op.index, _file(op), op.inv or op.neg
+        return lambda m, ix: ((getattr(m, file)[i, ix] >> np.uint32(31)) != 0) ^ inv
     if op.kind in ("R", "UR"):
         f = _register(op, ty)
     elif op.kind == "imm":
