@@ -164,3 +164,32 @@ extern "C" __global__ void sts_alu_div(float* out, const float* in, const int* f
     }
     out[g] = acc;
 }
+
+// cp.async .cg without src-size (plain LDGSTS.E.BYPASS.128), to set beside the src-size forms above
+extern "C" __global__ void cpa_cg16_plain(float* out, const char* in, const int* src, const int* dst, const int* size)
+{
+    __shared__ __align__(128) float s[2048];
+    const int l = threadIdx.x;
+    for (int k = l; k < 2048; k += 32) s[k] = -1.0f;
+    __syncwarp();
+    const unsigned d = (unsigned)__cvta_generic_to_shared((char*)s + dst[l]);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(d), "l"(in + src[l]));
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    __syncwarp();
+    for (int k = l; k < 2048; k += 32) out[k] = s[k];
+}
+
+// store variance with predication instead of a branch: every lane runs the loop, the store is predicated off in some
+extern "C" __global__ void sts_pred(float* out, const float* in, const int* flag)
+{
+    __shared__ float s[1024];
+    const int t = threadIdx.x, g = blockIdx.x * blockDim.x + t;
+    volatile float* vs = s;
+    const int f = flag[g & 1023];
+    float acc = in[g & 4095];
+    for (int r = 0; r < ROUNDS; r++) {
+        if ((f >> (r & 7)) & 1) vs[(t * 33 + r) & 1023] = acc + (float)r;
+        acc += vs[(t + r) & 1023];
+    }
+    out[g] = acc;
+}
