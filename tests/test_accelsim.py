@@ -6,6 +6,7 @@ versions 1.2 to 5, and the version-6 parser's immediates and register values), i
 Expected records are the addresses written into each line, minus the shared window base.
 """
 
+import json
 import lzma
 
 import numpy as np
@@ -154,10 +155,19 @@ def test_atomic_kinds(tmp_path, sass, atom, width):
 
 
 def test_unmodelled_atomic_is_refused(tmp_path, capsys):
-    path = traceg(tmp_path / "k.traceg", {(0, 0): [mem("ATOMS.CAST.SPIN", lanes(lambda lane: 4 * lane), 1)]})
+    path = traceg(tmp_path / "k.traceg", {(0, 0): [mem("ATOMS.ARRIVE.64", lanes(lambda lane: 8 * lane), 1, 8)]})
     assert main(["run", str(path)]) == 2
     err = capsys.readouterr().err
-    assert "line 23: opcode" in err and "ATOMS.CAST is not an atomic operation simsmem models" in err
+    assert "line 23: opcode" in err and "ATOMS.ARRIVE is not an atomic operation simsmem models" in err
+
+
+def test_cast_spin_is_the_cast_atom(tmp_path, capsys):
+    """ATOMS.CAST.SPIN (the compiler's atomicCAS loops) imports as atom cast: one pass, rounds 2 (calibration/realk
+    rule_cas_spin32_distinct: 2 atom wavefronts for 32 lanes on 32 words)."""
+    path = traceg(tmp_path / "k.traceg", {(0, 0): [mem("ATOMS.CAST.SPIN", lanes(lambda lane: 4 * lane), 1)]})
+    assert main(["run", str(path), "--engine", "analytic", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["metrics"]["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"] == 2
 
 
 def test_generic_and_other_memory(tmp_path, capsys):

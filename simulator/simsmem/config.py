@@ -44,6 +44,7 @@ class AtomSpec:
     widths: tuple[int, ...]  # access widths in bits the SASS instruction exists in
     broadcast: bool  # lanes hitting one word share it (ATOMS.POPC.INC); False: they serialize
     rounds: int  # wavefronts per pass (CAS: 2); the bank conflicts are those of one round
+    spin: bool = False  # one pass per phase: lanes it cannot serve fail, and the compiler's loop retries them (ATOMS.CAST.SPIN)
 
 
 @attrs.frozen

@@ -42,12 +42,22 @@ def count(batch: InstructionBatch, arch: ArchConfig) -> Counts:
         rows = np.flatnonzero(form == key) if len(forms) > 1 else np.arange(n)
         f = Form.of(key)
         shape = shape_of(arch.op(f.op), arch, f.width, f.num, f.atom, f.bypass)
-        count_rows(batch.addrs, batch.src, rows, shape, arch, out)
+        count_rows(batch.addrs, counted_sources(batch) if shape.source_positions else batch.src, rows, shape, arch, out)
+        if shape.single_pass:  # one pass per phase that has lanes: as many as ideal
+            out[0, rows] = out[1, rows]
         if shape.rounds > 1:  # every pass takes `rounds` wavefronts; the conflicts stay one round's
             passes = out[0, rows]
             out[0, rows] = passes * shape.rounds
             out[1, rows] += passes * (shape.rounds - 1)
     return Counts(out[0], out[0] - out[1], out[1], out[2])
+
+
+def counted_sources(batch: InstructionBatch) -> np.ndarray:
+    """The LDGSTS sources the count reads: a ``zfill`` lane's source is its destination (reference.py, rule 5)."""
+    if not batch.zfill.any():
+        return batch.src
+    lanes = (batch.zfill[:, None] >> np.arange(LANES, dtype=np.uint32)) & np.uint32(1) != 0
+    return np.where(lanes, batch.addrs.astype(np.int64), batch.src)
 
 
 def count_rows(addrs: np.ndarray, src: np.ndarray, rows: np.ndarray, shape: Shape, arch: ArchConfig, out: np.ndarray) -> None:

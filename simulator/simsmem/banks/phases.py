@@ -33,6 +33,7 @@ class Shape:
     rounds: int = 1  # wavefronts per pass (compare-and-swap: 2); bank conflicts are one round's
     source_positions: int = 0  # LDGSTS: access-sized positions in a global source line (lanes on one serialize); 0: no sources
     source_sector: int = 0  # LDGSTS .cg: bytes of a global sector; the warp is served in sector moves (0: not .cg)
+    single_pass: bool = False  # a phase's first pass only: lanes it leaves out fail (ATOMS.CAST.SPIN)
 
     @property
     def phases(self) -> int:
@@ -60,4 +61,5 @@ def shape_of(spec: OpSpec, arch: ArchConfig, width: int, num: int, atom: str = "
         rounds=kind.rounds if kind else 1,
         source_positions=spec.source_line // access if spec.source_line else 0,
         source_sector=spec.source_sector if bypass else 0,
+        single_pass=bool(kind and kind.spin),
     )

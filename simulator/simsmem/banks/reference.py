@@ -26,8 +26,12 @@ The rule (it reproduces the H100 measurements in ``calibration/h100``; see ``RUL
    of the source sector it reads. One wavefront carries the sector moves of one round, source line,
    destination row, XOR value and halves. ncu counts no bank conflicts for ``.cg``: every wavefront
    is ideal. (Sector moves of different halves do not share a wavefront even where the chunks would
-   fit: chunks {0, 1, 2, 5} copied in place take 3.)
+   fit: chunks {0, 1, 2, 5} copied in place take 3.) A ``zfill`` lane's source is not read: the count
+   takes its destination for it (measured: cp.async lanes with src-size 0, and every lane of the SASS
+   form that takes src-size as a predicate, ``LDGSTS ..., P``).
 6. ncu's *bank conflicts* are wavefronts minus ideal wavefronts.
+7. The compare-and-store of the compiler's atomic loops (``ATOMS.CAST.SPIN``) makes a single pass per
+   phase, the first: a lane whose word that pass does not serve fails, and the loop tries it again.
 """
 
 from __future__ import annotations
@@ -104,7 +108,7 @@ def schedule(ins: Instruction, arch: ArchConfig) -> Schedule:
         if shape.source_positions:
             passes = [w for g, reqs in enumerate(groups) for w in _copy_passes(g, reqs, ins, shape)]
         else:
-            passes = [w for g, reqs in enumerate(groups) for w in _passes(g, reqs, shape.broadcast)]
+            passes = [w for g, reqs in enumerate(groups) for w in _passes(g, reqs, shape.broadcast)[: 1 if shape.single_pass else None]]
         units = sum(1 for reqs in groups if reqs)
     wavefronts = [attrs.evolve(w, round=r) for w in passes for r in range(shape.rounds)]
     ideal = units + (shape.rounds - 1) * len(passes)  # conflicts: one round's
@@ -124,7 +128,7 @@ def _copy_passes(group: int, reqs: list[Request], ins: Instruction, shape: Shape
     included). The measured counts fix only that number, not which lane goes where: here each lane
     goes to the first pass free of its conflicts, and where that needs fewer passes than the hardware
     takes, the last lanes of shared passes move to passes of their own."""
-    ends = {r.lane: (ins.src[r.lane] // shape.access_bytes % shape.source_positions, r.bank // shape.words_per_lane) for r in reqs}
+    ends = {r.lane: (_source(ins, r.lane) // shape.access_bytes % shape.source_positions, r.bank // shape.words_per_lane) for r in reqs}
     conflicts = {lane: {m for m, e in ends.items() if e[0] == s or e[1] == d} for lane, (s, d) in ends.items()}
     passes: dict[int, int] = {}
     for lane in sorted(ends):
@@ -141,6 +145,11 @@ def _copy_passes(group: int, reqs: list[Request], ins: Instruction, shape: Shape
     return [Wavefront(group, tuple(r for r in reqs if passes[r.lane] == j)) for j in range(needed)]
 
 
+def _source(ins: Instruction, lane: int) -> int:
+    """The source the count reads for an LDGSTS lane: its own, or for a ``zfill`` lane its destination."""
+    return ins.addrs[lane] if ins.zfill >> lane & 1 else ins.src[lane]
+
+
 def _sector_moves(reqs: list[Request], ins: Instruction, shape: Shape, arch: ArchConfig) -> list[Wavefront]:
     """LDGSTS .cg (rule 5): one wavefront per (round, source line, destination row, XOR value, halves)
     of the warp's sector moves, in order of their lowest lane. A lane whose destination chunk a lower
@@ -153,17 +162,17 @@ def _sector_moves(reqs: list[Request], ins: Instruction, shape: Shape, arch: Arc
     copies = sorted(served.values())
 
     def order(lane: int) -> tuple[int, int, int]:  # copies that wait for each other's rounds
-        s, d = ins.src[lane], ins.addrs[lane]
+        s, d = _source(ins, lane), ins.addrs[lane]
         return s // chunk, d // row, (s ^ d) % sector // chunk
 
     def move(lane: int) -> tuple[int, ...]:
-        s, d = ins.src[lane], ins.addrs[lane]
+        s, d = _source(ins, lane), ins.addrs[lane]
         later = sum(order(m) == order(lane) for m in copies if m > lane)
         return later, s // line, d // row, (s ^ d) % (2 * sector) // chunk, s // sector, d // sector
 
     halves: dict[tuple[int, ...], frozenset[int]] = {}
     for lane in copies:
-        halves[move(lane)] = halves.get(move(lane), frozenset()) | {ins.src[lane] % sector // chunk}
+        halves[move(lane)] = halves.get(move(lane), frozenset()) | {_source(ins, lane) % sector // chunk}
     key = {lane: (*move(lane)[:4], halves[move(lane)]) for lane in copies}
     keys = list(dict.fromkeys(key[lane] for lane in copies))
     of_lane = {lane: key[served[ins.addrs[lane] // chunk]] for lane in ins.active_lanes}

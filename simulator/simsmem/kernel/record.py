@@ -35,7 +35,8 @@ class Recorder:
     def step(self, ins: Instruction, warps: np.ndarray) -> None:
         self.since[warps] += 1
 
-    def shared(self, ins: Instruction, form: dict, ex: np.ndarray, act: np.ndarray, addr: np.ndarray, src: np.ndarray | None) -> None:
+    def shared(self, ins: Instruction, form: dict, ex: np.ndarray, act: np.ndarray, addr: np.ndarray, src: np.ndarray | None,
+               zfill: np.ndarray | None = None) -> None:
         m = self.machine
         slots = np.flatnonzero(ex.reshape(-1, LANES).any(axis=1))
         n = len(slots)
@@ -68,6 +69,8 @@ class Recorder:
         }
         if src is not None:
             part["src"] = np.where(acts, src.reshape(-1, LANES)[slots], INACTIVE).astype(np.int64)
+        if zfill is not None:
+            part["zfill"] = ((zfill.reshape(-1, LANES)[slots] & acts).astype(np.uint64) * _BITS).sum(axis=1).astype(np.uint32)
         self.parts.append(part)
         self.rows += n
 
@@ -86,7 +89,8 @@ class Recorder:
 def batch_of(parts: list[dict[str, np.ndarray]]) -> InstructionBatch:
     """One ``InstructionBatch`` of recorded parts."""
     n = sum(len(p["op"]) for p in parts)
-    columns = {name: np.concatenate([p[name] for p in parts]) for name in parts[0] if name != "src"}
+    columns = {name: np.concatenate([p[name] for p in parts]) for name in parts[0] if name not in ("src", "zfill")}
+    columns["zfill"] = np.concatenate([p["zfill"] if "zfill" in p else np.zeros(len(p["op"]), dtype=np.uint32) for p in parts])
     if any("src" in p for p in parts):
         columns["src"] = np.concatenate([p["src"] if "src" in p else np.full((len(p["op"]), LANES), INACTIVE, dtype=np.int64) for p in parts])
     else:

@@ -29,7 +29,7 @@ from .stream import Chunk, TraceStream
 from .v1 import DTYPES, LANE_COLUMNS, canonical_others, column_problem, header_object, parse_header
 
 #: Columns a chunk may leave out when every entry holds this value (and is read back so).
-OPTIONAL = {"src": INACTIVE, "bypass": False, "early": 0, "early_alu": 0, "issue_alu": 0, "others": "", "stall": 1, "pc": NO_PC}
+OPTIONAL = {"src": INACTIVE, "bypass": False, "early": 0, "early_alu": 0, "issue_alu": 0, "others": "", "stall": 1, "pc": NO_PC, "zfill": 0}
 #: Errors numpy and zipfile raise for a file that is not a whole, well-formed npz.
 BROKEN = (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error, orjson.JSONDecodeError)
 

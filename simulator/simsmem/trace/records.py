@@ -5,6 +5,7 @@ a million instructions without building a Python object for each. ``batch[i]`` g
 ``Instruction`` back. Addresses of inactive lanes (and of LDSM/STSM lanes that give no row address)
 are stored as ``-1``, as are the global sources (``src``) of every lane but an LDGSTS's active ones.
 ``bypass`` marks an LDGSTS that is cp.async ``.cg`` (SASS ``LDGSTS.E.BYPASS.128``); it is False elsewhere.
+``zfill`` is the lane mask of an LDGSTS's lanes whose source ncu's SASS-level counters do not read (0 elsewhere).
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ class Instruction:
     atom: str = "add"  # the atomic operation (ATOMS); ignored for other ops
     src: tuple[int | None, ...] | None = None  # LDGSTS: 32 global source byte addresses; None for other ops
     bypass: bool = False  # LDGSTS: cp.async .cg (L1 bypassed, 16 bytes a lane); False: .ca, and for other ops
+    zfill: int = 0  # LDGSTS: lanes whose source the count does not read (src-size 0, or the predicate form's lanes)
     early: int = 0  # other instructions the warp issues before its wait, one issue slot each (timing)
     early_alu: int = 0  # how many of the early ones use the sub-partition's integer-ALU pipe (timing)
     issue_alu: int = 0  # how many of the issue ones use it (timing)
@@ -135,6 +137,8 @@ class InstructionBatch:
     stall: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.ones(len(b.op), dtype=np.int32), takes_self=True))
     #: int32: the byte offset of its SASS instruction in the kernel's code (``simsmem trace``); NO_PC where unknown
     pc: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.full(len(b.op), NO_PC, dtype=np.int32), takes_self=True))
+    #: uint32: LDGSTS lanes whose source ncu's SASS-level count does not read (the default: none)
+    zfill: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.uint32), takes_self=True))
 
     def __len__(self) -> int:
         return len(self.op)
@@ -168,6 +172,7 @@ class InstructionBatch:
             others=str(self.others[i]),
             stall=int(self.stall[i]),
             pc=int(self.pc[i]),
+            zfill=int(self.zfill[i]),
         )
 
     def __iter__(self):
@@ -220,6 +225,7 @@ class InstructionBatch:
             others=np.array([r.others for r in rows], dtype=str) if rows else np.zeros(0, dtype="U1"),
             stall=np.array([r.stall for r in rows], dtype=np.int32),
             pc=np.array([r.pc for r in rows], dtype=np.int32),
+            zfill=np.array([r.zfill for r in rows], dtype=np.uint32),
         )
 
 

@@ -68,7 +68,7 @@ OP_FIELDS = {
     "ATOMS": OpFields("width", WIDTHS, frozenset({"mask", "atom"})),
     "LDSM": OpFields("num", NUMS, frozenset({"trans"})),
     "STSM": OpFields("num", NUMS, frozenset({"trans"})),
-    "LDGSTS": OpFields("width", (32, 64, 128), frozenset({"mask", "bypass"}), frozenset({"src"})),  # cp.async; bypass: .cg
+    "LDGSTS": OpFields("width", (32, 64, 128), frozenset({"mask", "bypass", "zfill"}), frozenset({"src"})),  # cp.async; bypass: .cg
 }
 OP_CODE = {name: code for code, name in enumerate(OPS)}
 #: IS_MATRIX[op code]: the op gives 8x8 matrix row addresses (a table lookup beats np.isin per chunk).
@@ -80,7 +80,7 @@ DTYPES = {
     "op": np.uint8, "width": np.uint8, "num": np.uint8, "trans": np.bool_, "mask": np.uint32,
     "warp": np.int32, "wait": np.int32, "delay": np.int64, "issue": np.int32, "generic": np.bool_, "atom": np.uint8, "addrs": np.int32,
     "src": np.int64, "bypass": np.bool_, "early": np.int32, "early_alu": np.int32, "issue_alu": np.int32, "others": np.str_, "stall": np.int32,
-    "pc": np.int32,
+    "pc": np.int32, "zfill": np.uint32,
 }
 #: Columns of one entry per lane, shape (n, 32).
 LANE_COLUMNS = ("addrs", "src")
@@ -142,10 +142,11 @@ FIELD_TYPES: dict[str, tuple[Any, Any]] = {
     "atom": (Literal[ATOM_KINDS], "add"),
     "src": (msgspec.Raw, msgspec.NODEFAULT),
     "pc": (I32, NO_PC),
+    "zfill": (Annotated[int, msgspec.Meta(ge=0, le=FULL_MASK)] | str, 0),
 }
 ATOM_CODE = {name: code for code, name in enumerate(ATOM_KINDS)}
 #: Column values of the fields an op does not have.
-ABSENT = {"width": 0, "num": 0, "mask": FULL_MASK, "trans": False, "generic": False, "atom": "add", "src": None, "bypass": False}
+ABSENT = {"width": 0, "num": 0, "mask": FULL_MASK, "trans": False, "generic": False, "atom": "add", "src": None, "bypass": False, "zfill": 0}
 
 
 def _op_struct(op: str, spec: OpFields) -> type:
@@ -174,10 +175,11 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
                                 o.early_alu, o.issue_alu, o.stall, o.pc)
                                for o in objs], dtype=np.int64)
             others = [o.others for o in objs]
-            masks = [o.mask for o in objs]
-            if str in set(map(type, masks)):  # hex strings: each distinct one parsed once
-                parsed = {m: _mask(m, "") for m in set(masks) if type(m) is str}
+            masks, zfills = ([getattr(o, f) for o in objs] for f in ("mask", "zfill"))
+            if str in set(map(type, masks)) | set(map(type, zfills)):  # hex strings: each distinct one parsed once
+                parsed = {m: _mask(m, "") for m in set(masks) | set(zfills) if type(m) is str}
                 masks = [parsed[m] if type(m) is str else m for m in masks]
+                zfills = [parsed[m] if type(m) is str else m for m in zfills]
             addrs = parse_lists(b"".join([o.addrs for o in objs]), len(objs), MAX_INT)
             sourced = [i for i, o in enumerate(objs) if o.src is not None]
             src = np.full((len(objs), LANES), INACTIVE, dtype=np.int64) if sourced else no_sources(len(objs))
@@ -199,6 +201,9 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
         return None
     others = canonical_others(others)
     mask = np.array(masks, dtype=np.uint32)
+    zfill = np.array(zfills, dtype=np.uint32)
+    if np.any(zfill & ~mask):
+        return None  # zero-fill lanes outside the mask: the exact check names it
     active = active_lanes(op, num, mask)
     if np.any(active & (addrs < 0)) or np.any(active[sourced] & (src[sourced] < 0)):
         return None  # an active lane without an address
@@ -210,7 +215,7 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
         op=op.astype(np.uint8), width=width.astype(np.uint8), num=num.astype(np.uint8), trans=trans.astype(bool), mask=mask,
         warp=warp.astype(np.int32), wait=wait.astype(np.int32), delay=delay, issue=issue.astype(np.int32), generic=generic.astype(bool), atom=atom.astype(np.uint8), addrs=lanes, src=src,
         bypass=bypass.astype(bool), early=early.astype(np.int32), early_alu=early_alu.astype(np.int32), issue_alu=issue_alu.astype(np.int32),
-        others=others, stall=stall.astype(np.int32), pc=pc.astype(np.int32),
+        others=others, stall=stall.astype(np.int32), pc=pc.astype(np.int32), zfill=zfill,
     )
 
 
@@ -244,6 +249,7 @@ def scalar_fields(ins: dict, at: str) -> dict[str, Any]:
         "generic": _flag(ins, "generic", at), "atom": _atom(ins, at), "bypass": _flag(ins, "bypass", at), "early": _nonneg(ins, "early", at),
         "early_alu": _part(ins, "early_alu", "early", at), "issue_alu": _part(ins, "issue_alu", "issue", at),
         "others": _others(ins, at), "stall": _positive(ins, "stall", at), "pc": _nonneg(ins, "pc", at) if "pc" in ins else NO_PC,
+        "zfill": _zfill(ins, at),
     }
 
 
@@ -297,7 +303,7 @@ def form_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
         allowed[list(spec.values)] = True
         first(rows & ~allowed[form], spec.form, lambda i: f"expected {_alternatives(spec.values)} for {name}, got {form[i]}")
         first(rows & (other != 0), "num" if spec.form == "width" else "width", lambda i: f"must be 0 for {name}")
-        for field, default in (("mask", FULL_MASK), ("trans", False), ("generic", False), ("atom", 0), ("bypass", False)):
+        for field, default in (("mask", FULL_MASK), ("trans", False), ("generic", False), ("atom", 0), ("bypass", False), ("zfill", 0)):
             if field not in spec.optional:
                 column = getattr(b, field)
                 first(rows & (column != default), field, lambda i: f"{name} takes no {field}")
@@ -309,6 +315,7 @@ def form_problem(b: InstructionBatch) -> tuple[int, str, str] | None:
         first((column < 0) | (column > MAX_INT), field, lambda i: f"expected a non-negative integer, got {column[i]}")
     first(b.wait < NO_WAIT, "wait", lambda i: f"expected {NO_WAIT} (no wait) or a non-negative integer, got {b.wait[i]}")
     first(b.pc < NO_PC, "pc", lambda i: f"expected {NO_PC} (none) or a non-negative SASS offset, got {b.pc[i]}")
+    first((b.zfill & ~b.mask) != 0, "zfill", lambda i: f"lanes {b.zfill[i] & ~b.mask[i]:#010x} are not in the mask")
     for part, whole in (("early_alu", "early"), ("issue_alu", "issue")):
         p, w = getattr(b, part), getattr(b, whole)
         first(p > w, part, lambda i: _too_many(whole, w[i], p[i]))
@@ -466,6 +473,8 @@ def instruction_objects(b: InstructionBatch) -> list[dict[str, Any]]:
             ins["atom"] = ATOM_KINDS[cols["atom"][i]]
         if cols["bypass"][i]:
             ins["bypass"] = True
+        if cols["zfill"][i]:
+            ins["zfill"] = f"0x{cols['zfill'][i]:08x}"
         if cols["generic"][i]:
             ins["generic"] = True
         if cols["wait"][i] != NO_WAIT:
@@ -576,6 +585,14 @@ def _part(ins: dict, field: str, whole: str, at: str) -> int:
 
 def _too_many(whole: str, n: int, got: int) -> str:
     return f"expected at most {whole} ({n}): these are some of those other instructions, got {got}"
+
+
+def _zfill(ins: dict, at: str) -> int:
+    """An LDGSTS's zero-fill lanes: a lane mask within the instruction's mask."""
+    v = _mask(ins.get("zfill", 0), f"{at}: zfill")
+    if v & ~_mask(ins.get("mask", FULL_MASK), f"{at}: mask"):
+        raise TraceError(f"{at}: zfill", f"lanes {v & ~_mask(ins.get('mask', FULL_MASK), at):#010x} are not in the mask")
+    return v
 
 
 def _atom(ins: dict, at: str) -> int:

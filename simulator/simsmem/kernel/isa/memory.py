@@ -127,10 +127,11 @@ def _form(ins: Instruction | str, **extra) -> dict:
     return form
 
 
-def _report(m: Machine, ins: Instruction, form: dict, ex: np.ndarray, act: np.ndarray, addr: np.ndarray | None, src: np.ndarray | None = None) -> None:
+def _report(m: Machine, ins: Instruction, form: dict, ex: np.ndarray, act: np.ndarray, addr: np.ndarray | None, src: np.ndarray | None = None,
+            zfill: np.ndarray | None = None) -> None:
     """Tell the machine's listener of a shared-memory instruction: per thread, the address where it acts."""
     if m.on_shared is not None:
-        m.on_shared(ins, form, ex, act, addr, src)
+        m.on_shared(ins, form, ex, act, addr, src, zfill)
 
 
 def _full(m: Machine, ix: np.ndarray, values: np.ndarray, dtype=np.int64, fill=-1) -> np.ndarray:
@@ -254,13 +255,35 @@ def _atoms(ins: Instruction, env: Env):
             compare = np.ascontiguousarray(_read_words(m, ix, cfile, cregs)).view(dtype).reshape(-1) if cregs else None
             if kind in ("CAS", "CAST"):  # ATOMS.CAS Rd, [a], Rcompare, Rnew
                 compare, values = values, compare
-            old = atomic(mread, mwrite, len(ix), "CAS" if spin else kind, values, compare, flat, signed, floating)
-            if spin:
-                old = (old == compare).astype(dtype)
+            if spin:  # one pass: each bank serves the word of its lowest lane; the lanes of other words fail
+                ok = np.zeros(len(ix), dtype=bool)
+                served = _first_pass(ix, a, size)
+                if served.any():
+                    lanes = np.flatnonzero(served)
+                    old = atomic(lambda k: mread(lanes[k]), lambda k, new: mwrite(lanes[k], new), len(lanes), "CAS", values[lanes],
+                                 compare[lanes], flat[lanes], signed, floating)
+                    ok[lanes] = old == compare[lanes]
+                old = ok.astype(dtype)
+            else:
+                old = atomic(mread, mwrite, len(ix), kind, values, compare, flat, signed, floating)
             _write_words(m, ix, dfile, dregs, np.ascontiguousarray(old).view(np.uint32).reshape(len(ix), -1))
         _report(m, ins, form, ex, act, _full(m, ix, a))
         m.pc[ex] += 1
     return run
+
+
+def _first_pass(ix: np.ndarray, addr: np.ndarray, size: int) -> np.ndarray:
+    """Which of the lanes ``ix`` (addresses ``addr``, ``size`` bytes each) one pass of the data path serves: per warp and
+    phase (a half-warp for 8 bytes), each bank run of ``size`` bytes delivers the unit its lowest lane asks for."""
+    per_phase = LANES // max(1, size // 4)
+    units = addr // size
+    key = ((ix // LANES) * (LANES // per_phase) + (ix % LANES) // per_phase) * per_phase + units % per_phase
+    order = np.lexsort((ix, key))
+    first = np.ones(len(ix), dtype=bool)
+    first[1:] = key[order][1:] != key[order][:-1]
+    lead = np.empty(len(ix), dtype=np.int64)
+    lead[order] = np.maximum.accumulate(np.where(first, np.arange(len(ix)), 0))
+    return units == units[order][lead]
 
 
 def _matrix_warps(m: Machine, ins: Instruction, act: np.ndarray, addr, num: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -369,7 +392,14 @@ def _ldgsts(ins: Instruction, env: Env):
             for k in np.flatnonzero((n > 0) & ~whole):  # a partial copy reads only its bytes
                 data[k, : n[k]] = m.memory.load(s[k] + np.arange(n[k], dtype=np.uint64), 1).reshape(-1)
             shared_store(m, ix, a, data)
-        _report(m, ins, form, ex, act, _full(m, ix, a), _full(m, ix, s.astype(np.int64)))
+        # what ncu's SASS-level counters do not see the source of (calibration/realk rule and lg probes): every lane of the
+        # predicate form, and the zero-fill lanes of a .ca copy (.cg's .ZFILL form counts them with their sources)
+        unsourced = np.zeros(m.n, dtype=bool)
+        if len(ix) and copy is not None and not zfill:
+            unsourced[ix] = True
+        elif len(ix) and zfill and not form.get("bypass"):
+            unsourced[ix[n == 0]] = True
+        _report(m, ins, form, ex, act, _full(m, ix, a), _full(m, ix, s.astype(np.int64)), unsourced)
         m.pc[ex] += 1
     return run
 
