@@ -78,6 +78,9 @@ class Summary:
     forms: dict[str, tuple[int, int, int, int]]  # SASS form: instructions, wavefronts, ideal wavefronts, bank conflicts (one CTA)
     worst: tuple[Worst, ...]  # most bank conflicts first (ties: trace order); only those with conflicts
     notes: tuple[str, ...] = ()  # what the reader left out
+    #: traced kernels: per SASS instruction (its offset): instructions, wavefronts, ideal wavefronts, bank conflicts (all CTAs)
+    by_pc: dict[int, tuple[int, int, int, int]] = attrs.field(factory=dict)
+    kernel: dict | None = None  # the trace header's ``kernel`` object
 
 
 def summarise(stream: TraceStream, arch: ArchConfig, worst: int = 10, advance: Callable[[int], None] = lambda steps: None) -> Summary:
@@ -87,6 +90,7 @@ def summarise(stream: TraceStream, arch: ArchConfig, worst: int = 10, advance: C
     empty = InstructionBatch.empty()
     metrics = kernel_metrics(Trace(empty), count(empty, arch), arch)  # every counter, at zero
     forms: dict[str, np.ndarray] = {}
+    by_pc: dict[int, np.ndarray] = {}
     top: list[Worst] = []
     total = done = 0
     for chunk in stream.chunks:
@@ -101,6 +105,13 @@ def summarise(stream: TraceStream, arch: ArchConfig, worst: int = 10, advance: C
         sums = [np.bincount(which, weights=w, minlength=len(keys)) for w in (None, counts.wavefronts, counts.ideal, counts.bank_conflicts)]
         for i, label in enumerate(labels(b.take(first))):
             forms[label] = forms.get(label, np.zeros(4, dtype=np.int64)) + np.array([int(s[i]) for s in sums])
+        placed = np.flatnonzero(b.pc >= 0)
+        if len(placed):
+            pcs, which = np.unique(b.pc[placed], return_inverse=True)
+            sums = [np.bincount(which, weights=w[placed] if w is not None else None, minlength=len(pcs))
+                    for w in (None, counts.wavefronts, counts.ideal, counts.bank_conflicts)]
+            for k, pc in enumerate(pcs.tolist()):
+                by_pc[pc] = by_pc.get(pc, np.zeros(4, dtype=np.int64)) + np.array([int(s[k]) for s in sums]) * stream.ctas
         rows = np.flatnonzero(counts.bank_conflicts > 0)
         rows = rows[np.argsort(-counts.bank_conflicts[rows], kind="stable")[:worst]]
         top += [Worst(chunk.first + int(i), int(b.warp[i]), name, int(counts.wavefronts[i]), int(counts.ideal[i]), int(counts.bank_conflicts[i]))
@@ -111,4 +122,4 @@ def summarise(stream: TraceStream, arch: ArchConfig, worst: int = 10, advance: C
         done = chunk.done
     metrics.update(kernel_counters(stream.kernel))
     return Summary(stream.name, arch, stream.ctas, total, metrics, {k: tuple(int(x) for x in v) for k, v in sorted(forms.items())}, tuple(top),
-                   stream.notes)
+                   stream.notes, {pc: tuple(int(x) for x in v) for pc, v in sorted(by_pc.items())}, stream.kernel)

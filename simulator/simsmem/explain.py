@@ -34,6 +34,7 @@ from .metrics import op_label
 from .patterns.search import swizzles
 from .swizzle import keeps_vectors
 from .trace import MATRIX_OPS, OPS, Instruction, InstructionBatch
+from .trace.records import sass_at
 
 #: Candidates of each kind (padding, swizzle) whose effect is counted over the whole trace.
 WHOLE_TRACE_CANDIDATES = 8
@@ -76,6 +77,7 @@ class Explanation:
     trace_conflicts: int  # bank conflicts of the whole trace as it is, per CTA
     twins: int  # other instructions of the trace with the same pattern (addresses shifted by whole words)
     diagnosis: str
+    where: str = ""  # traced kernels: the SASS instruction and the PTX (and source) line it came from
 
     @property
     def label(self) -> str:
@@ -120,7 +122,9 @@ def explain(result: Result, index: int, twins: int = 0) -> Explanation:
     conflicts = conflicts_of(s)
     fixes = find_fixes(result, index) if conflicts else ()
     now = int(result.counts.bank_conflicts.sum())
-    return Explanation(index, ins, s, conflicts, fixes, now, twins, diagnose(ins, s, conflicts, fixes, now))
+    code = sass_at(result.trace.kernel, ins.pc)
+    where = f"SASS {ins.pc:#06x} {code.get('sass', '')}" + (f", from {code['line']}" if code.get("line") else "") if code else ""
+    return Explanation(index, ins, s, conflicts, fixes, now, twins, diagnose(ins, s, conflicts, fixes, now), where)
 
 
 def conflicts_of(s: Schedule) -> tuple[Conflict, ...]:
@@ -278,6 +282,8 @@ def print_explanation(ex: Explanation, console: Console) -> None:
     if ex.twins:
         head += f"; {ex.twins} more of the trace {'access' if ex.twins > 1 else 'accesses'} the same pattern, shifted"
     console.print(Text(head, style="bold"), soft_wrap=True)
+    if ex.where:
+        console.print(Text("at: ", style="bold") + Text(ex.where), soft_wrap=True)
     if s.wavefronts:
         for table in _bank_tables(ex, console.width):
             console.print(table)

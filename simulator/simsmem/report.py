@@ -13,6 +13,7 @@ from .engine import latency_by_form
 from .metrics import labels
 from .ncu_csv import metric_csv
 from .trace import OPS
+from .trace.records import sass_at
 
 
 #: ncu's elapsed cycles of a kernel on an SM; simsmem's: one CTA of the trace, first issue to last completion.
@@ -46,6 +47,9 @@ def instruction_rows(result: Result) -> list[dict[str, Any]]:
         }
         for i in range(len(b))
     ]
+    for row, pc in zip(rows, b.pc.tolist()):
+        if pc >= 0:
+            row["pc"] = pc
     if result.timeline is not None:
         for row, issue, complete in zip(rows, result.timeline.issue.tolist(), result.timeline.complete.tolist()):
             row["issue"], row["complete"] = issue, complete
@@ -58,6 +62,7 @@ def to_json(result: Result) -> dict[str, Any]:
         "arch": result.arch.name,
         "ctas": result.trace.ctas,
         "metrics": result.metrics,
+        **({"kernel": result.trace.kernel} if result.trace.kernel else {}),
         **({"timing": timing_summary(result)} if result.timeline is not None else {}),
         "instructions": instruction_rows(result),
     }
@@ -103,8 +108,25 @@ def print_table(summary: Summary, console: Console) -> None:
         console.print(top)
     else:
         console.print("No bank conflicts.")
+    if summary.by_pc:
+        print_by_instruction(summary, console)
     for note in summary.notes:
         console.print(f"Note: {note}.")
+
+
+def print_by_instruction(summary: Summary, console: Console, top: int = 10) -> None:
+    """A traced kernel's shared-memory SASS instructions with the most bank conflicts (then wavefronts), where each came from."""
+    rows = sorted(summary.by_pc.items(), key=lambda kv: (-kv[1][3], -kv[1][1], kv[0]))[:top]
+    table = Table(title=f"Shared-memory instructions of {summary.kernel.get('entry', 'the kernel') if summary.kernel else 'the kernel'}, "
+                        f"most bank conflicts first (of {len(summary.by_pc)})")
+    table.add_column("SASS", no_wrap=True, min_width=6)
+    for col in ("Executed", "Wavefronts", "Ideal", "Conflicts"):
+        table.add_column(col, justify="right", no_wrap=True, min_width=len(col))
+    table.add_column("Instruction, and where it came from", ratio=1)
+    for pc, (n, wavefronts, ideal, conflicts) in rows:
+        code = sass_at(summary.kernel, pc)
+        table.add_row(f"{pc:#06x}", f"{n:,}", f"{wavefronts:,}", f"{ideal:,}", f"{conflicts:,}", "\n".join(filter(None, (code.get("sass"), code.get("line")))))
+    console.print(table)
 
 
 def _fmt(v: np.ndarray) -> list[str]:

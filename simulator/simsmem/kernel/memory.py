@@ -80,7 +80,7 @@ class GlobalMemory:
         return out
 
     def store(self, addr: np.ndarray, data: np.ndarray) -> None:
-        """Write (n, size) bytes at the addresses, in lane order (the last lane of a repeated address wins)."""
+        """Write (n, size) bytes at the addresses, in the order given (the caller's: later rows win)."""
         size = data.shape[1]
         index, offset = self.locate(addr, size)
         for i in np.unique(index):

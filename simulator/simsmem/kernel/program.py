@@ -100,7 +100,7 @@ def assemble(ptx: str | None, cubin: bytes | None, name: str, where: str, arch: 
         for entry, code in listing.items():
             lines[entry] = _line_table(annotated.get(entry), code)
             table = _line_table(own.get(entry), code, with_file=True)
-            sources[entry] = {pc: f"{files.get(f, '?')}:{ln}" for pc, (f, ln) in table.items() if ln}
+            sources[entry] = {pc: f"{Path(files.get(f, '?')).name}:{ln}" for pc, (f, ln) in table.items() if ln}
     return Assembled(module, listing, lines, sources)
 
 

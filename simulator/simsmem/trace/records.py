@@ -229,6 +229,14 @@ class InstructionBatch:
         )
 
 
+def sass_at(kernel: dict | None, pc: int) -> dict[str, str]:
+    """What a traced kernel's header (``Trace.kernel``) says of its SASS instruction at ``pc``: its ``sass`` text and
+    ``line`` (the PTX line, and the source line where the PTX had ``.loc``); empty where it says nothing."""
+    code = (kernel or {}).get("code")
+    entry = code.get(f"{pc:#06x}") if isinstance(code, dict) and pc >= 0 else None
+    return entry if isinstance(entry, dict) else {}
+
+
 @attrs.frozen(eq=False)
 class Trace:
     """A whole trace: its header and its instructions."""

@@ -89,9 +89,20 @@ def shared_load(m: Machine, ix: np.ndarray, addr: np.ndarray, size: int) -> np.n
     return m.shared.reshape(-1)[flat[:, None] + np.arange(size)]
 
 
+def store_order(ix: np.ndarray, size: int) -> np.ndarray:
+    """The order in which a store's lanes write, so that where lanes of a warp store to one address the H100's
+    winner stays: the last phase's (phases go in order: a half-warp for 8 bytes, a quarter-warp for 16), and within
+    a phase the lowest lane's (calibration/realk rule_generic_st_bcast, _stride32, st64_stride16, st128_stride8)."""
+    lane = ix % LANES
+    phase = lane // (LANES // max(1, size // 4))
+    return np.lexsort((-lane, phase, ix // LANES))
+
+
 def shared_store(m: Machine, ix: np.ndarray, addr: np.ndarray, data: np.ndarray) -> None:
+    """Write (n, size) bytes, lanes in ``store_order``."""
     flat = shared_index(m, ix, addr, data.shape[1])
-    m.shared.reshape(-1)[flat[:, None] + np.arange(data.shape[1])] = data
+    order = store_order(ix, data.shape[1])
+    m.shared.reshape(-1)[flat[order, None] + np.arange(data.shape[1])] = data[order]
 
 
 def local_index(m: Machine, ix: np.ndarray, addr: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -482,7 +493,8 @@ def _st(ins: Instruction, env: Env):
                 shared_lanes, local_lanes = _split_generic(a) if generic else (shared_lanes, shared_lanes)
                 rest = ~(shared_lanes | local_lanes)
                 if rest.any():
-                    m.memory.store(a[rest], data[rest])
+                    order = store_order(ix[rest], size)
+                    m.memory.store(a[rest][order], data[rest][order])
                 if shared_lanes.any():
                     shared_store(m, ix[shared_lanes], (a[shared_lanes] & np.uint64(0xFFFF_FFFF)).astype(np.int64), data[shared_lanes])
                 if local_lanes.any():
