@@ -20,7 +20,7 @@ import attrs
 
 from . import positive
 from ..errors import SimsmemError
-from ..kernel.launch import parse_dims
+from ..kernel.launch import parse_cta, parse_dims
 from ..kernel.tracer import MAX_INSTRUCTIONS, trace_kernel
 from ..progress import add_quiet_flag, progress
 from ..trace import TraceStream, write_stream
@@ -50,7 +50,7 @@ def open_kernel(args: argparse.Namespace, path: str) -> TraceStream:
         raise SimsmemError(path, f"a kernel needs {', '.join(missing)} to run")
     if args.ctas and args.cta:
         raise SimsmemError("--cta", "give --ctas all or --cta, not both")
-    ctas = [parse_dims(c, "cta") if c.count(",") == 2 else _bad_cta(c) for c in args.cta] if args.cta else None
+    ctas = [parse_cta(c) for c in args.cta] if args.cta else None
     grid, block = parse_dims(args.grid, "grid"), parse_dims(args.block, "block")
     total = len(ctas) if ctas else grid[0] * grid[1] * grid[2]
     hook = {"advance": lambda n: None}
@@ -61,10 +61,6 @@ def open_kernel(args: argparse.Namespace, path: str) -> TraceStream:
             hook["advance"] = advance
             yield from stream.chunks
     return attrs.evolve(stream, chunks=chunks())
-
-
-def _bad_cta(text: str):
-    raise SimsmemError("--cta", f"expected X,Y,Z, got {text!r}")
 
 
 def register(sub: argparse._SubParsersAction) -> None:

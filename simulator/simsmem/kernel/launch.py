@@ -14,6 +14,7 @@ initial stack pointer (0x28), and the parameters (from 0x210).
 from __future__ import annotations
 
 import math
+import re
 import struct
 from pathlib import Path
 
@@ -53,9 +54,23 @@ def parse_dims(text: str, what: str) -> tuple[int, int, int]:
     return tuple(parts + [1] * (3 - len(parts)))  # type: ignore[return-value]
 
 
+_FLOAT = re.compile(r"^[-+]?((\d+\.\d*|\.\d+)([eE][-+]?\d+)?|\d+[eE][-+]?\d+|inf|infinity|nan)$", re.I)
+
+
 def _looks_float(text: str) -> bool:
-    t = text.lower()
-    return not t.lstrip("-+").startswith("0x") and any(c in t for c in ".en")
+    """A float literal: with '.' or an exponent, or inf/nan."""
+    return bool(_FLOAT.match(text.strip()))
+
+
+def parse_cta(text: str) -> tuple[int, int, int]:
+    """``X,Y,Z``: a CTA's coordinates (from 0)."""
+    try:
+        parts = [int(p, 0) for p in text.split(",")]
+    except ValueError:
+        parts = []
+    if len(parts) != 3 or min(parts) < 0:
+        raise SimsmemError("--cta", f"expected X,Y,Z (a CTA's coordinates, from 0), got {text!r}")
+    return tuple(parts)  # type: ignore[return-value]
 
 
 def make_launch(program: Program, grid: tuple[int, int, int], block: tuple[int, int, int], smem: int, args: list[str], base: Path,

@@ -132,6 +132,8 @@ def load_program(path: str | Path, kernel: str, arch: str = "sm_90") -> Program:
         if not signatures:
             raise SimsmemError(where, "no .entry in the PTX")
         entry = find_entry(list(signatures), kernel, where)
+    if ptx is not None and re.search(r"^\s*\.target\s+sm_90a\b", ptx, re.M):
+        arch = "sm_90a"  # PTX that uses Hopper-only instructions; ptxas makes sm_90 code of it
     done = assemble(ptx, None if ptx is not None else raw, path.name, where, arch)
     module = done.module
     if ptx is None:
@@ -152,6 +154,10 @@ def _instructions(listing: dict, where: str) -> list[Instruction]:
         try:
             code.append(parse_instruction(16 * k, entry))
         except SassError as exc:
+            name = entry.get("opcode", "").split(".", 1)[0]
+            if name in HOPPER:  # not executed: the tracer names it before running anything
+                code.append(Instruction(16 * k, entry["opcode"], (), None, f"{entry['opcode']} {entry.get('operands', '')}"))
+                continue
             raise SimsmemError(where, f"SASS at {16 * k:#06x} ({entry.get('opcode')} {entry.get('operands', '')}): {exc}") from None
     return code
 
