@@ -127,3 +127,17 @@ def test_worst_must_be_positive_and_trace_arch_errors_name_the_trace(ldsm_trace,
     assert main(["run", str(path)]) == 2
     err = capsys.readouterr().err
     assert "archfield.json: arch: unknown arch 'sm_99'" in err and "--arch" not in err.split(":")[1]
+
+
+def test_ldgsts_ca_and_cg_of_one_width_are_two_forms(tmp_path, capsys):
+    """A chunk holding cp.async .ca and .cg copies of 16 bytes lists LDGSTS.E.128 and LDGSTS.E.BYPASS.128 apart
+    (the per-form key once left ``bypass`` out and summed them under one label). Counts: the model's own (regression guard)."""
+    lanes = [16 * lane for lane in range(32)]
+    rows = [{"op": "LDGSTS", "width": 128, "addrs": lanes, "src": lanes}, {"op": "LDGSTS", "width": 128, "bypass": True, "addrs": lanes, "src": lanes}]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"simsmem_trace": 1, "instructions": rows}))
+    assert main(["run", str(path), "--engine", "analytic", "--format", "csv"]) == 0
+    capsys.readouterr()
+    assert main(["run", str(path), "--engine", "analytic"]) == 0
+    out = capsys.readouterr().out
+    assert "LDGSTS.E.128" in out and "LDGSTS.E.BYPASS.128" in out

@@ -99,9 +99,8 @@ def summarise(stream: TraceStream, arch: ArchConfig, worst: int = 10, advance: C
         counts = count(b, arch)
         for name, value in kernel_metrics(Trace(b, ctas=stream.ctas), counts, arch).items():
             metrics[name] += value
-        # the SASS form of each row, labelled once per distinct form (labels only depend on these fields)
-        key = b.op.astype(np.int64) << 32 | b.width.astype(np.int64) << 24 | b.num.astype(np.int64) << 16 | b.trans.astype(np.int64) << 8 | b.atom
-        keys, first, which = np.unique(key, return_index=True, return_inverse=True)
+        # the SASS form of each row, labelled once per distinct form (``forms()``: every field a label depends on)
+        keys, first, which = np.unique(b.forms(), return_index=True, return_inverse=True)
         sums = [np.bincount(which, weights=w, minlength=len(keys)) for w in (None, counts.wavefronts, counts.ideal, counts.bank_conflicts)]
         for i, label in enumerate(labels(b.take(first))):
             forms[label] = forms.get(label, np.zeros(4, dtype=np.int64)) + np.array([int(s[i]) for s in sums])
