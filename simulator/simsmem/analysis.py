@@ -29,6 +29,7 @@ class Result:
     counts: Counts
     metrics: dict[str, int]
     timeline: Timeline | None = None  # issue and completion cycles of one CTA (``with_timeline``)
+    timed: np.ndarray | None = None  # the rows the timeline covers (a traced kernel: its first CTA's); None: all
 
 
 def resolve_arch(trace: Trace | TraceStream, arch: str | None, where: str = "trace") -> ArchConfig:
@@ -49,9 +50,26 @@ def analyse(trace: Trace, arch: ArchConfig, where: str = "trace", first_line: in
     return Result(trace, arch, counts, {**kernel_metrics(trace, counts, arch), **kernel_counters(trace.kernel)})
 
 
+def first_cta_rows(trace: Trace) -> np.ndarray | None:
+    """A traced kernel's rows of its first traced CTA (its warps are that CTA's, numbered grid-wide); None for other traces,
+    whose instructions are one CTA's."""
+    k = trace.kernel
+    if not k or not isinstance(k.get("block"), list) or not trace.instructions.warp.size:
+        return None
+    threads = int(np.prod(k["block"]))
+    warps = -(-threads // 32)
+    first = int(trace.instructions.warp.min()) // warps
+    return np.flatnonzero(trace.instructions.warp // warps == first)
+
+
 def with_timeline(result: Result, advance: Callable[[int], None] | None = None) -> Result:
-    """``result`` and the timing engine's timeline of one CTA of its trace (``advance``: issued instructions)."""
-    return attrs.evolve(result, timeline=simulate(result.trace.instructions, result.counts, result.arch, advance=advance))
+    """``result`` and the timing engine's timeline of one CTA of its trace (``advance``: issued instructions);
+    for a traced kernel, its first traced CTA's."""
+    rows = first_cta_rows(result.trace)
+    b, counts = result.trace.instructions, result.counts
+    if rows is not None:
+        b, counts = b.take(rows), Counts(*(getattr(counts, f.name)[rows] for f in attrs.fields(Counts)))
+    return attrs.evolve(result, timeline=simulate(b, counts, result.arch, advance=advance), timed=rows)
 
 
 @attrs.frozen

@@ -26,7 +26,7 @@ def timing_summary(result: Result) -> dict[str, Any]:
     return {
         CYCLES: t.cycles,
         "data_path_wavefronts_per_cycle": t.wavefronts_per_cycle,
-        "latency": {name: {"avg": avg, "min": lo, "max": hi} for name, (avg, lo, hi) in latency_by_form(t, labels(result.trace.instructions)).items()},
+        "latency": {name: {"avg": avg, "min": lo, "max": hi} for name, (avg, lo, hi) in latency_by_form(t, labels(timed_batch(result))).items()},
     }
 
 
@@ -51,8 +51,9 @@ def instruction_rows(result: Result) -> list[dict[str, Any]]:
         if pc >= 0:
             row["pc"] = pc
     if result.timeline is not None:
-        for row, issue, complete in zip(rows, result.timeline.issue.tolist(), result.timeline.complete.tolist()):
-            row["issue"], row["complete"] = issue, complete
+        timed = range(len(rows)) if result.timed is None else result.timed.tolist()
+        for i, issue, complete in zip(timed, result.timeline.issue.tolist(), result.timeline.complete.tolist()):
+            rows[i]["issue"], rows[i]["complete"] = issue, complete
     return rows
 
 
@@ -73,10 +74,16 @@ def to_csv(result: Result | Summary, cycles: int | None = None) -> str:
     return metric_csv({**result.metrics, **({CYCLES: cycles} if cycles is not None else {})})
 
 
+def timed_batch(result: Result):
+    """The instructions the timeline covers."""
+    b = result.trace.instructions
+    return b if result.timed is None else b.take(result.timed)
+
+
 def print_timing(result: Result, console: Console) -> None:
     """Per-form latency of the timed CTA, its cycles and how busy the data path was."""
     t = timing_summary(result)
-    table = Table(title="Timing (one CTA)")
+    table = Table(title="Timing (one CTA)" if result.timed is None else "Timing (the kernel's first traced CTA, alone on an SM)")
     for col in ("Op", "Avg Latency", "Min", "Max"):
         table.add_column(col, justify="left" if col == "Op" else "right", no_wrap=col == "Op")
     for name, lat in t["latency"].items():
