@@ -94,6 +94,7 @@ class Machine:
         self.group = np.zeros(n, dtype=np.int64)  # threads of a warp with one group number run together
         self.next_group = 1
         self.diverged = False
+        self.running = np.full(n // LANES, -1, dtype=np.int64)  # per warp: the group that runs while the warp is diverged
         self.bar_id = np.full(n, -1, dtype=np.int64)  # the BAR each waiting thread waits at (-1: none, or a BSYNC)
         self.bar_need = np.full(n, -1, dtype=np.int64)  # the thread count that BAR waits for (-1: the whole CTA)
         self.bar_reduce: dict[int, Callable[[np.ndarray], None] | None] = {}
@@ -140,6 +141,17 @@ class Machine:
                 at += 1
             else:
                 runnable = self.alive & ~self.waiting
+                if self.diverged:
+                    # A diverged warp runs one of its groups at a time, until none of that group's threads can run
+                    # (they wait at a BSYNC or BAR, or exited); then the newest of its runnable groups. A branch that
+                    # splits a group leaves the fall-through threads in it and makes the taken ones a new group, so
+                    # the fall-through side runs first. A group that meets its BSYNC before a sibling group has run
+                    # the BSSY does not wait for it: the H100's smsp__inst_executed counts (div_fdiv_slowpath,
+                    # isa_float32's division subroutines) need this order.
+                    groups = np.where(runnable, self.group, -1).reshape(-1, LANES)
+                    keep = (groups == self.running[:, None]).any(axis=1)
+                    self.running = np.where(keep, self.running, groups.max(axis=1))
+                    runnable &= self.group == np.repeat(self.running, LANES)
                 ready = np.flatnonzero(runnable)
                 if not len(ready):
                     if self.alive.any():
@@ -147,9 +159,6 @@ class Machine:
                     return
                 at = int(pc[ready].min())
                 ex = runnable & (pc == at)
-                if self.diverged:  # a warp whose threads split runs one of its groups at this counter at a time
-                    key = np.where(ex, self.group, np.iinfo(np.int64).max).reshape(-1, LANES)
-                    ex &= self.group == np.repeat(key.min(axis=1), LANES)
                 self.ex_ix = np.flatnonzero(ex)
                 whole = len(self.ex_ix) == len(ready)
                 warps = ex.reshape(-1, LANES).any(axis=1)
@@ -170,7 +179,7 @@ class Machine:
                 t = int(np.flatnonzero(ex)[0]) if fault.lane < 0 else fault.lane
                 raise ExecError(fault.what, code[at].pc, int(self.warp_id[t]), int(self.lane[t])) from None
             self.steps += 1
-            same = whole and getattr(step, "plain", False)
+            same = whole and getattr(step, "plain", False) and not self.diverged
 
     def _deadlock(self) -> None:
         t = int(np.flatnonzero(self.alive & self.waiting)[0])

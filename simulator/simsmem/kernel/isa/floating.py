@@ -1,10 +1,11 @@
 """Floating-point instructions: f32 (FADD, FFMA, MUFU, ...), f16x2 (HADD2, HFMA2, ...), f64 (DADD, ...), conversions.
 
-Values matter to simsmem only where they reach an address or a branch, but they are computed as the
-PTX ISA defines them: IEEE round to nearest even unless the instruction names another rounding
-(``.RZ``, ``.RM``, ``.RP``), denormals flushed under ``.FTZ``. FFMA is the float64 product and sum
-rounded once to float32 (exact but for rare double roundings); MUFU's approximations are the exact
-functions, rounded.
+Results are the H100's bit for bit: every IEEE operation (add, multiply, fused multiply-add, conversions) is
+rounded once, correctly, in the mode the instruction names (``.RZ``, ``.RM``, ``.RP``; else to nearest
+even; see ieee.py), denormals kept unless ``.FTZ`` flushes them. NaN results are the GPU's: float32 ones
+the canonical 0x7FFFFFFF, float16/bfloat16 ones 0x7FFF, float64 ones the operand's NaN, quieted (see
+DADD). Only MUFU's approximations (RCP, RSQ, SQRT, EX2, LG2, SIN, COS, TANH) are modelled as the exact
+function rounded, which differs from the hardware's in the last bits.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 
 from ..machine import Machine
 from ..sass import Instruction, Operand
-from . import Env, alu, operand
+from . import Env, alu, ieee, operand
 from .operands import BuildError, float_value, read, write
 
 F32 = np.float32
@@ -47,11 +48,12 @@ def to_f32(x: np.ndarray, mode: str = "RN") -> np.ndarray:
 
 
 def _finish(ins: Instruction, r: np.ndarray) -> np.ndarray:
+    """A float32 result after .FTZ (denormals to zero) and .SAT (clamped to [0, 1], NaN to +0); NaN canonical."""
     if "FTZ" in ins.mods:
         r = flush(r)
     if "SAT" in ins.mods:
-        r = np.where(np.isnan(r), F32(0), np.clip(r, F32(0), F32(1)))
-    return np.asarray(r, dtype=F32)
+        r = np.where(np.isnan(r), F32(0), np.clip(r, F32(0), F32(1))) + F32(0)  # + 0: -0 to +0
+    return ieee.canonical_nan(r)
 
 
 def _inputs(ins: Instruction, env: Env, count: int, ty: str = "f32"):
@@ -60,6 +62,7 @@ def _inputs(ins: Instruction, env: Env, count: int, ty: str = "f32"):
 
 @alu("FADD", "FMUL", "FADD32I", "FMUL32I")
 def _fadd(ins: Instruction, env: Env):
+    """a + b or a * b rounded once in the instruction's mode; FMUL.D2 .. .M8 scale the product by a power of two."""
     d = write(operand(ins, 0), "f32")
     a, b = _inputs(ins, env, 2)
     mode = rounding(ins)
@@ -68,20 +71,22 @@ def _fadd(ins: Instruction, env: Env):
     scale = {"D2": 0.5, "D4": 0.25, "D8": 0.125, "M2": 2.0, "M4": 4.0, "M8": 8.0}.get(next((m for m in ins.mods if m[:1] in "DM" and m[1:].isdigit()), ""), 1.0)
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        x, y = a(m, ix), b(m, ix)
+        x, y = np.asarray(a(m, ix), dtype=F32), np.asarray(b(m, ix), dtype=F32)
         if ftz:
             x, y = flush(x), flush(y)
-        if mode == "RN" and scale == 1.0:
-            r = (np.multiply if mul else np.add)(np.asarray(x, dtype=F32), np.asarray(y, dtype=F32))
+        if mode == "RN" and scale == 1.0:  # numpy's float32 arithmetic is IEEE's, rounded to nearest even
+            r = (np.multiply if mul else np.add)(x, y)
+        elif mul:
+            r = ieee.fma(x.astype(np.float64) * scale, y, None, mode, F32)
         else:
-            wide = np.asarray(x, dtype=np.float64) * np.asarray(y, dtype=np.float64) * scale if mul else np.asarray(x, dtype=np.float64) + np.asarray(y, dtype=np.float64)
-            r = to_f32(wide, mode)
+            r = ieee.fma(x, F32(1), y, mode, F32)
         d(m, ix, np.broadcast_to(_finish(ins, r), (len(ix),)))
     return f
 
 
 @alu("FFMA", "FFMA32I")
 def _ffma(ins: Instruction, env: Env):
+    """a * b + c rounded once (fused) in the instruction's mode."""
     d = write(operand(ins, 0), "f32")
     a, b, c = _inputs(ins, env, 3)
     mode = rounding(ins)
@@ -91,22 +96,30 @@ def _ffma(ins: Instruction, env: Env):
         x, y, z = (np.asarray(v(m, ix), dtype=F32) for v in (a, b, c))
         if ftz:
             x, y, z = flush(x), flush(y), flush(z)
-        r = to_f32(x.astype(np.float64) * y.astype(np.float64) + z.astype(np.float64), mode)
-        d(m, ix, np.broadcast_to(_finish(ins, r), (len(ix),)))
+        d(m, ix, np.broadcast_to(_finish(ins, ieee.fma(x, y, z, mode, F32)), (len(ix),)))
     return f
 
 
 @alu("FMNMX", "FMNMX32I")
 def _fmnmx(ins: Instruction, env: Env):
+    """min (p true) or max (p false); a NaN operand gives the other (.NAN: gives NaN), -0 below +0; NaN canonical;
+    .XORSIGN: the result's sign is the XOR of the operands' signs (max.xorsign.abs)."""
     d = write(operand(ins, 0), "f32")
     a, b = _inputs(ins, env, 2)
     p = read(operand(ins, 3), "pred")
+    nan = "NAN" in ins.mods
+    xorsign = "XORSIGN" in ins.mods
+    raw = [read(attrs_plain(operand(ins, k)), "f32", env.constants) for k in (1, 2)] if xorsign else None
 
     def f(m: Machine, ix: np.ndarray) -> None:
         x, y = np.asarray(a(m, ix), dtype=F32), np.asarray(b(m, ix), dtype=F32)
         if "FTZ" in ins.mods:
             x, y = flush(x), flush(y)
-        d(m, ix, np.broadcast_to(np.where(p(m, ix), np.fmin(x, y), np.fmax(x, y)), (len(ix),)))
+        r = min_max(x, y, np.broadcast_to(p(m, ix), (len(ix),)), nan)
+        if xorsign:
+            sx, sy = (np.signbit(np.asarray(v(m, ix), dtype=F32)) for v in raw)
+            r = np.where(np.isnan(r), r, np.copysign(np.abs(r), np.where(sx ^ sy, F32(-1), F32(1))))
+        d(m, ix, np.broadcast_to(ieee.canonical_nan(r), (len(ix),)))
     return f
 
 
@@ -199,6 +212,8 @@ def _fset(ins: Instruction, env: Env):
 
 @alu("MUFU")
 def _mufu(ins: Instruction, env: Env):
+    """The special function unit's approximations, modelled as the exact function rounded to nearest (the GPU's
+    differ in the last bits: RCP, RSQ, SQRT, EX2, LG2 by about 1 ulp, SIN, COS, TANH by more); NaN canonical."""
     fn = ins.mods[0]
     if fn in ("RCP64H", "RSQ64H"):
         d, a = write(operand(ins, 0)), read(operand(ins, 1), "u32", env.constants)
@@ -215,26 +230,39 @@ def _mufu(ins: Instruction, env: Env):
     if fn not in funcs:
         raise BuildError(f"MUFU.{fn} is not modelled")
     func = funcs[fn]
+    if "F16" in ins.mods:  # MUFU.EX2.F16 d, a(.H1): one float16 half in, its float16 result in d's low half
+        d, a = write(operand(ins, 0)), _half_in(operand(ins, 1), env)
+
+        def half(m: Machine, ix: np.ndarray) -> None:
+            with np.errstate(all="ignore"):
+                r = func(np.asarray(a(m, ix), dtype=F32).astype(np.float64))
+            d(m, ix, np.broadcast_to(ieee.small(r, "F16"), (len(ix),)))
+        return half
     d, a = write(operand(ins, 0), "f32"), read(operand(ins, 1), "f32", env.constants)
+    keep = fn == "TANH"  # tanh(x) is x for denormal x; the others flush denormal operands and results
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        x = flush(np.asarray(a(m, ix), dtype=F32)).astype(np.float64)
-        d(m, ix, np.broadcast_to(flush(to_f32(func(x))), (len(ix),)))
+        x = np.asarray(a(m, ix), dtype=F32)
+        x = (x if keep else flush(x)).astype(np.float64)
+        with np.errstate(all="ignore"):
+            r = to_f32(func(x))
+        d(m, ix, np.broadcast_to(ieee.canonical_nan(r if keep else flush(r)), (len(ix),)))
     return f
 
 
 @alu("FCHK")
 def _fchk(ins: Instruction, env: Env):
-    """Whether a division a/b needs the slow path: b or a not finite, b zero or denormal, or a quotient near the exponent range's ends."""
+    """FCHK P, a, b: whether the division a / b needs the slow path. With ea, eb the biased exponent fields, the
+    fast path is taken only where 2 <= eb <= 251, 25 <= ea <= 254 and -124 <= ea - eb <= 126, signs and
+    significands aside (timed on an sm_90 GPU, an H200, for every pair of exponents: 264172 pairs)."""
     d = write(operand(ins, 0), "pred")
-    a, b = read(operand(ins, 1), "f32", env.constants), read(operand(ins, 2), "f32", env.constants)
+    a, b = read(operand(ins, 1), "u32", env.constants), read(operand(ins, 2), "u32", env.constants)
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        x, y = np.asarray(a(m, ix), dtype=F32), np.asarray(b(m, ix), dtype=F32)
-        ex = (x.view(np.uint32) >> 23 & 0xFF).astype(np.int64)
-        ey = (y.view(np.uint32) >> 23 & 0xFF).astype(np.int64)
-        slow = ~np.isfinite(x) | ~np.isfinite(y) | (ey == 0) | ((ex == 0) & (x != 0)) | ((x != 0) & ((ex - ey > 125) | (ex - ey < -125)))
-        d(m, ix, np.broadcast_to(slow, (len(ix),)))
+        ea = (np.asarray(a(m, ix), dtype=np.uint32) >> np.uint32(23) & np.uint32(0xFF)).astype(np.int64)
+        eb = (np.asarray(b(m, ix), dtype=np.uint32) >> np.uint32(23) & np.uint32(0xFF)).astype(np.int64)
+        fast = (eb >= 2) & (eb <= 251) & (ea >= 25) & (ea <= 254) & (ea - eb >= -124) & (ea - eb <= 126)
+        d(m, ix, np.broadcast_to(~fast, (len(ix),)))
     return f
 
 
@@ -263,22 +291,19 @@ def _half_in(op: Operand, env: Env, bf16: bool = False):
 
 
 def f32_to_bf16_bits(x: np.ndarray, mode: str = "RN") -> np.ndarray:
-    """bfloat16 bit patterns of float32 values (round to nearest even, or toward zero for RZ)."""
-    bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    if mode == "RZ":
-        r = bits >> np.uint64(16)
-    else:
-        r = (bits + np.uint64(0x7FFF) + ((bits >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16)
-    nan = np.isnan(np.asarray(x, dtype=np.float32))
-    return np.where(nan, np.uint64(0x7FC0), r).astype(np.uint32) & np.uint32(0xFFFF)
+    """bfloat16 bit patterns of float32 values, rounded in ``mode``; NaN 0x7FFF."""
+    return ieee.small(np.asarray(x, dtype=F32).astype(np.float64), "BF16", mode)
 
 
-def f32_to_f16_bits(x: np.ndarray) -> np.ndarray:
-    return np.asarray(x, dtype=np.float32).astype(np.float16).view(np.uint16).astype(np.uint32)
+def f32_to_f16_bits(x: np.ndarray, mode: str = "RN") -> np.ndarray:
+    """float16 bit patterns of float32 (or float64) values, rounded in ``mode``; NaN 0x7FFF."""
+    return ieee.small(np.asarray(x).astype(np.float64), "F16", mode)
 
 
 @alu("F2F")
 def _f2f(ins: Instruction, env: Env):
+    """Float to float, rounded once in the instruction's mode. Between float32 and float64 a NaN keeps its sign and the
+    top of its payload, quieted (as x86 converts); to float16 and bfloat16 it becomes 0x7FFF."""
     kinds = _source_type(ins.mods, "F32")
     if len(kinds) < 2:
         raise BuildError("F2F without a destination and a source type")
@@ -298,13 +323,12 @@ def _f2f(ins: Instruction, env: Env):
         if to == "F64":
             r = x.astype(np.float64)
         elif to == "F32":
-            r = to_f32(x.astype(np.float64), mode) if frm == "F64" else x.astype(F32)
+            with np.errstate(over="ignore"):
+                r = to_f32(x.astype(np.float64), mode) if frm == "F64" else x.astype(F32)
             if "FTZ" in ins.mods:
                 r = flush(r)
-        elif to == "F16":
-            r = f32_to_f16_bits(to_f32(x.astype(np.float64), mode) if frm == "F64" else x)
         else:
-            r = f32_to_bf16_bits(x.astype(F32), mode)
+            r = ieee.small(x.astype(np.float64), to, mode)  # exact: float32 and float64 sources fit a float64
         d(m, ix, np.broadcast_to(r, (len(ix),)))
     return f
 
@@ -322,31 +346,46 @@ def _round_int(x: np.ndarray, mods: tuple[str, ...]) -> np.ndarray:
     return np.rint(x)
 
 
+def saturate_int(r: np.ndarray, bits: int, signed: bool) -> np.ndarray:
+    """Whole float64 values clamped to the integer type's range, as int64 (uint64 for unsigned 64-bit)."""
+    lo, hi = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
+    top = np.where(r >= float(hi) + 1, True, False)  # float(hi) + 1 is a power of two: exact
+    low = r <= float(lo)
+    safe = np.where(top | low | np.isnan(r), 0.0, r)
+    dtype = np.uint64 if bits == 64 and not signed else np.int64
+    v = safe.astype(dtype)
+    return np.where(top, dtype(hi), np.where(low, dtype(lo) if lo else dtype(0), v))
+
+
 @alu("F2I")
 def _f2i(ins: Instruction, env: Env):
+    """Float to integer, rounded as .TRUNC/.FLOOR/.CEIL say (else to nearest even), saturated to the type's range;
+    NaN gives 0 under .NTZ, else the integer with only its top bit set (0x80000000, 0x8000000000000000), signed or not.
+    8- and 16-bit results are sign- or zero-extended to 32 bits."""
     ints = [m for m in ins.mods if m in INTS]
     bits, signed = INTS[ints[0]] if ints else (32, True)
     source64 = "F64" in ins.mods
     a = read(operand(ins, 1), "f64" if source64 else "f32", env.constants)
     d = write(operand(ins, 0), "u64" if bits == 64 else "u32")
+    nan = 0 if "NTZ" in ins.mods else 1 << (max(bits, 32) - 1)
 
     def f(m: Machine, ix: np.ndarray) -> None:
         x = np.asarray(a(m, ix)).astype(np.float64)
         if "FTZ" in ins.mods:
             x = flush(x)
         r = _round_int(x, ins.mods)
-        lo, hi = (-(2.0 ** (bits - 1)), 2.0 ** (bits - 1) - 1) if signed else (0.0, 2.0**bits - 1)
-        r = np.where(np.isnan(r), 0.0, np.clip(r, lo, hi))
+        v = saturate_int(r, bits, signed)
         if bits == 64:
-            v = np.where(r >= 2.0**63, (r - 2.0**64), r).astype(np.int64).view(np.uint64) if not signed else r.astype(np.int64).view(np.uint64)
+            v = np.where(np.isnan(r), np.uint64(nan), v.view(np.uint64) if v.dtype == np.int64 else v)
         else:
-            v = r.astype(np.int64).astype(np.uint32)
+            v = np.where(np.isnan(r), np.uint32(nan), v.astype(np.int64).astype(np.uint32))
         d(m, ix, np.broadcast_to(v, (len(ix),)))
     return f
 
 
 @alu("I2F", "I2FP")
 def _i2f(ins: Instruction, env: Env):
+    """Integer (8 to 64 bits, a byte or half of the source as .B1/.H1 name) to float, rounded once in the mode."""
     ints = [m for m in ins.mods if m in INTS]
     bits, signed = INTS[ints[0]] if ints else (32, True)
     to64 = "F64" in ins.mods
@@ -361,21 +400,19 @@ def _i2f(ins: Instruction, env: Env):
     def f(m: Machine, ix: np.ndarray) -> None:
         raw = np.asarray(a(m, ix))
         if bits == 64:
-            v = raw.view(np.int64).astype(np.float64) if signed else raw.astype(np.float64)
-            wide = raw.view(np.int64) if signed else raw
+            wide = raw.view(np.int64) if signed else raw.astype(np.uint64)
         else:
             raw = raw.astype(np.uint32) >> np.uint32(8 * byte if bits == 8 else 16 * half if bits == 16 else 0)
             mask = np.uint32((1 << bits) - 1) if bits < 32 else np.uint32(0xFFFF_FFFF)
             u = raw & mask
             wide = np.where(signed & (u >> np.uint32(bits - 1) & np.uint32(1)).astype(bool), u.astype(np.int64) - (1 << bits), u.astype(np.int64))
-            v = wide.astype(np.float64)
-        if to64:
-            r = v
+        exact = np.asarray(wide).astype(ieee.LONG)  # every 64-bit integer is a long double
+        if to16:  # via a float64 rounded to odd, which a second rounding to float16 leaves correct
+            near = exact.astype(np.float64)
+            r = ieee.small(ieee.round_odd(near, (exact - near.astype(ieee.LONG)).astype(np.float64)), "F16", mode)
         else:
-            r = to_f32(v, mode)
-            if bits == 64 and mode == "RN":  # float64 rounded once already; round from the integer itself
-                r = np.asarray(wide).astype(F32)
-        d(m, ix, np.broadcast_to(f32_to_f16_bits(r) if to16 else r, (len(ix),)))
+            r = ieee.narrow(exact, np.float64 if to64 else F32, mode)
+        d(m, ix, np.broadcast_to(r, (len(ix),)))
     return f
 
 
@@ -386,8 +423,11 @@ def _frnd(ins: Instruction, env: Env):
     d = write(operand(ins, 0), "f64" if double else "f32")
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        r = _round_int(np.asarray(a(m, ix)), ins.mods)
-        d(m, ix, np.broadcast_to(r, (len(ix),)))
+        x = np.asarray(a(m, ix))
+        if "FTZ" in ins.mods:
+            x = flush(x)
+        r = _round_int(x, ins.mods)
+        d(m, ix, np.broadcast_to(r if double else ieee.canonical_nan(r), (len(ix),)))
     return f
 
 
@@ -404,6 +444,10 @@ def fp8_to_f32(byte: np.ndarray, e4m3: bool) -> np.ndarray:
 
 @alu("F2FP")
 def _f2fp(ins: Instruction, env: Env):
+    """Two floats to a packed pair: F2FP.{F16,BF16}.F32.PACK_AB d, a, b: a to the high half, b to the low, rounded in
+    the mode (.RELU: negatives to +0 first; NaN 0x7FFF); F2FP.SATFINITE.{E4M3,E5M2}.F32.PACK_AB_MERGE_C d, a, b, c:
+    two float8 (a the high byte) in the low halfword, the high halfword c's; F2FP.F16.{E4M3,E5M2}.UNPACK_B d, a: the
+    two float8 of a's low halfword to two float16."""
     if "UNPACK_B" in ins.mods:  # two float8 of the low halfword to two float16
         e4m3 = "E4M3" in ins.mods
         d, a = write(operand(ins, 0)), read(operand(ins, 1), "u32", env.constants)
@@ -413,20 +457,26 @@ def _f2fp(ins: Instruction, env: Env):
             lo, hi = fp8_to_f32(x & np.uint32(0xFF), e4m3), fp8_to_f32((x >> np.uint32(8)) & np.uint32(0xFF), e4m3)
             d(m, ix, (f32_to_f16_bits(hi) << np.uint32(16)) | f32_to_f16_bits(lo))
         return unpack
-    bf16 = "BF16" in ins.mods
+    fmt = next((k for k in ("E4M3", "E5M2", "BF16") if k in ins.mods), "F16")
     d = write(operand(ins, 0))
     a, b = read(operand(ins, 1), "f32", env.constants), read(operand(ins, 2), "f32", env.constants)
+    merge = read(operand(ins, 3), "u32", env.constants) if "PACK_AB_MERGE_C" in ins.mods else None
     relu = "RELU" in ins.mods
+    satfinite = "SATFINITE" in ins.mods
     mode = rounding(ins)
+    width = 8 if fmt in ("E4M3", "E5M2") else 16
 
     def conv(x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=F32)
         if relu:
-            x = np.maximum(x, F32(0))
-        return f32_to_bf16_bits(x, mode) if bf16 else f32_to_f16_bits(x)
+            x = np.where(x <= 0, F32(0), x)  # -0 too
+        return ieee.small(x.astype(np.float64), fmt, mode, satfinite)
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        d(m, ix, np.broadcast_to((conv(a(m, ix)) << np.uint32(16)) | conv(b(m, ix)), (len(ix),)))
+        r = (conv(a(m, ix)) << np.uint32(width)) | conv(b(m, ix))
+        if merge is not None:
+            r = r | (np.asarray(merge(m, ix), dtype=np.uint32) & np.uint32(0xFFFF_0000))
+        d(m, ix, np.broadcast_to(r, (len(ix),)))
     return f
 
 
@@ -488,30 +538,67 @@ def _pack(r: np.ndarray, bf16: bool) -> np.ndarray:
     return (conv(r[:, 1]) << np.uint32(16)) | conv(r[:, 0])
 
 
+def min_max(x: np.ndarray, y: np.ndarray, smaller, nan_wins: bool = False) -> np.ndarray:
+    """min (``smaller`` true) or max of float arrays: -0 below +0; a NaN operand gives the other operand (both NaN, or
+    either under ``nan_wins``: NaN)."""
+    x, y = np.broadcast_arrays(x, y)
+    below = (x < y) | ((x == y) & np.signbit(x) & ~np.signbit(y))
+    above = (x > y) | ((x == y) & ~np.signbit(x) & np.signbit(y))
+    r = np.where(np.where(smaller, below, above) | (x == y) & (np.signbit(x) == np.signbit(y)), x, y)
+    r = np.where(np.isnan(y), x, np.where(np.isnan(x), y, r))
+    if nan_wins:
+        r = np.where(np.isnan(x) | np.isnan(y), x.dtype.type(np.nan), r)
+    return r
+
+
+def _half_value(bits: np.ndarray, bf16: bool) -> np.ndarray:
+    """16-bit float patterns as float32."""
+    bits = np.asarray(bits, dtype=np.uint32) & np.uint32(0xFFFF)
+    return (bits << np.uint32(16)).view(F32) if bf16 else bits.astype(np.uint16).view(np.float16).astype(F32)
+
+
 @alu("HADD2", "HMUL2", "HFMA2", "HMNMX2")
 def _hfma2(ins: Instruction, env: Env):
+    """Packed pairs of float16 (or bfloat16, .BF16_V2) values, each half rounded once (a sum, product or fused
+    multiply-add) to the pair's format, or to float32 (.F32: the low half's result alone); NaN results canonical
+    (0x7FFF, 0x7FFFFFFF). .SAT clamps to [0, 1] (NaN to 0), .RELU negatives to 0 (NaN stays NaN). HMNMX2: min (p
+    true) or max per half as FMNMX (.NAN: a NaN operand gives NaN)."""
     bf16 = "BF16" in ins.mods or "BF16_V2" in ins.mods
+    fmt = "BF16" if bf16 else "F16"
     out32 = "F32" in ins.mods
     n = 3 if ins.name == "HFMA2" else 2
     srcs, rest = _halves(list(ins.operands[1:]), n, env, bf16)
     d = write(operand(ins, 0), "f32" if out32 else "u32")
     name = ins.name
+    mode = rounding(ins)
     pmin = read(rest[0], "pred") if name == "HMNMX2" and rest else None
+    target = F32 if out32 else fmt
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        vals = [v(m, ix) for v in srcs]
-        if name == "HADD2":
-            r = vals[0] + vals[1]
-        elif name == "HMUL2":
-            r = vals[0] * vals[1]
-        elif name == "HMNMX2":
-            p = pmin(m, ix).reshape(-1, 1)
-            r = np.where(p, np.fmin(vals[0], vals[1]), np.fmax(vals[0], vals[1]))
+        vals = [np.asarray(v(m, ix), dtype=F32) for v in srcs]
+        if name == "HMNMX2":
+            p = np.broadcast_to(pmin(m, ix), (len(ix),)).reshape(-1, 1)
+            r = min_max(vals[0], vals[1], p, "NAN" in ins.mods)
+            bits = None
         else:
-            r = (vals[0].astype(np.float64) * vals[1] + vals[2]).astype(np.float32)
-        if "SAT" in ins.mods:
-            r = np.clip(r, 0, 1)
-        d(m, ix, r[:, 0] if out32 else _pack(np.asarray(r, dtype=np.float32), bf16))
+            if name == "HADD2":
+                bits = ieee.fma(vals[0], F32(1), vals[1], mode, target)
+            elif name == "HMUL2":
+                bits = ieee.fma(vals[0], vals[1], None, mode, target)
+            else:
+                bits = ieee.fma(vals[0], vals[1], vals[2], mode, target)
+            r = bits if out32 else _half_value(bits, bf16)
+        if "SAT" in ins.mods or "RELU" in ins.mods:
+            top = F32(1) if "SAT" in ins.mods else F32(np.inf)
+            clamped = np.where(r <= 0, F32(0), np.minimum(r, top))
+            r = np.where(np.isnan(r), F32(0) if "SAT" in ins.mods else r, clamped)
+            bits = None
+        if out32:
+            d(m, ix, ieee.canonical_nan(r[:, 0]))
+        elif bits is not None:
+            d(m, ix, (bits[:, 1] << np.uint32(16)) | bits[:, 0])
+        else:
+            d(m, ix, _pack(np.asarray(r, dtype=F32), bf16))
     return f
 
 
@@ -580,23 +667,37 @@ def _hsetp2(ins: Instruction, env: Env):
     return f
 
 
+QUIET64 = np.uint64(1 << 51)
+
+
 @alu("DADD", "DMUL", "DFMA", "DMNMX")
 def _double(ins: Instruction, env: Env):
+    """float64 a + b, a * b, a * b + c rounded once in the instruction's mode. A NaN operand makes the result that
+    NaN, quieted, as the register holds it (before -x and |x|); of several, b's, then c's, then a's (measured on an sm_90
+    GPU). An invalid operation gives 0xFFF8000000000000."""
     d = write(operand(ins, 0), "f64")
     n = 3 if ins.name == "DFMA" else 2
     srcs = [read(operand(ins, k), "f64", env.constants) for k in range(1, n + 1)]
+    raws = [read(attrs_plain(operand(ins, k)), "u64", env.constants) if operand(ins, k).kind != "imm" else None for k in range(1, n + 1)]
     name = ins.name
+    mode = rounding(ins)
     p = read(operand(ins, 3), "pred") if name == "DMNMX" else None
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        v = [np.asarray(s(m, ix), dtype=np.float64) for s in srcs]
-        if name == "DADD":
-            r = v[0] + v[1]
+        v = [np.broadcast_to(np.asarray(s(m, ix), dtype=np.float64), (len(ix),)) for s in srcs]
+        if name == "DMNMX":
+            r = min_max(v[0], v[1], np.broadcast_to(p(m, ix), (len(ix),)))
+        elif name == "DADD":
+            r = v[0] + v[1] if mode == "RN" else ieee.fma(v[0], np.float64(1), v[1], mode, np.float64)
         elif name == "DMUL":
-            r = v[0] * v[1]
-        elif name == "DMNMX":
-            r = np.where(p(m, ix), np.fmin(v[0], v[1]), np.fmax(v[0], v[1]))
+            r = v[0] * v[1] if mode == "RN" else ieee.fma(v[0], v[1], None, mode, np.float64)
         else:
-            r = (v[0].astype(np.longdouble) * v[1] + v[2]).astype(np.float64)
-        d(m, ix, np.broadcast_to(r, (len(ix),)))
+            r = ieee.fma(v[0], v[1], v[2], mode, np.float64)
+        bits = np.asarray(r, dtype=np.float64).view(np.uint64)
+        nan_out = np.isnan(r) if name == "DMNMX" else np.ones(len(ix), dtype=bool)  # DMNMX: only where both are NaN
+        order = [0, 2, 1] if name == "DFMA" else [0, 1]  # rising priority: a, c, b
+        for raw, x in ((raws[k], v[k]) for k in order):
+            src = np.asarray(raw(m, ix), dtype=np.uint64) if raw is not None else x.view(np.uint64)
+            bits = np.where(np.isnan(x) & nan_out, src | QUIET64, bits)
+        d(m, ix, np.broadcast_to(bits.view(np.float64), (len(ix),)))
     return f

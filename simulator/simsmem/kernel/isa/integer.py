@@ -42,6 +42,8 @@ def _mov(ins: Instruction, env: Env):
 
 @alu("IMAD", "UIMAD", "IMUL", "UIMUL")
 def _imad(ins: Instruction, env: Env):
+    """a * b + c, signed unless .U32: the low word; .WIDE the 64-bit product plus a 64-bit c (a register pair), its carry
+    out in a predicate; .HI the high word of a * b plus a 64-bit c (the pair c:c+1), as Newton steps use it."""
     mods = ins.mods
     dests, srcs = _outputs(ins)
     signed = "U32" not in mods
@@ -212,6 +214,9 @@ def _lea(ins: Instruction, env: Env):
 
 @alu("SHF", "USHF")
 def _shf(ins: Instruction, env: Env):
+    """Funnel shift of the pair hi:lo (SHF d, lo, n, hi) left (.L) or right (.R, arithmetic with .S32/.S64), the low
+    or (.HI) high word of the 64-bit result. .W wraps n to 0..31 (0..63 with .U64/.S64); otherwise n, the whole
+    unsigned 32-bit value, is clamped to 32 (64 with .U64/.S64)."""
     mods = set(ins.mods)
     d = write(operand(ins, 0))
     lo, s, hi = (read(operand(ins, k), "u32", env.constants) for k in (1, 2, 3))
@@ -566,6 +571,8 @@ def _sgxt(ins: Instruction, env: Env):
 
 @alu("PRMT", "UPRMT")
 def _prmt(ins: Instruction, env: Env):
+    """PRMT d, a, sel, b: each result byte picked from the eight bytes of b:a by a nibble of sel (bit 3 of the nibble:
+    the byte's sign replicated), or by the .F4E/.B4E/.RC8/.ECL/.ECR/.RC16 pattern that sel's low two bits select."""
     d = write(operand(ins, 0))
     a, sel, b = (read(operand(ins, k), "u32", env.constants) for k in (1, 2, 3))
     mode = next((x for x in ins.mods if x in ("F4E", "B4E", "RC8", "ECL", "ECR", "RC16")), None)

@@ -93,9 +93,9 @@ def _vote(ins: Instruction, env: Env):
 def _match(ins: Instruction, env: Env):
     mode = ins.mods[0]
     wide = "U64" in ins.mods
-    ops = list(ins.operands)
-    d = write(ops[0])
-    pd = write(ops[1], "pred") if mode == "ALL" and len(ops) > 2 else None
+    ops = list(ins.operands)  # MATCH.ANY Rd, Ra; MATCH.ALL Pd, Rd, Ra
+    pd = write(ops[0], "pred") if ops[0].kind in ("P", "UP") else None
+    d = write(ops[1] if pd is not None else ops[0])
     a = read(ops[-1], "u64" if wide else "u32", env.constants)
 
     def f(m: Machine, ix: np.ndarray) -> None:
