@@ -97,17 +97,27 @@ ROUNDED = {  # float results whose last bits depend on the hardware's accumulati
 }
 
 
+#: ISA kernels' results that come from the GPU's approximate special-function unit (MUFU: ex2, lg2, sin, cos, rsqrt, tanh,
+#: rcp.approx and the fast intrinsics built on them), which simsmem computes exactly and rounds: result j of thread g is
+#: word j * 256 + g of the output (calibration/realk/src/isa.cu). Every other result must match the GPU bit for bit.
+APPROXIMATE = {"isa_float32": {17, 21, 22, *range(26, 36), 37, 38, 39, 40}, "isa_float64": {33}, "isa_half": {21, 22}}
+
+
 def _dumped(entry: dict) -> list[int]:
     return [i for i, a in enumerate(entry["args"]) if a.startswith("zeros:") and a != "zeros:0" and (REALK / "out" / f"{entry['name']}.arg{i}.bin.gz").exists()]
 
 
-@pytest.mark.parametrize("name", [e["name"] for e in MANIFEST if _dumped(e) and not e["name"].startswith(RACES) and not e["name"].startswith("isa_")])
+@pytest.mark.parametrize("name", [e["name"] for e in MANIFEST if _dumped(e) and not e["name"].startswith(RACES)])
 def test_outputs_match_the_gpu(name):
     entry, _, memory = traced(name)
     for i in _dumped(entry):
         gpu = np.frombuffer(gzip.decompress((REALK / "out" / f"{name}.arg{i}.bin.gz").read_bytes()), dtype=np.uint8)
         ours = next(b.data for b in memory.buffers if b.name.startswith(f"argument {i + 1} "))
-        if name in ROUNDED:
+        if name.startswith("isa_"):
+            differ = np.flatnonzero(gpu.view("<u4") != ours.view("<u4"))
+            results = set((differ // 256).tolist())
+            assert results <= APPROXIMATE.get(name, set()), f"results {sorted(results - APPROXIMATE.get(name, set()))} differ"
+        elif name in ROUNDED:
             dtype = np.float16 if name in ("triton_matmul_f16", "triton_attention_fwd") else np.float32
             g, o = gpu.view(dtype).astype(np.float64), ours.view(dtype).astype(np.float64)
             assert np.abs(g - o).max() <= ROUNDED[name] * np.abs(g).max(), f"argument {i + 1}"

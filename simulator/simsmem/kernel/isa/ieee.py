@@ -130,13 +130,13 @@ def small(x, fmt: str, mode: str = "RN", satfinite: bool = False) -> np.ndarray:
 def fma(a, b, c, mode: str, target) -> np.ndarray:
     """a * b + c (``c`` None: a * b) rounded once to ``target`` in ``mode``; IEEE signs of zero, infinities, NaN.
     ``target``: float32 or float64, or a format of SMALL (the result then its bit patterns)."""
+    if target is F32 and mode == "RN":
+        fast = _nearest32(a, b, c)
+        if fast is not None:
+            return fast
     w = working(target)
     args = np.broadcast_arrays(*(np.asarray(x).astype(w) for x in ((a, b) if c is None else (a, b, c))))
     a, b, cw = args[0], args[1], (args[2] if c is not None else None)
-    if w is F64 and mode == "RN" and target is F32:
-        fast = _nearest32(a, b, cw)
-        if fast is not None:
-            return fast
     finite = np.isfinite(a) & np.isfinite(b)
     if cw is not None:
         finite &= np.isfinite(cw)
@@ -178,10 +178,12 @@ def _nearest32(a: np.ndarray, b: np.ndarray, c: np.ndarray | None) -> np.ndarray
     correct rounding unless it fell exactly on a float32 halfway point (low 29 bits 1000...0), or the result is not
     a normal float32 (zero, subnormal, overflow, NaN), which the exact path handles."""
     with np.errstate(invalid="ignore", over="ignore"):
-        v = a * b if c is None else a * b + c
-    low = v.view(np.uint64) & np.uint64(0x1FFF_FFFF)
+        v = np.multiply(a, b, dtype=F64)
+        if c is not None:
+            v = np.add(v, c, dtype=F64)
+    v = np.asarray(v)
     mag = np.abs(v)
-    if ((low == np.uint64(0x1000_0000)) | ~(mag >= 2.0**-126) | ~(mag < 2.0**128)).any():
+    if ((v.view(np.uint64) & np.uint64(0x1FFF_FFFF)) == np.uint64(0x1000_0000)).any() or not ((mag >= 2.0**-126) & (mag < 2.0**128)).all():
         return None
     return v.astype(F32)
 
