@@ -12,11 +12,11 @@ import json
 import sys
 
 import pytest
-
 from conftest import H100, ROOT
 from simsmem.analysis import analyse
+from simsmem.config import WAVEFRONTS
 from simsmem.corpus import corpus_trace, load_corpus, sass_form
-from simsmem.metrics import DATA_BYTES, WAVEFRONTS
+from simsmem.metrics import DATA_BYTES
 
 sys.path.insert(0, str(ROOT / "calibration"))
 from harness import patterns  # noqa: E402

@@ -9,16 +9,16 @@ import re
 
 import numpy as np
 import pytest
+from conftest import H100, ROOT
 from hypothesis import given
 from hypothesis import strategies as st
-
-from conftest import H100, ROOT
 from simsmem.analysis import analyse
 from simsmem.cli import main
+from simsmem.config import BANK_CONFLICTS, WAVEFRONTS
 from simsmem.corpus import load_corpus
 from simsmem.errors import SimsmemError
 from simsmem.layout import tile
-from simsmem.metrics import BANK_CONFLICTS, WAVEFRONTS, op_label
+from simsmem.metrics import op_label
 from simsmem.patterns import Access, parse_access, pattern, place
 from simsmem.swizzle import TMA_MODES, Swizzle, from_sbm, recast
 from simsmem.trace import Trace, read_trace

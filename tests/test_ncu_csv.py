@@ -9,12 +9,11 @@ import csv
 import io
 
 import pytest
-
 from conftest import H100, ROOT
 from simsmem.analysis import analyse
 from simsmem.cli import main
+from simsmem.config import BANK_CONFLICTS, WAVEFRONTS
 from simsmem.errors import SimsmemError
-from simsmem.metrics import BANK_CONFLICTS, WAVEFRONTS
 from simsmem.ncu_csv import Kernel, details_csv, number, parse_report, pick, read_report
 from simsmem.trace import load_trace
 

@@ -1,15 +1,24 @@
 """``simsmem swizzle``: the seed 000 table, --check against the seed kernels, --search against a brute-force oracle."""
 
+import attrs
+import numpy as np
 import orjson
 import pytest
-
 from conftest import H100
 from simsmem.banks import schedule
 from simsmem.cli import main
 from simsmem.layout import tile
 from simsmem.patterns import parse_access, steps_trace
-from simsmem.patterns.search import search, swizzles
+from simsmem.patterns.search import (
+    apply,
+    padding,
+    remaps,
+    search,
+    search_trace,
+    swizzles,
+)
 from simsmem.swizzle import IDENTITY, Swizzle, keeps_vectors
+from simsmem.trace import load_trace
 
 KERNELS = {k["kernel"].split("(")[0]: k["ncu"] for k in orjson.loads((H100 / "seed_kernels.json").read_bytes())["kernels"]}
 
@@ -101,6 +110,40 @@ def test_search_equals_brute_force_reference(sm90):
     assert keys == sorted(keys)
 
 
+def col_trace(tmp_path) -> str:
+    """A trace of a 32x32 float tile read column by column (``tile[tx][ty]``): 32-way bank conflicts."""
+    path = str(tmp_path / "col.json")
+    assert main(["gen", "tile", "--rows", "32", "--cols", "32", "--elem-bytes", "4", "--access", "LDS@col", "-o", path]) == 0
+    return path
+
+
+def test_search_trace_equals_reference(tmp_path, capsys, sm90):
+    """``--search --trace``: every remap's cost over the whole trace equals the readable reference model's
+    (``simsmem.banks.schedule``) on each instruction remapped alone; the textbook fix, 4 bytes of padding per
+    128-byte row, comes first with no bank conflicts (seed 002's padding)."""
+    path = col_trace(tmp_path)
+    batch = load_trace(path).instructions
+    scores = search_trace(batch, sm90)
+    assert (scores[0].what, scores[0].wavefronts, scores[0].bank_conflicts) == ("as traced", 32 * 32, 32 * 31)
+    assert (scores[1].what, scores[1].bank_conflicts) == ("pad 4 bytes per 128-byte row", 0)
+    candidates = {what: remap for kind in remaps(np.unique(batch.addrs[batch.addrs >= 0]), 4, sm90).values() for what, remap, _ in kind}
+    for s in scores[1:]:
+        served = [schedule(ins, sm90) for ins in attrs.evolve(batch, addrs=apply(batch.addrs, candidates[s.what]))]
+        wavefronts = sum(len(x.wavefronts) for x in served)
+        assert (s.wavefronts, s.bank_conflicts) == (wavefronts, wavefronts - sum(x.ideal for x in served)), s.what
+    assert main(["swizzle", "--search", "--trace", path, "--top", "3"]) == 0
+    assert "best: pad 4 bytes per 128-byte row: 992 -> 0 bank conflicts over the whole trace" in capsys.readouterr().out
+
+
+def test_search_trace_region_moves_what_follows():
+    """With a region, only its addresses are remapped; those above it move up by its growth rounded up to whole
+    128-byte rows of banks, so every other array keeps its banks."""
+    addrs = np.array([[0, 124, 128, 4096, 4100, -1]], dtype=np.int32)
+    moved = apply(addrs, padding(128, 4), (0, 4096))
+    assert moved.tolist() == [[0, 124, 132, 4096 + 128, 4100 + 128, -1]]
+    assert apply(addrs, padding(128, 4), (4096, 8)).tolist() == [[0, 124, 128, 4096, 4100, -1]]
+
+
 @pytest.mark.parametrize("argv", [
     ["swizzle"],
     ["swizzle", "1", "2"],
@@ -113,8 +156,17 @@ def test_search_equals_brute_force_reference(sm90):
     ["swizzle", "3", "0", "3", "--bytes"],
     ["swizzle", "--search", "--access", "LDSM.16.M88.4", "--rows", "12"],
     ["swizzle", "--search", "--access", "LDSM.16.M88.4", "--max-pad-bytes", "-1"],
+    ["swizzle", "--search", "--access", "LDS", "--region", "0:128"],
+    ["swizzle", "--search", "--trace", "TRACE", "--access", "LDS"],
+    ["swizzle", "--search", "--trace", "TRACE", "--region", "0x10000:16"],
+    ["swizzle", "--search", "--trace", "TRACE", "--region", "128"],
+    ["swizzle", "--search", "--trace", "TRACE", "--region", "0:0"],
+    ["swizzle", "--search", "--trace", "missing.json"],
 ])
-def test_bad_input_is_one_line(argv, capsys):
+def test_bad_input_is_one_line(argv, tmp_path, capsys):
+    if "TRACE" in argv:
+        argv = [col_trace(tmp_path) if a == "TRACE" else a for a in argv]
+        capsys.readouterr()
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("simsmem: ") and err.count("\n") == 1

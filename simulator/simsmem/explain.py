@@ -27,13 +27,11 @@ from rich.text import Text
 
 from .analysis import Result
 from .banks import Schedule, schedule
-from .banks.phases import MATRIX_ROW_BYTES
 from .banks.model import count
 from .errors import SimsmemError
 from .metrics import op_label
-from .patterns.search import swizzles
-from .swizzle import keeps_vectors
-from .trace import MATRIX_OPS, OPS, Instruction, InstructionBatch
+from .patterns.search import apply, remaps, widest_access
+from .trace import MATRIX_OPS, Instruction, InstructionBatch
 from .trace.records import sass_at
 
 #: Candidates of each kind (padding, swizzle) whose effect is counted over the whole trace.
@@ -62,7 +60,7 @@ class Fix:
 
     def apply(self, batch: InstructionBatch) -> InstructionBatch:
         """``batch`` with every address moved by the change (inactive lanes left as they are)."""
-        return attrs.evolve(batch, addrs=_apply(batch.addrs, self.remap))
+        return attrs.evolve(batch, addrs=apply(batch.addrs, self.remap))
 
 
 @attrs.frozen
@@ -231,24 +229,12 @@ def find_fixes(result: Result, index: int) -> tuple[Fix, ...]:
     """The best padding and the best swizzle for instruction ``index`` (those that reduce its conflicts)."""
     batch, arch = result.trace.instructions, result.arch
     current = int(result.counts.bank_conflicts[index])
-    used = np.unique(batch.addrs[batch.addrs >= 0])
-    matrix = np.isin(batch.op, [OPS.index(op) for op in MATRIX_OPS])
-    access = int(np.where(matrix, MATRIX_ROW_BYTES, batch.width // 8).max())  # the widest access, in bytes
-    top = int(used.max()).bit_length()  # every address is below 2**top
-    bank_bits = (arch.phase_bytes - 1).bit_length()  # address bits that choose the bank
-    lo = access.bit_length() - 1
-    kinds = {
-        "padding": [(f"pad {pad} bytes per {1 << r}-byte row", _padding(1 << r, pad), (pad, r))
-                    for r in range(lo, max(top, lo + 1)) for pad in range(access, arch.phase_bytes, access)],
-        "swizzle": [(f"Swizzle({sw.bits},{sw.base},{sw.shift})", sw, (sw.bits, sw.base, abs(sw.shift), sw.shift < 0))
-                    for sw in swizzles(bank_bits - lo, bank_bits - 1, top) if not sw.is_identity and keeps_vectors(sw, access)],
-    }
-    fits = {k: [c for c in cands if int(_apply(used, c[1]).max()) + access <= arch.shared_memory_per_cta] for k, cands in kinds.items()}
+    fits = remaps(np.unique(batch.addrs[batch.addrs >= 0]), widest_access(batch), arch)
     everything = [c for cands in fits.values() for c in cands]
     if not everything:
         return ()
     one = batch.take(np.zeros(len(everything), dtype=np.int64) + index)
-    tried = count(attrs.evolve(one, addrs=np.stack([_apply(batch.addrs[index], c[1]) for c in everything])), arch)
+    tried = count(attrs.evolve(one, addrs=np.stack([apply(batch.addrs[index], c[1]) for c in everything])), arch)
     left = dict(zip((c[0] for c in everything), tried.bank_conflicts.tolist()))
     out = []
     for cands in fits.values():
@@ -261,18 +247,11 @@ def find_fixes(result: Result, index: int) -> tuple[Fix, ...]:
     return tuple(out)
 
 
-def _padding(row: int, pad: int) -> Callable[[np.ndarray], np.ndarray]:
-    return lambda a: a // row * (row + pad) + a % row
-
-
-def _apply(addrs: np.ndarray, remap: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-    """``addrs`` remapped, inactive lanes (``-1``) left as they are."""
-    return np.where(addrs >= 0, remap(np.maximum(addrs, 0)), addrs).astype(addrs.dtype)
 
 
 def _trace_conflicts(result: Result, remap: Callable[[np.ndarray], np.ndarray]) -> int:
     batch = result.trace.instructions
-    return int(count(attrs.evolve(batch, addrs=_apply(batch.addrs, remap)), result.arch).bank_conflicts.sum())
+    return int(count(attrs.evolve(batch, addrs=apply(batch.addrs, remap)), result.arch).bank_conflicts.sum())
 
 
 def print_explanation(ex: Explanation, console: Console) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .banks import Counts
-from .config import BANK_CONFLICTS, WAVEFRONTS, ArchConfig
+from .config import BANK_CONFLICTS, ArchConfig
 from .trace import MATRIX_OPS, OPS, InstructionBatch, Trace
 from .trace.records import Form
 

@@ -20,17 +20,24 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
-from . import non_negative, positive
+from ..analysis import resolve_arch
 from ..banks import count
 from ..config import load_arch
 from ..errors import SimsmemError
 from ..layout import Tile, tile
 from ..metrics import labels
 from ..patterns import steps_trace
-from ..patterns.search import search
+from ..patterns.search import search, search_trace
 from ..swizzle import IDENTITY, TMA_MODES, recast
-from ..trace import check_against_arch
-from .gen import accesses, add_access_arguments, add_tile_arguments, chosen_swizzle, pad_elements
+from ..trace import check_against_arch, load_trace
+from . import non_negative, positive
+from .gen import (
+    accesses,
+    add_access_arguments,
+    add_tile_arguments,
+    chosen_swizzle,
+    pad_elements,
+)
 
 SHOW = {"col": "physical column", "offset": "element offset", "bank": "bank of the element's first byte"}
 
@@ -51,6 +58,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-s", type=non_negative, default=4, help="search: largest |S| (default 4)")
     p.add_argument("--max-pad-bytes", type=non_negative, default=128, help="search: largest row padding (default 128)")
     p.add_argument("--top", type=positive, default=10, help="search: how many candidates to list (default 10)")
+    p.add_argument("--trace", metavar="TRACE", help="search: a trace (a traced kernel, say) instead of --access: every padding and swizzle "
+                                                    "of its addresses, scored by the whole trace's bank conflicts")
+    p.add_argument("--region", metavar="BASE:BYTES", help="with --trace: remap only the addresses in [BASE, BASE+BYTES) (one array "
+                                                          "of the kernel's shared memory; hex or decimal)")
     p.add_argument("--arch", default="sm_90", help="arch for --check and --search (default sm_90)")
     p.set_defaults(func=run)
 
@@ -127,8 +138,13 @@ def _check(args: argparse.Namespace, t: Tile, console: Console) -> None:
 
 
 def _search(args: argparse.Namespace, console: Console) -> None:
+    if args.trace:
+        _search_trace(args, console)
+        return
+    if args.region:
+        raise SimsmemError("--region", "only --trace takes a region")
     if not args.access:
-        raise SimsmemError("--search", "give the access set with --access")
+        raise SimsmemError("--search", "give the access set with --access, or a trace with --trace")
     steps = accesses(args)
     result = search(steps, args.rows, args.cols, args.elem_bytes, load_arch(args.arch), unit_bytes=1 if args.bytes else None,
                     max_bits=args.max_b, max_base=args.max_m, max_shift=args.max_s, max_pad_bytes=args.max_pad_bytes)
@@ -146,3 +162,33 @@ def _search(args: argparse.Namespace, console: Console) -> None:
     win = result.scores[0]
     sw = f"{win.swizzle} on {unit} offsets" + (f" ({recast(win.swizzle, 1, args.elem_bytes)} on elements)" if args.bytes and not win.swizzle.is_identity else "")
     console.print(f"best: {sw}, {'no padding' if not win.pad_bytes else f'{win.pad_bytes} bytes of padding per row'}: {win.wavefronts} wavefronts (ideal {win.ideal})", markup=False)
+
+
+def _search_trace(args: argparse.Namespace, console: Console) -> None:
+    if args.access:
+        raise SimsmemError("--trace", "give the accesses with --access or a trace with --trace, not both")
+    region = None
+    if args.region:
+        try:
+            base, size = (int(x, 0) for x in args.region.split(":"))
+        except ValueError:
+            raise SimsmemError("--region", f"expected BASE:BYTES, got {args.region!r}") from None
+        if base < 0 or size <= 0:
+            raise SimsmemError("--region", f"expected BASE >= 0 and BYTES > 0, got {args.region!r}")
+        region = (base, size)
+    trace = load_trace(args.trace)
+    arch = resolve_arch(trace, args.arch if args.arch != "sm_90" else None, args.trace)
+    check_against_arch(trace.instructions, arch, args.trace)
+    scores = search_trace(trace.instructions, arch, region)
+    where = f"its addresses in [{region[0]:#x}, {region[0] + region[1]:#x})" if region else "all its addresses"
+    table = Table(title=f"{trace.name or args.trace}: paddings and byte swizzles of {where}, best first")
+    for col in ("Rank", "Remap", "Wavefronts", "Bank Conflicts"):
+        table.add_column(col, justify="left" if col == "Remap" else "right", no_wrap=True)
+    now = scores[0]
+    table.add_row("", now.what, f"{now.wavefronts:,}", f"{now.bank_conflicts:,}", style="dim")
+    for rank, s in enumerate(scores[1 : args.top + 1], 1):
+        table.add_row(str(rank), s.what, f"{s.wavefronts:,}", f"{s.bank_conflicts:,}", style="bold" if s.bank_conflicts == scores[1].bank_conflicts else None)
+    console.print(table)
+    best = scores[1] if len(scores) > 1 else now
+    console.print(f"best: {best.what}: {now.bank_conflicts:,} -> {best.bank_conflicts:,} bank conflicts over the whole trace "
+                  "(a remap of addresses: the kernel must place its data so)", markup=False)

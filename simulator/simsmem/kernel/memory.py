@@ -63,7 +63,7 @@ class GlobalMemory:
             if inside[lane]:
                 b = self.buffers[index[lane]]
                 raise MemoryFault(lane, f"{size}-byte access at byte {offset[lane]} of {b.name} ({b.data.size} bytes) is out of bounds")
-            near = f"(null pointer)" if a < 1 << 32 else ""
+            near = "(null pointer)" if a < 1 << 32 else ""
             raise MemoryFault(lane, f"global address {a:#x} is in no buffer {near}".rstrip())
         if size > 1 and (offset % size).any():
             lane = int(np.flatnonzero(offset % size)[0])
