@@ -14,7 +14,7 @@ manifest_triton.json), whose plain run passed and which has ncu rows:
   outputs      the plain run's BUF lines: {"argI": {"dir", "bytes", "nonzero", "fnv"}}
   output_check ref.py's reference against the dumped outputs: max_rel_err_or_mismatches, tol, ok (null where
                ref.py has none), identical_in_all_ncu_runs (every ncu run's BUF hashes equal the plain run's)
-  measured     "realk_measure.tar.gz, DATE" (DATE from env.txt)
+  measured     "realk_measure.tar.gz, DATE, GPU" (DATE and the GPU's name from env.txt)
 The entries are written to manifest.json after the entries already there whose names are not being replaced
 (the 8 copied from ../shared/realk stay as they are), in the measured manifests' order. Also: the ncu CSVs go
 to ncu/ (named as in the tarball), every output dump to out/NAME.argI.bin.gz, and the run's text files (env,
@@ -182,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     env = (W / "env.txt").read_text() if (W / "env.txt").exists() else ""
     m = re.search(r"date: (\d{4}-\d{2}-\d{2})", env)
     date = m[1] if m else "unknown-date"
+    g = re.search(r"^(NVIDIA [^,]+), \d", env, re.M)  # nvidia-smi's CSV row: name, driver, ...
+    gpu = g[1] if g else "unknown GPU"
     manifests = [ln.strip() for ln in (W / "manifests.txt").read_text().splitlines() if ln.strip()]
     status = {}
     for ln in (W / "status.txt").read_text().splitlines():
@@ -277,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
             oc["identical_in_all_ncu_runs"] = bool(seen) and len(seen) == len(rows) and all(
                 {k: v["fnv"] for k, v in b.items() if v["dir"] == "out"} == outs_plain for b in seen)
             ent["output_check"] = oc
-            ent["measured"] = f"realk_measure.tar.gz, {date}"
+            ent["measured"] = f"realk_measure.tar.gz, {date}, {gpu}"
             new_entries.append(ent)
 
     print(f"measured {len(new_entries)} entries from {', '.join(manifests)} ({date})")

@@ -139,7 +139,12 @@ EXTRA="l1tex__data_bank_reads.sum l1tex__data_bank_writes.sum smsp__thread_inst_
 smsp__thread_inst_executed_pred_on.sum smsp__sass_inst_executed_op_shared_ld.sum
 smsp__sass_inst_executed_op_shared_st.sum smsp__sass_inst_executed_op_shared_atom.sum
 smsp__sass_inst_executed_op_ldsm.sum smsp__sass_inst_executed_op_ldgsts.sum smsp__inst_executed_op_generic_ld.sum
-smsp__inst_executed_op_generic_st.sum"
+smsp__inst_executed_op_generic_st.sum
+smsp__sass_inst_executed_op_tma.sum smsp__sass_inst_executed_op_tma_ld.sum smsp__sass_inst_executed_op_tma_st.sum
+smsp__inst_executed_op_tma_ld.sum smsp__inst_executed_op_tma_st.sum smsp__inst_executed_pipe_tma.sum
+smsp__inst_executed_pipe_tensor_op_gmma.sum smsp__l1tex_tmain_requests.sum smsp__l1tex_lsuin_requests_op_gmma.sum
+l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum
+l1tex__m_xbar2l1tex_read_bytes_pipe_tma.sum l1tex__m_l1tex2xbar_write_bytes_pipe_tma.sum"
 timeout 120 ncu --query-metrics >"$W/query_metrics.txt" 2>&1
 log "ncu --query-metrics rc=$? ($(wc -l <"$W/query_metrics.txt") lines)"
 : >"$W/metrics_dropped.txt"

@@ -173,9 +173,29 @@ def _mm(name, prec, in_dt, out_f16, M, N, K, BM, BN, BK, stages, warps, a, b, wh
         origin=what, _esz_in=esz_in)
 
 
+def _mm90(name, in_dt, M, N, K, BM, BN, BK, stages, warps, a, b, what):
+    """A matmul compiled for sm_90 (GPUTarget('cuda', 90, 32)): Triton's Hopper path, wgmma on shared-memory tiles."""
+    k = _mm(name, "tf32", in_dt, False, M, N, K, BM, BN, BK, stages, warps, a, b, what)
+    k["arch"] = 90
+    return k
+
+
 def corpus():
     """The kernels of manifest_triton.json: compile options, launch and data (paths relative to realk/)."""
     ks = [
+        _mm90("triton_matmul_f16_sm90", "fp16", 128, 128, 128, 64, 64, 32, 3, 4,
+              "triton_f16_a_128x128.npy", "triton_f16_b_128x128.npy",
+              "written here: Triton fp16 GEMM (tutorial style) compiled for sm_90, 64x64x32 tiles, 3 stages, 4 warps "
+              "(one warpgroup): cp.async (LDGSTS) into swizzled shared tiles read by wgmma (HGMMA) through matrix "
+              "descriptors, no ld.shared for the operands; fp32 C"),
+        _mm90("triton_matmul_f16_sm90_w8", "fp16", 128, 128, 128, 128, 64, 64, 2, 8,
+              "triton_f16_a_128x128.npy", "triton_f16_b_128x128.npy",
+              "written here: Triton fp16 GEMM compiled for sm_90, 128x64x64 tiles, 2 stages, 8 warps (two "
+              "warpgroups, each its own 64-row wgmma): cp.async into swizzled tiles, HGMMA; fp32 C"),
+        _mm90("triton_matmul_tf32_sm90", "fp32", 128, 128, 128, 64, 64, 32, 2, 4,
+              "triton_f32_a_128x128.npy", "triton_f32_b_128x128.npy",
+              "written here: Triton fp32 GEMM with tf32 dot compiled for sm_90, 64x64x32 tiles, 2 stages, 4 warps: "
+              "cp.async into swizzled tiles, tf32 wgmma (HGMMA .TF32) with B N-major...; fp32 C"),
         _mm("triton_matmul_f16", "tf32", "fp16", True, 128, 128, 128, 64, 64, 32, 3, 4,
             "triton_f16_a_128x128.npy", "triton_f16_b_128x128.npy",
             "written here: Triton fp16 GEMM (tutorial style), 64x64x32 tiles, 3 stages, 4 warps, GPUTarget('cuda', 80, 32): "
@@ -301,7 +321,7 @@ def compile_one(k):
         sig[c] = "constexpr"
     sig = {n: sig[n] for n in fn.arg_names}  # parameter order
     src = ASTSource(fn, signature=sig, constexprs=k["constexprs"], attrs=_attrs(fn, k["signature"]))
-    ck = triton.compile(src, target=GPUTarget("cuda", 80, 32),
+    ck = triton.compile(src, target=GPUTarget("cuda", k.get("arch", 80), 32),
                         options={"num_warps": k["num_warps"], "num_stages": k["num_stages"]})
     return ck
 
@@ -343,12 +363,13 @@ def write_sass(realk, bindir, names=None):
         kernel = re.search(r"\.entry\s+(\w+)", open(ptx).read()).group(1)
         with tempfile.TemporaryDirectory() as td:
             cubin = os.path.join(td, k["name"] + ".cubin")
-            subprocess.run([os.path.join(bindir, "ptxas"), "-arch=sm_90", ptx, "-o", cubin], check=True)
+            arch = "sm_90a" if ".target sm_90a" in open(ptx).read() else "sm_90"
+            subprocess.run([os.path.join(bindir, "ptxas"), f"-arch={arch}", ptx, "-o", cubin], check=True)
             dump = subprocess.run([os.path.join(bindir, "cuobjdump"), "-sass", cubin], check=True,
                                   capture_output=True, text=True).stdout
         lines = [re.sub(r"\s*/\* 0x[0-9a-f]{16} \*/", "", l) for l in dump.split("\n")
                  if re.match(r"\s+/\*[0-9a-f]{4}\*/", l) or "headerflags" in l]
-        text = (f"// {k['name']}: {kernel}\n// ptxas -arch=sm_90 ptx/{k['name']}.ptx (CUDA {ver}, pip nvidia-cuda-nvcc "
+        text = (f"// {k['name']}: {kernel}\n// ptxas -arch={arch} ptx/{k['name']}.ptx (CUDA {ver}, pip nvidia-cuda-nvcc "
                 f"on a CPU-only machine) ; cuobjdump -sass ; encodings stripped\n" + "\n".join(lines) + "\n")
         with open(os.path.join(realk, "sass", k["name"] + ".sass"), "w") as f:
             f.write(text)
