@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Collection
 from pathlib import Path
 
 import attrs
@@ -51,12 +52,12 @@ class Program:
             parts.append(self.sources[pc])
         return " ".join(parts) if parts else f"SASS {pc:#06x}"
 
-    def hopper_only(self) -> dict[str, int]:
-        """Counts of the Hopper-only instructions in the code, by what they are."""
+    def hopper_only(self, modelled: Collection[str] = ()) -> dict[str, int]:
+        """Counts of the Hopper-only instructions in the code but those ``modelled``, by what they are."""
         seen: dict[str, int] = {}
         for ins in self.code:
             what = HOPPER.get(ins.name)
-            if what:
+            if what and ins.name not in modelled:
                 seen[f"{what} ({ins.name})"] = seen.get(f"{what} ({ins.name})", 0) + 1
         return seen
 

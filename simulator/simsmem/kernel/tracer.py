@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import SimsmemError
 from ..trace.records import InstructionBatch
 from ..trace.stream import CHUNK, Chunk, TraceStream
-from .isa import Env, build
+from .isa import Env, build, modelled
 from .launch import Launch, make_launch
 from .machine import ExecError, Machine
 from .memory import LOCAL_HI, SHARED_HI
@@ -124,7 +124,7 @@ def trace_kernel(path: str | Path, kernel: str, grid: tuple[int, int, int], bloc
     ``stream.kernel`` describes the launch; its ``executed`` (ncu's ``smsp__inst_executed`` of the traced CTAs) is
     there once the chunks have been read."""
     program = load_program(path, kernel)
-    hopper = program.hopper_only()
+    hopper = program.hopper_only(modelled())
     if hopper:
         seen = ", ".join(f"{n} {what}" for what, n in sorted(hopper.items()))
         raise SimsmemError(f"{path}: {program.entry}", f"uses Hopper-only instructions simsmem does not model yet: {seen}")

@@ -78,9 +78,19 @@ def unsupported(ins: Instruction, why: str) -> Callable[[Machine, np.ndarray], N
     return stop
 
 
+def modelled() -> frozenset[str]:
+    """Every opcode some builder knows."""
+    _register()
+    return frozenset(ALU) | frozenset(STEP)
+
+
+def _register() -> None:
+    from . import control, floating, integer, matrix, memory, warp  # noqa: F401 - they register their builders
+
+
 def build(ins: Instruction, env: Env) -> Callable[[Machine, np.ndarray], None]:
     """The machine's step for one instruction."""
-    from . import control, floating, integer, matrix, memory, warp  # noqa: F401 - they register their builders
+    _register()
 
     name = ins.name
     act = guard(ins)
