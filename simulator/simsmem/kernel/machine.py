@@ -68,6 +68,11 @@ class Geometry:
 
 #: An instruction's effect: ``run(machine, ex)`` with ``ex`` the threads executing it (bool per thread).
 Step = Callable[["Machine", np.ndarray], None]
+#: ``wait_until``'s condition (which of the waiting threads may go) and what finishes their instruction.
+Ready = Callable[["Machine", np.ndarray], np.ndarray]
+Done = Callable[["Machine", np.ndarray], None]
+#: ``bar_id`` of a thread in a ``wait_until`` wait.
+WAIT_UNTIL = -2
 
 
 class Machine:
@@ -95,7 +100,8 @@ class Machine:
         self.next_group = 1
         self.diverged = False
         self.running = np.full(n // LANES, -1, dtype=np.int64)  # per warp: the group that runs while the warp is diverged
-        self.bar_id = np.full(n, -1, dtype=np.int64)  # the BAR each waiting thread waits at (-1: none, or a BSYNC)
+        self.bar_id = np.full(n, -1, dtype=np.int64)  # the BAR each waiting thread waits at (-1: none, or a BSYNC; WAIT_UNTIL)
+        self.conditions: list[tuple[np.ndarray, Ready, Done]] = []  # the waits of ``wait_until``
         self.bar_need = np.full(n, -1, dtype=np.int64)  # the thread count that BAR waits for (-1: the whole CTA)
         self.bar_reduce: dict[int, Callable[[np.ndarray], None] | None] = {}
         self.bar_vote = np.zeros(n, dtype=bool)  # BAR.RED: each thread's predicate
@@ -235,13 +241,22 @@ class Machine:
         self.bar_reduce[bar] = reduce
         self.release()
 
+    def wait_until(self, threads: np.ndarray, ready: Ready, done: Done) -> None:
+        """``threads`` wait until ``ready(m, waiting)`` (a mask over the threads still waiting, asked at every release)
+        lets some go; ``done(m, freed)`` then finishes their instruction and moves them on."""
+        self.waiting |= threads
+        self.bar_id[threads] = WAIT_UNTIL
+        self.conditions.append((threads.copy(), ready, done))
+        self.release()
+
     def release(self) -> None:
-        """Free the threads whose BSYNC or BAR wait is over (they go on after it)."""
+        """Free the threads whose BSYNC, BAR or ``wait_until`` wait is over (they go on after it)."""
+        self._release_conditions()
         waiting = self.waiting & self.alive
         if not waiting.any():
             return
         # BSYNC Bn: a warp's threads go on once every member of Bn still alive waits at this BSYNC
-        at_bsync = waiting & (self.bar_id < 0)
+        at_bsync = waiting & (self.bar_id == -1)
         for at in np.unique(self.pc[at_bsync]):
             there = at_bsync & (self.pc == at)
             b = self.code[int(at)].operands[0].index
@@ -268,3 +283,18 @@ class Machine:
                     reduce = self.bar_reduce.get(int(bar))
                     if reduce is not None:
                         reduce(there)
+
+    def _release_conditions(self) -> None:
+        changed = True
+        while changed and self.conditions:
+            changed = False
+            for threads, ready, done in list(self.conditions):
+                still = threads & self.waiting & self.alive
+                go = still & ready(self, still) if still.any() else still
+                if go.any():
+                    threads &= ~go
+                    self.waiting[go] = False
+                    self.bar_id[go] = -1
+                    done(self, go)
+                    changed = True
+            self.conditions = [c for c in self.conditions if (c[0] & self.alive & self.waiting).any()]
