@@ -5,10 +5,11 @@ Arguments are strings, one per kernel parameter, as the measured corpus's launch
 * an integer literal (decimal or ``0x`` hex, maybe negative) for an integer parameter;
 * a float literal (with ``.``, an exponent, ``inf`` or ``nan``) for an ``.f32``/``.f64`` parameter;
 * ``zeros:BYTES``: a pointer to a new zero-filled global buffer (``zeros:0`` is a null pointer);
-* ``npy:PATH``: a pointer to a buffer holding that numpy file's raw data (paths from ``base``).
+* ``npy:PATH``: a pointer to a buffer holding that numpy file's raw data (paths from ``base``);
+* ``tmap:...``: a TMA tensor map for a 128-byte ``CUtensorMap`` parameter (``tensormap`` says how).
 
 Constant bank 0 holds what sm_90 kernels read there: the block and grid sizes (0x0..0x14), the
-initial stack pointer (0x28), and the parameters (from 0x210).
+initial stack pointer (0x28), the parameters' generic address (0x198), and the parameters (from 0x210).
 """
 
 from __future__ import annotations
@@ -22,10 +23,13 @@ import attrs
 import numpy as np
 
 from ..errors import SimsmemError
+from . import tensormap
 from .machine import Geometry
 from .memory import GlobalMemory
 from .program import Program
 
+#: Where sm_90 kernels find the generic address of their parameters in constant bank 0.
+PARAMS_ADDRESS = 0x198
 #: Largest launch sm_90 allows.
 MAX_THREADS = 1024
 MAX_GRID = (2**31 - 1, 65535, 65535)
@@ -95,11 +99,19 @@ def make_launch(program: Program, grid: tuple[int, int, int], block: tuple[int, 
         names = ", ".join(p.name for p in declared) if declared else f"{len(params)} parameters"
         raise SimsmemError("--arg", f"{program.entry} takes {len(params)} arguments ({names}), {len(args)} given")
     memory = GlobalMemory()
+    buffers: dict[int, tuple[int, int]] = {}  # argument number (from 1) -> its buffer's (address, bytes)
     block_bytes = bytearray(max((p.offset + p.size for p in params), default=0))
     for k, (p, text) in enumerate(zip(params, args)):
         decl = declared[k] if declared else None
         name = f"argument {k + 1}" + (f" ({decl.name}, .{decl.type})" if decl else f" ({p.size} bytes)")
-        value = _argument(text, p.size, decl.kind if decl else None, name, base, memory)
+        kind = decl.kind if decl else None
+        if text.startswith("tmap:"):
+            value = _tensor_map(text, p.size, kind, name, base, memory, buffers)
+        else:
+            value = _argument(text, p.size, kind, name, base, memory)
+            if text.startswith(("zeros:", "npy:")):
+                address = struct.unpack("<Q", value)[0]
+                buffers[k + 1] = (address, memory.buffers[-1].data.size if address else 0)
         block_bytes[p.offset : p.offset + p.size] = value
     bank0 = np.zeros(kernel.param_base + len(block_bytes), dtype=np.uint8)
     head = struct.pack("<6I", *block, *grid)
@@ -107,6 +119,9 @@ def make_launch(program: Program, grid: tuple[int, int, int], block: tuple[int, 
     local = max(kernel.frame, 0)
     bank0[0x28:0x2C] = np.frombuffer(struct.pack("<I", local), dtype=np.uint8)
     bank0[kernel.param_base :] = np.frombuffer(bytes(block_bytes), dtype=np.uint8)
+    # the parameters' generic address (a __grid_constant__ parameter's, as TMA reads a CUtensorMap): a read-only buffer
+    params = memory.add("the kernel's parameters", np.frombuffer(bytes(block_bytes), dtype=np.uint8).copy())
+    bank0[PARAMS_ADDRESS : PARAMS_ADDRESS + 8] = np.frombuffer(struct.pack("<Q", params), dtype=np.uint8)
     constants = {0: bank0, 3: np.frombuffer(program.module.constants, dtype=np.uint8)}
     if program.module.variables:
         bases = {v.name: memory.add(f"__device__ variable {v.name}", np.frombuffer(v.data, dtype=np.uint8).copy()) for v in program.module.variables}
@@ -118,27 +133,59 @@ def make_launch(program: Program, grid: tuple[int, int, int], block: tuple[int, 
     return Launch(Geometry(grid, block), constants, memory, shared_bytes, local, described)
 
 
+def _buffer(text: str, name: str, base: Path, memory: GlobalMemory) -> tuple[int, int]:
+    """``zeros:BYTES`` or ``npy:PATH`` placed in global memory: (address, bytes)."""
+    if text.startswith("zeros:"):
+        try:
+            n = int(text[6:], 0)
+        except ValueError:
+            raise SimsmemError(f"--arg {name}", f"expected zeros:BYTES, got {text!r}") from None
+        if not 0 <= n <= 1 << 32:
+            raise SimsmemError(f"--arg {name}", f"zeros:{n}: expected 0 to 4 GiB")
+        data = np.zeros(n, dtype=np.uint8)
+    else:
+        path = Path(text[4:])
+        path = path if path.is_absolute() else base / path
+        try:
+            data = np.load(path, allow_pickle=False)
+        except (OSError, ValueError, EOFError) as exc:
+            raise SimsmemError(f"--arg {name}", f"{text}: cannot read a .npy file ({exc})") from None
+        data = np.ascontiguousarray(data).reshape(-1).view(np.uint8).copy()
+    return memory.add(f"{name} ({text})", data), data.size
+
+
+def _tensor_map(text: str, size: int, kind: str | None, name: str, base: Path, memory: GlobalMemory, buffers: dict[int, tuple[int, int]]) -> bytes:
+    """A ``tmap:`` argument: the 128 bytes of its ``CUtensorMap`` (see ``tensormap``)."""
+    if size != 128 or kind not in ("b", None):
+        raise SimsmemError(f"--arg {name}", "a tensor map is a 128-byte parameter (a CUtensorMap passed by value)")
+    try:
+        dtype, dims, strides, box, span, buffer = tensormap.parse(text)
+    except tensormap.TensorMapError as exc:
+        raise SimsmemError(f"--arg {name}", str(exc)) from None
+    if buffer.startswith("arg:"):
+        try:
+            address, nbytes = buffers[int(buffer[4:]) - 1]
+        except (ValueError, KeyError):
+            raise SimsmemError(f"--arg {name}", f"{buffer}: not an earlier zeros: or npy: argument (numbered from 1)") from None
+    elif buffer.startswith(("zeros:", "npy:")):
+        address, nbytes = _buffer(buffer, name, base, memory)
+    else:
+        raise SimsmemError(f"--arg {name}", f"the tensor's buffer is zeros:BYTES, npy:PATH or arg:N, not {buffer!r}")
+    tmap = tensormap.TensorMap(dtype, address, dims, strides or tensormap.packed(dtype, dims), box, span)
+    try:
+        tmap.check()
+    except tensormap.TensorMapError as exc:
+        raise SimsmemError(f"--arg {name}", str(exc)) from None
+    if tmap.extent > nbytes:
+        raise SimsmemError(f"--arg {name}", f"the tensor spans {tmap.extent} bytes, its buffer holds {nbytes}")
+    return tmap.encode()
+
+
 def _argument(text: str, size: int, kind: str | None, name: str, base: Path, memory: GlobalMemory) -> bytes:
     if text.startswith(("zeros:", "npy:")):
         if size != 8 or kind == "f":
             raise SimsmemError(f"--arg {name}", f"{text.split(':')[0]}: gives a pointer, but the parameter is not a 64-bit integer")
-        if text.startswith("zeros:"):
-            try:
-                n = int(text[6:], 0)
-            except ValueError:
-                raise SimsmemError(f"--arg {name}", f"expected zeros:BYTES, got {text!r}") from None
-            if not 0 <= n <= 1 << 32:
-                raise SimsmemError(f"--arg {name}", f"zeros:{n}: expected 0 to 4 GiB")
-            data = np.zeros(n, dtype=np.uint8)
-        else:
-            path = Path(text[4:])
-            path = path if path.is_absolute() else base / path
-            try:
-                data = np.load(path, allow_pickle=False)
-            except (OSError, ValueError, EOFError) as exc:
-                raise SimsmemError(f"--arg {name}", f"{text}: cannot read a .npy file ({exc})") from None
-            data = np.ascontiguousarray(data).reshape(-1).view(np.uint8).copy()
-        return struct.pack("<Q", memory.add(f"{name} ({text})", data))
+        return struct.pack("<Q", _buffer(text, name, base, memory)[0])
     if kind == "b":
         raise SimsmemError(f"--arg {name}", "a parameter passed by value as bytes (a struct) is not supported")
     if _looks_float(text):

@@ -48,6 +48,7 @@ def _bra(ins: Instruction, env: Env):
             m.branch(ex, taken, target)
         return divergent
     cond = next((read(op, "pred") for op in ins.operands if op.kind in ("P", "UP")), None)
+    vote = "ANY" in ins.mods  # BRA.U.ANY: the whole warp branches if any of its threads would
 
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
         taken = act
@@ -55,6 +56,8 @@ def _bra(ins: Instruction, env: Env):
             taken = np.zeros_like(act)
             ix = np.flatnonzero(act)
             taken[ix] = cond(m, ix)
+        if vote:
+            taken = ex & np.repeat(taken.reshape(-1, LANES).any(axis=1), LANES)
         m.branch(ex, taken, target)
     return run
 

@@ -1,0 +1,296 @@
+"""Hopper's asynchronous copies and the mbarriers they complete: TMA (UTMALDG, UTMASTG), bulk copies (UBLKCP),
+SYNCS (mbarrier init, arrive, expect-tx, phase checks), UTMACMDFLUSH, ELECT.
+
+A copy completes when it is issued: its bytes move at once and it completes its mbarrier's transaction count. An
+mbarrier's state (arrivals expected and still to come, transaction bytes still to come, phase) is the machine's,
+keyed by CTA and shared address: the H100 shows a barrier's word as zeros to ordinary loads (calibration/realk,
+hop_mbar_*), so nothing of it is kept in shared memory. ``SYNCS.PHASECHK.TRANS64.TRYWAIT`` waits for the phase to
+complete (the hardware suspends the warp for a while; a copy that completes at once is always in time); without
+``.TRYWAIT`` it only tests. Shared addresses of these instructions are shared::cluster addresses (the CTA's rank in
+its cluster in bits 24 and up, 0 without clusters); their low 24 bits are the window offset.
+"""
+
+from __future__ import annotations
+
+import attrs
+import numpy as np
+
+from ..machine import LANES, ExecError, Machine
+from ..memory import MemoryFault
+from ..sass import Instruction
+from ..tensormap import TensorMap
+from . import Env, operand, step
+from .operands import BuildError, pair, read, write
+
+WINDOW = 0xFF_FFFF  # shared::cluster address -> shared window offset
+EXPECTED = 0x10_0000  # SYNCS.EXCH's init value: (EXPECTED - count) << 1 in the low word, << 11 in the high word
+
+
+@attrs.define
+class Mbarrier:
+    """An mbarrier's state."""
+
+    expected: int  # arrivals each phase waits for
+    pending: int  # arrivals still to come in this phase
+    tx: int = 0  # transaction bytes still to come (below zero when copies complete before their expect-tx)
+    phase: int = 0  # the current phase's parity
+
+    def arrive(self, count: int, tx: int) -> None:
+        """``tx`` more bytes to come, then ``count`` arrivals; the phase completes once both are done."""
+        self.tx += tx
+        self.pending -= count
+        self.settle()
+
+    def complete_tx(self, nbytes: int) -> None:
+        self.tx -= nbytes
+        self.settle()
+
+    def settle(self) -> None:
+        if self.pending <= 0 and self.tx == 0:
+            self.phase ^= 1
+            self.pending = self.expected
+
+    def token(self) -> int:
+        """What ``mbarrier.arrive`` returns: the phase it arrived in (bit 63), for a later test."""
+        return self.phase << 63
+
+
+def mbarriers(m: Machine) -> dict[tuple[int, int], Mbarrier]:
+    """The machine's mbarriers: (CTA slot, shared offset) -> state."""
+    if not hasattr(m, "mbarriers"):
+        m.mbarriers = {}
+    return m.mbarriers
+
+
+def _barrier(m: Machine, t: int, addr: int, ins: Instruction) -> Mbarrier:
+    key = (int(m.cta_slot[t]), addr & WINDOW)
+    bar = mbarriers(m).get(key)
+    if bar is None:
+        raise ExecError(f"{ins.text}: no mbarrier was initialised at shared address {addr & WINDOW:#x}", ins.pc)
+    return bar
+
+
+def _leaders(m: Machine, act: np.ndarray) -> np.ndarray:
+    """One thread of each warp with a thread in ``act`` (the lowest): where a uniform instruction reads its URs."""
+    rows = act.reshape(-1, LANES)
+    warps = np.flatnonzero(rows.any(axis=1))
+    return warps * LANES + rows[warps].argmax(axis=1)
+
+
+def _uniform(ins: Instruction, k: int) -> int:
+    op = operand(ins, k)
+    if op.kind != "mem" or len(op.terms) != 1 or op.terms[0].kind != "UR":
+        raise BuildError(f"operand {k} of {ins.opcode} is not [URn]")
+    return op.terms[0].index
+
+
+def _shared_bytes(m: Machine, t: int, addr: np.ndarray, what: str) -> np.ndarray:
+    """Check shared window offsets of thread ``t``'s CTA; returns them as int64."""
+    addr = np.asarray(addr, dtype=np.int64)
+    if len(addr) and (addr.min() < 0 or addr.max() >= m.shared.shape[1]):
+        bad = int(addr[(addr < 0) | (addr >= m.shared.shape[1])][0])
+        raise MemoryFault(-1, f"{what} reaches shared offset {bad:#x}, outside the CTA's {m.shared.shape[1]} bytes")
+    return addr
+
+
+def _tensor_map(m: Machine, t: int, file_index: int, ins: Instruction) -> TensorMap:
+    address = int(pair(m, "UR", file_index, np.array([t]))[0])
+    tmap = TensorMap.decode(m.memory.load(np.uint64(address) + np.arange(128, dtype=np.uint64), 1).tobytes())
+    if tmap is None:
+        raise ExecError(f"{ins.text}: no tensor map at {address:#x} (simsmem knows the ones its tmap: arguments make)", ins.pc)
+    return tmap
+
+
+def _report(m: Machine, ins: Instruction, t: int, info: dict) -> None:
+    if getattr(m, "on_copy", None) is not None:
+        m.on_copy(ins, t // LANES, info)
+
+
+@step("UTMALDG", "UTMASTG")
+def _utma(ins: Instruction, env: Env):
+    rank = int(ins.mods[0][0]) if ins.mods and ins.mods[0][:1].isdigit() else 0
+    if not 1 <= rank <= 5 or "IM2COL" in ins.mods or "MULTICAST" in ins.mods:
+        raise BuildError(f"{ins.opcode}: only tiled 1D-5D copies without multicast are modelled")
+    first, tmap_reg = _uniform(ins, 0), _uniform(ins, 1)
+    load = ins.name == "UTMALDG"
+
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        for t in _leaders(m, act):
+            tmap = _tensor_map(m, t, tmap_reg, ins)
+            if tmap.rank != rank:
+                raise ExecError(f"{ins.text}: a {rank}D copy of a {tmap.rank}D tensor map", ins.pc)
+            regs = m.UR[:, t]
+            smem = int(regs[first]) & WINDOW
+            coords = tuple(int(np.int32(regs[first + (2 if load else 1) + d])) for d in range(rank))
+            offset, inside, shared = tmap.box_layout(coords, smem)
+            cta = int(m.cta_slot[t])
+            e = tmap.elem
+            cells = _shared_bytes(m, t, shared[:, None] + np.arange(e), ins.text)
+            gaddr = np.uint64(tmap.address) + offset[inside].astype(np.uint64)
+            if load:
+                data = np.zeros((len(offset), e), dtype=np.uint8)
+                if inside.any():
+                    data[inside] = m.memory.load(gaddr, e)
+                m.shared[cta, cells] = data
+                _barrier(m, t, int(regs[first + 1]), ins).complete_tx(tmap.box_bytes)
+            elif inside.any():
+                m.memory.store(gaddr, m.shared[cta, cells[inside]])
+            _report(m, ins, t, {"kind": "tma", "dir": "load" if load else "store", "smem": smem, "box": tmap.box, "elem": e,
+                                "swizzle": tmap.swizzle, "bytes": tmap.box_bytes if load else int(inside.sum()) * e})
+        m.release()
+        m.pc[ex] += 1
+    return run
+
+
+@step("UBLKCP")
+def _ublkcp(ins: Instruction, env: Env):
+    if ins.mods[:2] not in (("S", "G"), ("G", "S")):
+        raise BuildError(f"{ins.opcode}: only UBLKCP.S.G and UBLKCP.G.S are modelled")
+    load = ins.mods[0] == "S"
+    dst, src = _uniform(ins, 0), _uniform(ins, 1)
+    size = operand(ins, 2)
+    if size.kind != "UR":
+        raise BuildError(f"{ins.opcode}: the size is not a uniform register")
+
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        for t in _leaders(m, act):
+            regs = m.UR[:, t]
+            n = 16 * (int(regs[size.index]) & 0xFFFF)  # 16-byte units in the low half
+            smem = int(regs[dst if load else src]) & WINDOW
+            gaddr = int(pair(m, "UR", src if load else dst, np.array([t]))[0])
+            cta = int(m.cta_slot[t])
+            cells = _shared_bytes(m, t, smem + np.arange(n), ins.text)
+            if n:
+                if load:
+                    m.shared[cta, cells] = m.memory.load(np.uint64(gaddr) + np.arange(n, dtype=np.uint64), 1).reshape(-1)
+                else:
+                    m.memory.store(np.uint64(gaddr) + np.arange(n, dtype=np.uint64), m.shared[cta, cells].reshape(-1, 1))
+            if load:
+                _barrier(m, t, int(regs[dst + 1]), ins).complete_tx(n)
+            _report(m, ins, t, {"kind": "bulk", "dir": "load" if load else "store", "smem": smem, "bytes": n})
+        m.release()
+        m.pc[ex] += 1
+    return run
+
+
+@step("UTMACMDFLUSH")
+def _flush(ins: Instruction, env: Env):
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        m.pc[ex] += 1  # the copies it pushes out are done already
+    return run
+
+
+@step("SYNCS")
+def _syncs(ins: Instruction, env: Env):
+    mods = ins.mods
+    kind = mods[0] if mods else ""
+    where = operand(ins, 1)
+    if where.kind != "mem":
+        raise BuildError(f"{ins.opcode}: operand 1 is not an address")
+    addr = _address(where)
+    if kind == "EXCH" and "64" in mods:
+        value = read(operand(ins, 2), "u64")
+        old = write(operand(ins, 0), "u64")
+
+        def exch(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+            ix = np.flatnonzero(act)
+            if len(ix):
+                a, v = addr(m, ix), np.broadcast_to(np.asarray(value(m, ix), dtype=np.uint64), (len(ix),))
+                for t, at, word in zip(ix, a, v):
+                    count = EXPECTED - ((int(word) >> 1) & (EXPECTED - 1))
+                    mbarriers(m)[(int(m.cta_slot[t]), int(at) & WINDOW)] = Mbarrier(count, count)
+                old(m, ix, np.zeros(len(ix), dtype=np.uint64))
+            m.pc[ex] += 1
+        return exch
+    if kind == "ARRIVE":
+        arrivals = 0 if "A0TR" in mods else 1
+        with_tx = not any(x in mods for x in ("A1T0",))
+        tx = read(operand(ins, 2), "u32") if with_tx else None
+        token = write(operand(ins, 0), "u64")
+
+        def arrive(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+            ix = np.flatnonzero(act)
+            if len(ix):
+                a = addr(m, ix)
+                b = np.broadcast_to(np.asarray(tx(m, ix)), (len(ix),)) if tx is not None else np.zeros(len(ix), dtype=np.uint32)
+                before = np.zeros(len(ix), dtype=np.uint64)
+                for k, (t, at) in enumerate(zip(ix, a)):
+                    bar = _barrier(m, t, int(at), ins)
+                    before[k] = bar.token()
+                    bar.arrive(arrivals, int(b[k]))
+                token(m, ix, before)
+            m.release()
+            m.pc[ex] += 1
+        return arrive
+    if kind == "PHASECHK":
+        dest, parity = operand(ins, 0), read(operand(ins, 2), "u32")
+        out = write(dest, "pred")
+        suspend = "TRYWAIT" in mods
+
+        def done_for(m: Machine, ix: np.ndarray) -> np.ndarray:
+            a, p = addr(m, ix), np.broadcast_to(np.asarray(parity(m, ix)).astype(np.uint32) >> np.uint32(31), (len(ix),))
+            return np.array([_barrier(m, t, int(at), ins).phase != int(q) for t, at, q in zip(ix, a, p)], dtype=bool)
+
+        def check(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+            ix = np.flatnonzero(act)
+            ok = done_for(m, ix) if len(ix) else np.zeros(0, dtype=bool)
+            if len(ix):
+                out(m, ix, ok)
+            go = ex.copy()
+            if suspend and len(ix) and not ok.all():
+                wait = np.zeros(m.n, dtype=bool)
+                wait[ix[~ok]] = True
+                go &= ~wait
+
+                def ready(m: Machine, waiting: np.ndarray) -> np.ndarray:
+                    w = np.flatnonzero(waiting)
+                    r = np.zeros(m.n, dtype=bool)
+                    r[w] = done_for(m, w)
+                    return r
+
+                def finish(m: Machine, freed: np.ndarray) -> None:
+                    f = np.flatnonzero(freed)
+                    out(m, f, np.ones(len(f), dtype=bool))
+                    m.pc[freed] += 1
+                m.pc[go] += 1
+                m.wait_until(wait, ready, finish)
+                return
+            m.pc[go] += 1
+        return check
+    raise BuildError(f"{ins.opcode}: this SYNCS form is not modelled")
+
+
+def _address(op) -> callable:
+    """A [UR + R + imm] shared::cluster address as a function of the threads."""
+    terms = [read(t, "u32") for t in op.terms]
+    offset = op.offset
+
+    def f(m: Machine, ix: np.ndarray) -> np.ndarray:
+        a = np.full(len(ix), offset, dtype=np.int64)
+        for term in terms:
+            a = a + np.broadcast_to(np.asarray(term(m, ix)).astype(np.int64), (len(ix),))
+        return a & 0xFFFF_FFFF
+    return f
+
+
+@step("ELECT")
+def _elect(ins: Instruction, env: Env):
+    pred, ureg = operand(ins, 0), operand(ins, 1)
+    mask = read(operand(ins, 2), "pred")
+    out = write(pred, "pred")
+    lane_out = write(ureg, "u32")
+
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        ix = np.flatnonzero(act)
+        if len(ix):
+            cand = np.zeros(m.n, dtype=bool)
+            cand[ix] = np.broadcast_to(np.asarray(mask(m, ix)), (len(ix),))
+            rows = cand.reshape(-1, LANES)
+            leader = rows.argmax(axis=1)
+            has = rows.any(axis=1)
+            chosen = np.zeros((m.n // LANES, LANES), dtype=bool)
+            chosen[np.flatnonzero(has), leader[has]] = True
+            out(m, ix, chosen.reshape(-1)[ix])
+            lane_out(m, ix, leader[ix // LANES].astype(np.uint32))
+        m.pc[ex] += 1
+    return run
