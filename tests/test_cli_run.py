@@ -46,6 +46,23 @@ def test_csv_format_has_ncu_columns(ldsm_trace, capsys):
     assert values["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"]["Metric Value"] == "4"
 
 
+@pytest.mark.parametrize("engine", ["full", "analytic"])
+def test_every_format_renders_one_result(ldsm_trace, capsys, engine):
+    """The trace is counted once, whatever renders it: JSON, CSV and ncu's details page carry the same counters
+    (and, timed, the same cycles)."""
+    out = {}
+    for fmt in ("json", "csv", "ncu-csv"):
+        assert main(["run", str(ldsm_trace), "--format", fmt, "--engine", engine, "--quiet"]) == 0
+        out[fmt] = capsys.readouterr().out
+    doc = json.loads(out["json"])
+    from_csv = {r["Metric Name"]: int(r["Metric Value"]) for r in csv.DictReader(io.StringIO(out["csv"]))}
+    from_page = {r["Metric Name"]: int(r["Metric Value"].replace(",", "")) for r in csv.DictReader(io.StringIO(out["ncu-csv"]))}
+    cycles = {"sm__cycles_elapsed.max": doc["timing"]["sm__cycles_elapsed.max"]} if engine == "full" else {}
+    assert from_csv == {**doc["metrics"], **cycles} and from_page == doc["metrics"]
+    m = doc["metrics"]
+    assert sum(row["wavefronts"] for row in doc["instructions"]) == sum(m[f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{c}.sum"] for c in ("ld", "st"))
+
+
 def test_table_names_the_worst_instruction(ldsm_trace, capsys):
     assert main(["run", str(ldsm_trace)]) == 0
     out = capsys.readouterr().out

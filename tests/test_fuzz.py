@@ -24,7 +24,8 @@ from simsmem.corpus import corpus_trace, load_corpus
 from simsmem.errors import SimsmemError
 from simsmem.report import to_csv
 from simsmem.trace import Trace, write_trace
-from simsmem.trace.v1 import BatchBuilder, parse_header
+from simsmem.trace.decode import BatchBuilder
+from simsmem.trace.v1 import parse_header
 
 ROWS = load_corpus(H100 / "instructions.json")
 SAMPLE = corpus_trace([ROWS[i] for i in range(0, 310, 31)], "sample")  # 10 rows: every op family

@@ -102,7 +102,7 @@ def _fields(ins):
 
 def test_matrix_ops_carry_no_width_in_batches(sm90):
     """An LDSM record keeps its default width field, but the batch (and the range check) treat it as 16-byte rows."""
-    from simsmem.trace import check_against_arch
+    from simsmem.validate import check_against_arch
     from simsmem.errors import TraceError
     import pytest
 

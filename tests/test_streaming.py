@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from conftest import H100
-from simsmem.analysis import analyse, summarise
+from simsmem.analysis import analyse, analyse_stream
 from simsmem.cli import main
 from simsmem.corpus import corpus_trace, load_corpus
 from simsmem.metrics import labels
@@ -32,7 +32,7 @@ def trace():
 @pytest.mark.parametrize("chunk", [1, 7, 128, 10_000])
 def test_summary_equals_whole_trace(trace, sm90, chunk):
     whole = analyse(trace, sm90)
-    s = summarise(stream_of(trace, chunk=chunk), sm90, worst=25)
+    s = analyse_stream(stream_of(trace, chunk=chunk), sm90, worst=25)
     assert s.metrics == whole.metrics
     assert s.instructions == 930 and s.ctas == 5 and s.name == "shuffled"
     names = labels(trace.instructions)
@@ -50,7 +50,7 @@ def test_streamed_file_in_small_chunks(tmp_path, trace, sm90):
     path = tmp_path / "t.jsonl.gz"
     write_trace(trace, path)
     steps = []
-    s = summarise(read_jsonl(path, chunk=64), sm90, advance=steps.append)
+    s = analyse_stream(read_jsonl(path, chunk=64), sm90, advance=steps.append)
     assert s.metrics == analyse(trace, sm90).metrics
     assert sum(steps) == path.stat().st_size  # the progress bar ends full
 

@@ -19,7 +19,9 @@ from simsmem.corpus import corpus_trace, load_corpus
 from simsmem.errors import TraceError
 from simsmem.trace import InstructionBatch, Trace, load_trace, open_trace, write_trace
 from simsmem.trace.lanes import parse_lists
-from simsmem.trace.v1 import BatchBuilder, batch_from_lines, instruction_objects
+from simsmem.trace.decode import BatchBuilder, batch_from_lines
+from simsmem.trace.records import Instruction
+from simsmem.trace.v1 import DTYPES, OP_FIELDS, column_problem, instruction_objects
 from strategies import instructions
 
 FORMS = ("json", "json.gz", "jsonl", "jsonl.gz", "npz")
@@ -178,6 +180,39 @@ def test_vectorised_pass_reads_one_object_per_line(text):
     """Each line must be one whole object; substituting null must not make a bad line good."""
     data = text.replace(b"%s", b",".join([b"0"] * 32), 2).replace(b"null5%s", b"null5" + b",0" * 30)
     assert batch_from_lines(data) is None
+
+
+def test_the_declared_fields_are_the_batch_columns():
+    """``v1.FIELDS`` (and ``op``) declares every column of ``InstructionBatch``, with its dtype; every op's fields are declared."""
+    empty = InstructionBatch.empty()
+    assert set(DTYPES) == {f.name for f in attrs.fields(InstructionBatch)}
+    assert all(getattr(empty, name).dtype.type is dtype for name, dtype in DTYPES.items())
+    assert all(spec.takes <= set(DTYPES) for spec in OP_FIELDS.values())
+
+
+GOOD_LANES = tuple(4 * lane for lane in range(32))
+#: Instructions breaking one rule each, that JSON and columns can both hold: the rule is stated once (its field's kind).
+ONE_RULE = [
+    Instruction("LDS", GOOD_LANES, warp=-3),
+    Instruction("LDS", GOOD_LANES, delay=-1),
+    Instruction("LDS", GOOD_LANES, issue_alu=1),
+    Instruction("LDS", GOOD_LANES, early=1, early_alu=2),
+    Instruction("LDS", GOOD_LANES, stall=0),
+    Instruction("LDS", GOOD_LANES, others="alu", issue=2),
+    Instruction("LDS", GOOD_LANES, others="alu:0"),
+    Instruction("LDGSTS", tuple(a if a < 16 else None for a in GOOD_LANES), mask=0xF, src=tuple(range(0, 128, 4)), zfill=0x10),
+]
+
+
+@pytest.mark.parametrize("ins", ONE_RULE, ids=lambda i: ",".join(f"{k}={v}" for k, v in attrs.asdict(i).items()
+                                                                    if k not in ("op", "addrs", "src") and v != attrs.fields_dict(Instruction)[k].default))
+def test_json_and_columns_break_one_rule_alike(ins):
+    """The exact JSON check and the column check (.npz, and after the fast JSON pass) name the same field with the same words."""
+    batch = InstructionBatch.from_instructions([ins])
+    row, field, what = column_problem(batch)
+    with pytest.raises(TraceError) as exc:
+        exact(instruction_objects(batch))
+    assert str(exc.value) == f"t: instruction 0: {field}: {what}"
 
 
 def test_unknown_suffix(tmp_path):

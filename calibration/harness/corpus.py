@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from simsmem.ncu_csv import Kernel, parse_report, number
-from simsmem.trace.v1 import write_atomically
+from simsmem.trace.files import write_atomically
 
 from .forms import BY_KERNEL
 from .ncu import METRICS

@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 
 from simsmem.ncu_csv import parse_report
-from simsmem.trace.v1 import write_atomically
+from simsmem.trace.files import write_atomically
 
 from .corpus import counters, provenance, read_text
 from .forms import SHARED_ROOTS

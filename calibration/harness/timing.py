@@ -11,7 +11,7 @@ from pathlib import Path
 
 import orjson
 
-from simsmem.trace.v1 import write_atomically
+from simsmem.trace.files import write_atomically
 
 from .corpus import provenance
 

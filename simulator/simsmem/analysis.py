@@ -1,8 +1,10 @@
-"""One call from a validated trace to everything the reports show.
+"""One pass over a trace, one result: each chunk checked against the arch (``validate``), counted
+(``banks.count``) and added to a ``Result``.
 
-``analyse`` takes a whole trace and keeps every instruction's counts; ``summarise`` reads a
-``TraceStream`` chunk by chunk and keeps only totals and the worst instructions, so a trace of any
-length is counted in the memory of one chunk.
+The result holds the kernel's ncu metrics, totals per SASS form, the instructions with the most bank
+conflicts and, for a traced kernel, totals per SASS instruction: a trace of any length is counted
+in the memory of one chunk. ``keep=True`` also keeps every instruction and its counts, which JSON's
+rows, ``explain`` and the timing engine (``with_timeline``) need.
 """
 
 from __future__ import annotations
@@ -13,63 +15,12 @@ import attrs
 import numpy as np
 
 from .banks import Counts, count
-from .config import ArchConfig, load_arch
-from .errors import ConfigError, SimsmemError
+from .config import ArchConfig
 from .engine import Timeline, simulate
+from .errors import SimsmemError
 from .metrics import kernel_counters, kernel_metrics, labels
-from .trace import InstructionBatch, Trace, TraceStream, check_against_arch
-
-
-@attrs.frozen(eq=False)
-class Result:
-    """A trace, the arch it ran on, per-instruction counts and the kernel's ncu metrics."""
-
-    trace: Trace
-    arch: ArchConfig
-    counts: Counts
-    metrics: dict[str, int]
-    timeline: Timeline | None = None  # issue and completion cycles of one CTA (``with_timeline``)
-    timed: np.ndarray | None = None  # the rows the timeline covers (a traced kernel: its first CTA's); None: all
-
-
-def resolve_arch(trace: Trace | TraceStream, arch: str | None, where: str = "trace") -> ArchConfig:
-    """``--arch`` wins over the trace's own ``arch`` (errors about that one name ``where``); with neither, sm_90."""
-    if arch or not trace.arch:
-        return load_arch(arch or "sm_90")
-    try:
-        return load_arch(trace.arch)
-    except ConfigError as exc:
-        raise ConfigError(f"{where}: arch", exc.what) from None
-
-
-def analyse(trace: Trace, arch: ArchConfig, where: str = "trace", first_line: int | None = None) -> Result:
-    """Check the trace against the arch (errors name file lines from ``first_line`` where the file has one
-    instruction per line: ``TraceStream.first_line``), then count every instruction."""
-    check_against_arch(trace.instructions, arch, where, first_line=first_line)
-    counts = count(trace.instructions, arch)
-    return Result(trace, arch, counts, {**kernel_metrics(trace, counts, arch), **kernel_counters(trace.kernel)})
-
-
-def first_cta_rows(trace: Trace) -> np.ndarray | None:
-    """A traced kernel's rows of its first traced CTA (its warps are that CTA's, numbered grid-wide); None for other traces,
-    whose instructions are one CTA's."""
-    k = trace.kernel
-    if not k or not isinstance(k.get("block"), list) or not trace.instructions.warp.size:
-        return None
-    threads = int(np.prod(k["block"]))
-    warps = -(-threads // 32)
-    first = int(trace.instructions.warp.min()) // warps
-    return np.flatnonzero(trace.instructions.warp // warps == first)
-
-
-def with_timeline(result: Result, advance: Callable[[int], None] | None = None) -> Result:
-    """``result`` and the timing engine's timeline of one CTA of its trace (``advance``: issued instructions);
-    for a traced kernel, its first traced CTA's."""
-    rows = first_cta_rows(result.trace)
-    b, counts = result.trace.instructions, result.counts
-    if rows is not None:
-        b, counts = b.take(rows), Counts(*(getattr(counts, f.name)[rows] for f in attrs.fields(Counts)))
-    return attrs.evolve(result, timeline=simulate(b, counts, result.arch, advance=advance), timed=rows)
+from .trace import InstructionBatch, Trace, TraceStream, stream_of
+from .validate import validated
 
 
 @attrs.frozen
@@ -85,58 +36,124 @@ class Worst:
 
 
 @attrs.frozen(eq=False)
-class Summary:
-    """A trace's kernel metrics, per-form totals and worst instructions (what the table and CSV show)."""
+class Result:
+    """What a trace gives on an arch: its kernel metrics, totals and worst instructions; every instruction and its
+    counts where kept; the timing engine's timeline where simulated (``with_timeline``)."""
 
     name: str
     arch: ArchConfig
     ctas: int
     instructions: int  # in the trace (one CTA)
+    warps: int  # the highest warp number + 1 (0: no instructions)
     metrics: dict[str, int]  # kernel totals: all CTAs
     forms: dict[str, tuple[int, int, int, int]]  # SASS form: instructions, wavefronts, ideal wavefronts, bank conflicts (one CTA)
     worst: tuple[Worst, ...]  # most bank conflicts first (ties: trace order); only those with conflicts
-    notes: tuple[str, ...] = ()  # what the reader left out
     #: traced kernels: per SASS instruction (its offset): instructions, wavefronts, ideal wavefronts, bank conflicts (all CTAs)
     by_pc: dict[int, tuple[int, int, int, int]] = attrs.field(factory=dict)
     kernel: dict | None = None  # the trace header's ``kernel`` object
+    notes: tuple[str, ...] = ()  # what the reader left out
+    trace: Trace | None = None  # the whole trace (``keep``)
+    counts: Counts | None = None  # every instruction's counts (``keep``)
+    timeline: Timeline | None = None  # issue and completion cycles of one CTA (``with_timeline``)
+    timed: np.ndarray | None = None  # the rows the timeline covers (a traced kernel: its first CTA's); None: all
 
 
-def summarise(stream: TraceStream, arch: ArchConfig, worst: int = 10, advance: Callable[[int], None] = lambda steps: None) -> Summary:
-    """Check and count ``stream`` chunk by chunk; ``advance`` gets the bytes of the file read as it goes."""
+def analyse_stream(stream: TraceStream, arch: ArchConfig, *, keep: bool = False, worst: int = 10,
+                   advance: Callable[[int], None] | None = None) -> Result:
+    """Check and count ``stream`` chunk by chunk into one result (``keep``: with every instruction and its counts);
+    ``worst``: how many of the worst instructions to list; ``advance`` gets the bytes of the file read as it goes."""
     if worst < 1:
         raise SimsmemError("--worst", f"expected a positive count, got {worst}")
-    empty = InstructionBatch.empty()
-    metrics = kernel_metrics(Trace(empty), count(empty, arch), arch)  # every counter, at zero
-    forms: dict[str, np.ndarray] = {}
-    by_pc: dict[int, np.ndarray] = {}
-    top: list[Worst] = []
-    total = done = 0
-    for chunk in stream.chunks:
-        b = chunk.instructions
-        check_against_arch(b, arch, stream.where, chunk.first, stream.first_line)
-        counts = count(b, arch)
-        for name, value in kernel_metrics(Trace(b, ctas=stream.ctas), counts, arch).items():
-            metrics[name] += value
+    sums = _Sums(arch, stream.ctas, worst)
+    kept: list[tuple[InstructionBatch, Counts]] = []
+    done = 0
+    for chunk in validated(stream, arch).chunks:
+        counts = count(chunk.instructions, arch)
+        sums.add(chunk.instructions, counts, chunk.first)
+        if keep:
+            kept.append((chunk.instructions, counts))
+        if advance is not None:
+            advance(chunk.done - done)
+            done = chunk.done
+    whole = {}
+    if keep:
+        batch = InstructionBatch.concat([b for b, _ in kept])
+        whole = {"trace": Trace(batch, stream.name, stream.arch, stream.ctas, stream.kernel),
+                 "counts": _concat([c for _, c in kept]) if kept else count(batch, arch)}
+    return Result(stream.name, arch, stream.ctas, sums.total, sums.warps, {**sums.metrics, **kernel_counters(stream.kernel)},
+                  {k: tuple(int(x) for x in v) for k, v in sorted(sums.forms.items())}, tuple(sums.top),
+                  {pc: tuple(int(x) for x in v) for pc, v in sorted(sums.by_pc.items())}, stream.kernel, tuple(stream.notes), **whole)
+
+
+def analyse(trace: Trace, arch: ArchConfig) -> Result:
+    """A whole trace in memory, checked, counted and kept (``analyse_stream`` of it)."""
+    return analyse_stream(stream_of(trace), arch, keep=True)
+
+
+def first_cta_rows(trace: Trace) -> np.ndarray | None:
+    """A traced kernel's rows of its first traced CTA (its warps are that CTA's, numbered grid-wide); None for other traces,
+    whose instructions are one CTA's."""
+    k = trace.kernel
+    if not k or not isinstance(k.get("block"), list) or not trace.instructions.warp.size:
+        return None
+    threads = int(np.prod(k["block"]))
+    warps = -(-threads // 32)
+    first = int(trace.instructions.warp.min()) // warps
+    return np.flatnonzero(trace.instructions.warp // warps == first)
+
+
+def with_timeline(result: Result, advance: Callable[[int], None] | None = None) -> Result:
+    """``result`` (kept) and the timing engine's timeline of one CTA of its trace (``advance``: issued instructions);
+    for a traced kernel, its first traced CTA's."""
+    if result.trace is None or result.counts is None:
+        raise ValueError("the timing engine needs every instruction: analyse_stream(..., keep=True)")
+    rows = first_cta_rows(result.trace)
+    b, counts = result.trace.instructions, result.counts
+    if rows is not None:
+        b, counts = b.take(rows), Counts(*(getattr(counts, f.name)[rows] for f in attrs.fields(Counts)))
+    return attrs.evolve(result, timeline=simulate(b, counts, result.arch, advance=advance), timed=rows)
+
+
+def _concat(counts: list[Counts]) -> Counts:
+    """Counts of consecutive chunks as one."""
+    if len(counts) == 1:
+        return counts[0]
+    return Counts(*(np.concatenate([getattr(c, f.name) for c in counts]) for f in attrs.fields(Counts)))
+
+
+class _Sums:
+    """What ``analyse_stream`` adds up chunk by chunk."""
+
+    def __init__(self, arch: ArchConfig, ctas: int, worst: int) -> None:
+        self.arch, self.ctas, self.worst = arch, ctas, worst
+        empty = InstructionBatch.empty()
+        self.metrics = kernel_metrics(Trace(empty), count(empty, arch), arch)  # every counter, at zero
+        self.forms: dict[str, np.ndarray] = {}
+        self.by_pc: dict[int, np.ndarray] = {}
+        self.top: list[Worst] = []
+        self.total = self.warps = 0
+
+    def add(self, b: InstructionBatch, counts: Counts, first: int) -> None:
+        """Add the instructions ``b`` (trace indices ``first``...) and their counts."""
+        for name, value in kernel_metrics(Trace(b, ctas=self.ctas), counts, self.arch).items():
+            self.metrics[name] += value
+        per_row = (None, counts.wavefronts, counts.ideal, counts.bank_conflicts)
         # the SASS form of each row, labelled once per distinct form (``forms()``: every field a label depends on)
-        keys, first, which = np.unique(b.forms(), return_index=True, return_inverse=True)
-        sums = [np.bincount(which, weights=w, minlength=len(keys)) for w in (None, counts.wavefronts, counts.ideal, counts.bank_conflicts)]
-        for i, label in enumerate(labels(b.take(first))):
-            forms[label] = forms.get(label, np.zeros(4, dtype=np.int64)) + np.array([int(s[i]) for s in sums])
+        keys, firsts, which = np.unique(b.forms(), return_index=True, return_inverse=True)
+        sums = [np.bincount(which, weights=w, minlength=len(keys)) for w in per_row]
+        for i, label in enumerate(labels(b.take(firsts))):
+            self.forms[label] = self.forms.get(label, np.zeros(4, dtype=np.int64)) + np.array([int(s[i]) for s in sums])
         placed = np.flatnonzero(b.pc >= 0)
         if len(placed):
             pcs, which = np.unique(b.pc[placed], return_inverse=True)
-            sums = [np.bincount(which, weights=w[placed] if w is not None else None, minlength=len(pcs))
-                    for w in (None, counts.wavefronts, counts.ideal, counts.bank_conflicts)]
+            sums = [np.bincount(which, weights=w[placed] if w is not None else None, minlength=len(pcs)) for w in per_row]
             for k, pc in enumerate(pcs.tolist()):
-                by_pc[pc] = by_pc.get(pc, np.zeros(4, dtype=np.int64)) + np.array([int(s[k]) for s in sums]) * stream.ctas
+                self.by_pc[pc] = self.by_pc.get(pc, np.zeros(4, dtype=np.int64)) + np.array([int(s[k]) for s in sums]) * self.ctas
         rows = np.flatnonzero(counts.bank_conflicts > 0)
-        rows = rows[np.argsort(-counts.bank_conflicts[rows], kind="stable")[:worst]]
-        top += [Worst(chunk.first + int(i), int(b.warp[i]), name, int(counts.wavefronts[i]), int(counts.ideal[i]), int(counts.bank_conflicts[i]))
-                for i, name in zip(rows, labels(b.take(rows)))]
-        top = sorted(top, key=lambda w: (-w.bank_conflicts, w.index))[:worst]
-        total += len(b)
-        advance(chunk.done - done)
-        done = chunk.done
-    metrics.update(kernel_counters(stream.kernel))
-    return Summary(stream.name, arch, stream.ctas, total, metrics, {k: tuple(int(x) for x in v) for k, v in sorted(forms.items())}, tuple(top),
-                   stream.notes, {pc: tuple(int(x) for x in v) for pc, v in sorted(by_pc.items())}, stream.kernel)
+        rows = rows[np.argsort(-counts.bank_conflicts[rows], kind="stable")[: self.worst]]
+        self.top += [Worst(first + int(i), int(b.warp[i]), name, int(counts.wavefronts[i]), int(counts.ideal[i]), int(counts.bank_conflicts[i]))
+                     for i, name in zip(rows, labels(b.take(rows)))]
+        self.top = sorted(self.top, key=lambda w: (-w.bank_conflicts, w.index))[: self.worst]
+        self.total += len(b)
+        if len(b):
+            self.warps = max(self.warps, int(b.warp.max()) + 1)

@@ -22,6 +22,7 @@ import attrs
 import yaml
 
 from .errors import ConfigError
+from .trace.records import ATOM_KINDS
 
 #: ncu's names of an op class's wavefront and bank-conflict counters (``{}``: the class, e.g. ``ld``).
 WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{}.sum"
@@ -265,8 +266,6 @@ def _kind(value: Any) -> str:
 
 def _check(arch: ArchConfig, where: str) -> None:
     """Consistency rules beyond types."""
-    from .trace.records import ATOM_KINDS  # the trace package reads configs: import it here, not above
-
     positive = ("banks", "bank_width", "warp_size", "sub_partitions", "shared_memory_per_cta")
     for name in positive:
         if getattr(arch, name) == 0:

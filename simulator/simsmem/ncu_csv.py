@@ -146,13 +146,11 @@ def pick(kernels: list[Kernel], key: str | None, where: str) -> Kernel:
 
 def details_csv(result: Result) -> str:
     """simsmem's metrics of ``result`` as an ncu details page (``ncu --csv``), one row per metric."""
-    trace = result.trace
-    warps = int(trace.instructions.warp.max()) + 1 if len(trace.instructions) else 1
     cc = re.fullmatch(r"sm_(\d+)(\d)", result.arch.name)
     launch = {  # the details page's columns before the metric, in ncu's order (sm_90, ncu 2025.3.1)
-        "ID": "0", "Process ID": "", "Process Name": "simsmem", "Host Name": "", "Kernel Name": trace.name,
-        "Context": "", "Stream": "", "Block Size": f"({warps * result.arch.warp_size}, 1, 1)",
-        "Grid Size": f"({trace.ctas}, 1, 1)", "Device": "", "CC": f"{cc[1]}.{cc[2]}" if cc else "",
+        "ID": "0", "Process ID": "", "Process Name": "simsmem", "Host Name": "", "Kernel Name": result.name,
+        "Context": "", "Stream": "", "Block Size": f"({max(result.warps, 1) * result.arch.warp_size}, 1, 1)",
+        "Grid Size": f"({result.ctas}, 1, 1)", "Device": "", "CC": f"{cc[1]}.{cc[2]}" if cc else "",
         "Section Name": "simsmem",
     }
     return metric_csv(result.metrics, launch)

@@ -23,7 +23,7 @@ from .errors import SimsmemError
 from .explain import Explanation, ranges
 from .layout import Tile
 from .swizzle import keeps_vectors
-from .trace.v1 import write_atomically
+from .trace.files import write_atomically
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure, SubFigure

@@ -1,4 +1,4 @@
-"""Reports of a ``Result`` or ``Summary``: a rich table for people, JSON and ncu-style CSV for programs."""
+"""Reports of a ``Result``: a rich table for people, JSON and ncu-style CSV for programs. They only render."""
 
 from __future__ import annotations
 
@@ -8,13 +8,12 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from .analysis import Result, Summary
+from .analysis import Result
 from .engine import latency_by_form
 from .metrics import labels
 from .ncu_csv import metric_csv
 from .trace import OPS
 from .trace.records import sass_at
-
 
 #: ncu's elapsed cycles of a kernel on an SM; simsmem's: one CTA of the trace, first issue to last completion.
 CYCLES = "sm__cycles_elapsed.max"
@@ -31,7 +30,7 @@ def timing_summary(result: Result) -> dict[str, Any]:
 
 
 def instruction_rows(result: Result) -> list[dict[str, Any]]:
-    """One dict per instruction: where it is, what it is, its counts, and (timed) its issue and completion cycles."""
+    """One dict per instruction (a kept result): where it is, what it is, its counts, and (timed) its issue and completion cycles."""
     b, c = result.trace.instructions, result.counts
     names = labels(b)
     rows = [
@@ -58,20 +57,21 @@ def instruction_rows(result: Result) -> list[dict[str, Any]]:
 
 
 def to_json(result: Result) -> dict[str, Any]:
+    """The JSON report of a kept result: its metrics, the timing summary (timed) and every instruction's row."""
     return {
-        "trace": result.trace.name,
+        "trace": result.name,
         "arch": result.arch.name,
-        "ctas": result.trace.ctas,
+        "ctas": result.ctas,
         "metrics": result.metrics,
-        **({"kernel": result.trace.kernel} if result.trace.kernel else {}),
+        **({"kernel": result.kernel} if result.kernel else {}),
         **({"timing": timing_summary(result)} if result.timeline is not None else {}),
         "instructions": instruction_rows(result),
     }
 
 
-def to_csv(result: Result | Summary, cycles: int | None = None) -> str:
-    """One row per metric, with ncu's column names (and the simulated ``cycles``, if timed)."""
-    return metric_csv({**result.metrics, **({CYCLES: cycles} if cycles is not None else {})})
+def to_csv(result: Result) -> str:
+    """One row per metric, with ncu's column names (and the simulated cycles, if timed)."""
+    return metric_csv({**result.metrics, **({CYCLES: result.timeline.cycles} if result.timeline is not None else {})})
 
 
 def timed_batch(result: Result):
@@ -92,46 +92,46 @@ def print_timing(result: Result, console: Console) -> None:
     console.print(f"{t[CYCLES]:,} cycles ({CYCLES}); data path {t['data_path_wavefronts_per_cycle']:.2f} wavefronts/cycle")
 
 
-def print_table(summary: Summary, console: Console) -> None:
+def print_table(result: Result, console: Console) -> None:
     """Per-op summary in ncu's words, then the instructions with the most bank conflicts."""
-    ctas = summary.ctas
-    table = Table(title=f"{summary.name or 'trace'} on {summary.arch.name}" + (f" ({ctas} CTAs)" if ctas > 1 else ""))
+    ctas = result.ctas
+    table = Table(title=f"{result.name or 'trace'} on {result.arch.name}" + (f" ({ctas} CTAs)" if ctas > 1 else ""))
     for col in ("Op", "Instructions", "Wavefronts", "Ideal", "Bank Conflicts", "% of Ideal"):
         table.add_column(col, justify="left" if col == "Op" else "right", no_wrap=col in ("Op", "Instructions"))
     total = np.zeros(4, dtype=np.int64)
-    for name, values in summary.forms.items():
+    for name, values in result.forms.items():
         v = np.array(values, dtype=np.int64) * ctas
         total += v
         table.add_row(name, *_fmt(v))
-    if len(summary.forms) > 1:
+    if len(result.forms) > 1:
         table.add_row("all", *_fmt(total), style="bold")
     console.print(table)
-    if summary.worst:
-        top = Table(title=f"Worst instructions (of {summary.instructions:,})")
+    if result.worst:
+        top = Table(title=f"Worst instructions (of {result.instructions:,})")
         for col in ("Index", "Warp", "Op", "Wavefronts", "Ideal", "Bank Conflicts"):
             top.add_column(col, justify="right", no_wrap=col == "Op")
-        for w in summary.worst:
+        for w in result.worst:
             top.add_row(str(w.index), str(w.warp), w.sass, str(w.wavefronts), str(w.ideal), str(w.bank_conflicts))
         console.print(top)
     else:
         console.print("No bank conflicts.")
-    if summary.by_pc:
-        print_by_instruction(summary, console)
-    for note in summary.notes:
+    if result.by_pc:
+        print_by_instruction(result, console)
+    for note in result.notes:
         console.print(f"Note: {note}.")
 
 
-def print_by_instruction(summary: Summary, console: Console, top: int = 10) -> None:
+def print_by_instruction(result: Result, console: Console, top: int = 10) -> None:
     """A traced kernel's shared-memory SASS instructions with the most bank conflicts (then wavefronts), where each came from."""
-    rows = sorted(summary.by_pc.items(), key=lambda kv: (-kv[1][3], -kv[1][1], kv[0]))[:top]
-    table = Table(title=f"Shared-memory instructions of {summary.kernel.get('entry', 'the kernel') if summary.kernel else 'the kernel'}, "
-                        f"most bank conflicts first (of {len(summary.by_pc)})")
+    rows = sorted(result.by_pc.items(), key=lambda kv: (-kv[1][3], -kv[1][1], kv[0]))[:top]
+    table = Table(title=f"Shared-memory instructions of {result.kernel.get('entry', 'the kernel') if result.kernel else 'the kernel'}, "
+                        f"most bank conflicts first (of {len(result.by_pc)})")
     table.add_column("SASS", no_wrap=True, min_width=6)
     for col in ("Executed", "Wavefronts", "Ideal", "Conflicts"):
         table.add_column(col, justify="right", no_wrap=True, min_width=len(col))
     table.add_column("Instruction, and where it came from", ratio=1)
     for pc, (n, wavefronts, ideal, conflicts) in rows:
-        code = sass_at(summary.kernel, pc)
+        code = sass_at(result.kernel, pc)
         table.add_row(f"{pc:#06x}", f"{n:,}", f"{wavefronts:,}", f"{ideal:,}", f"{conflicts:,}", "\n".join(filter(None, (code.get("sass"), code.get("line")))))
     console.print(table)
 

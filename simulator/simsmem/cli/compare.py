@@ -17,12 +17,13 @@ import attrs
 from rich.console import Console
 from rich.table import Table
 
-from ..analysis import analyse, resolve_arch
+from ..analysis import analyse_stream
 from ..errors import SimsmemError
 from ..metrics import NOT_MODELLED
 from ..ncu_csv import Kernel, number, pick, read_report
 from ..progress import add_quiet_flag, progress
 from ..trace import open_trace
+from ..validate import resolve_arch
 
 #: Shared-memory counter totals of a report (those simsmem neither models nor lists are counted as such).
 SHARED_MEMORY = re.compile(r"(shared|l1tex__data_bank).*\.sum$")
@@ -52,18 +53,17 @@ def run(args: argparse.Namespace) -> int:
     kernels = read_report(args.report)
     with progress("simulating the trace", quiet=args.quiet):
         stream = open_trace(args.trace)
-        trace = stream.read()
-        result = analyse(trace, resolve_arch(trace, args.arch, args.trace), args.trace, stream.first_line)
+        result = analyse_stream(stream, resolve_arch(stream, args.arch, args.trace))
     key = args.kernel
-    if key is None and any(trace.name in (k.id, k.name, k.short_name) for k in kernels):
-        key = trace.name
+    if key is None and any(result.name in (k.id, k.name, k.short_name) for k in kernels):
+        key = result.name
     kernel = pick(kernels, key, args.report if args.kernel is None else "--kernel")
     lines = compare(kernel, result.metrics, args.report)
     bad = sum(line.status == "MISMATCH" for line in lines)
     console = Console(highlight=False)
     if not console.is_terminal:  # a log: wide enough for ncu's metric names
         console = Console(highlight=False, width=140)
-    table = Table(title=f"{trace.name or args.trace} (simsmem, {result.arch.name}) vs kernel {kernel.id} {kernel.short_name} ({args.report})", title_justify="left")
+    table = Table(title=f"{result.name or args.trace} (simsmem, {result.arch.name}) vs kernel {kernel.id} {kernel.short_name} ({args.report})", title_justify="left")
     for col in ("Metric Name", "Measured", "Simulated", ""):
         table.add_column(col, justify="left" if col == "Metric Name" else "right", no_wrap=col == "Metric Name")
     for line in lines:
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
                   f"{len(set(kernel.metrics) - listed) - shared} other metrics", style="dim")
     compared = sum(line.status in ("match", "MISMATCH") for line in lines)
     verdict = f"{bad} of {compared} modelled counters differ" if bad else f"all {compared} modelled counters match"
-    console.print(verdict + _launch_note(kernel, trace.ctas), style="bold red" if bad else "bold green")
+    console.print(verdict + _launch_note(kernel, result.ctas), style="bold red" if bad else "bold green")
     return 1 if bad else 0
 
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import attrs
 
-from ..analysis import resolve_arch
-from ..config import ArchConfig
 from ..progress import add_quiet_flag, progress
-from ..trace import Chunk, TraceStream, check_against_arch, open_trace, write_stream
+from ..trace import Chunk, TraceStream, open_trace, write_stream
+from ..validate import resolve_arch, validated
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -33,17 +32,17 @@ def convert(args: argparse.Namespace) -> int:
     stream = open_trace(args.input)
     arch = resolve_arch(stream, args.arch, args.input)
     with progress(f"converting {stream.name or args.input}", total=stream.size or None, quiet=args.quiet) as advance:
-        checked = attrs.evolve(stream, chunks=_checked(stream, arch, advance))
-        write_stream(checked, args.output)
+        checked = validated(stream, arch)
+        write_stream(attrs.evolve(checked, chunks=_advancing(checked, advance)), args.output)
     for note in stream.notes:
         print(f"simsmem: note: {note}", file=sys.stderr)
     return 0
 
 
-def _checked(stream: TraceStream, arch: ArchConfig, advance) -> Iterator[Chunk]:
+def _advancing(stream: TraceStream, advance: Callable[[int], None]) -> Iterator[Chunk]:
+    """The stream's chunks, telling ``advance`` the bytes of the file each one read."""
     done = 0
     for chunk in stream.chunks:
-        check_against_arch(chunk.instructions, arch, stream.where, chunk.first, stream.first_line)
         yield chunk
         advance(chunk.done - done)
         done = chunk.done

@@ -13,14 +13,15 @@ import argparse
 
 from rich.console import Console
 
-from . import non_negative, positive
-from ..analysis import analyse, resolve_arch
+from ..analysis import analyse_stream
 from ..errors import SimsmemError
 from ..explain import choose, explain, print_explanation
 from ..layout import tile
 from ..plots import figure, save
 from ..progress import add_quiet_flag, progress, track
 from ..trace import open_trace
+from ..validate import resolve_arch
+from . import non_negative, positive
 from .gen import add_swizzle_arguments, add_tile_arguments, chosen_swizzle, pad_elements
 
 
@@ -48,14 +49,13 @@ def run(args: argparse.Namespace) -> int:
         raise SimsmemError("--tile", "the tile view is a picture: give --png or --svg too")
     with progress("reading the trace", quiet=args.quiet):
         stream = open_trace(args.trace)
-        trace = stream.read()
-        result = analyse(trace, resolve_arch(trace, args.arch, args.trace), args.trace, stream.first_line)
+        result = analyse_stream(stream, resolve_arch(stream, args.arch, args.trace), keep=True)
     t = tile(args.rows, args.cols, args.elem_bytes, pad_elements(args), chosen_swizzle(args), args.base) if args.tile else None
     chosen = choose(result, args.index, args.worst)
     console = Console(highlight=False)
     if not chosen:
         nothing = f" ({out} not written)" if out else ""
-        console.print(f"No bank conflicts in the {len(trace.instructions)} instructions of {trace.name or args.trace}{nothing}; --index N explains any one.")
+        console.print(f"No bank conflicts in the {result.instructions} instructions of {result.name or args.trace}{nothing}; --index N explains any one.")
     explanations = [explain(result, i, twins) for i, twins in track(chosen, "explaining and trying fixes", quiet=args.quiet)]
     for ex in explanations:
         print_explanation(ex, console)

@@ -24,7 +24,8 @@ from ..errors import SimsmemError
 from ..layout import Tile, tile
 from ..patterns import SEED_KERNELS, Access, parse_access, seed_trace, steps_trace
 from ..swizzle import IDENTITY, TMA_MODES, Swizzle, recast
-from ..trace import Trace, check_against_arch, write_trace
+from ..trace import Trace, write_trace
+from ..validate import check_against_arch
 
 
 def register(sub: argparse._SubParsersAction) -> None:

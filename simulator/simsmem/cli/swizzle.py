@@ -20,7 +20,6 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
-from ..analysis import resolve_arch
 from ..banks import count
 from ..config import load_arch
 from ..errors import SimsmemError
@@ -29,7 +28,8 @@ from ..metrics import labels
 from ..patterns import steps_trace
 from ..patterns.search import search, search_trace
 from ..swizzle import IDENTITY, TMA_MODES, recast
-from ..trace import check_against_arch, load_trace
+from ..trace import load_trace
+from ..validate import check_against_arch, resolve_arch
 from . import non_negative, positive
 from .gen import (
     accesses,

@@ -18,7 +18,8 @@ from ..config import ArchConfig
 from ..errors import SimsmemError
 from ..layout import tile
 from ..swizzle import IDENTITY, Swizzle, keeps_vectors, recast
-from ..trace import MATRIX_OPS, OPS, InstructionBatch, check_against_arch
+from ..trace import MATRIX_OPS, OPS, InstructionBatch
+from ..validate import check_against_arch
 from .access import Access, pattern, place
 
 

@@ -1,4 +1,4 @@
-"""Trace I/O: files in, validated instruction records out (and back to files).
+"""Trace I/O: files in, instruction records held to trace v1 out (and back to files).
 
 ``open_trace`` reads any supported file as a ``TraceStream`` (chunks of columns, bounded memory);
 ``load_trace`` reads it whole. ``write_trace``/``write_stream`` write trace v1 in the form the
@@ -23,11 +23,10 @@ from .jsonl import read_json, read_jsonl, write_json, write_jsonl
 from .npz import read_npz, write_npz
 from .records import FULL_MASK, INACTIVE, LANES, MATRIX_OPS, NO_WAIT, OPS, Instruction, InstructionBatch, Trace
 from .stream import CHUNK, Chunk, TraceStream, stream_of
-from .v1 import check_against_arch
 
 __all__ = [
     "CHUNK", "FULL_MASK", "INACTIVE", "LANES", "MATRIX_OPS", "NO_WAIT", "OPS", "Chunk", "Instruction", "InstructionBatch", "Trace",
-    "TraceStream", "check_against_arch", "load_trace", "open_trace", "read_trace", "write_stream", "write_trace",
+    "TraceStream", "load_trace", "open_trace", "read_trace", "write_stream", "write_trace",
 ]
 
 #: Readers and writers by the end of the file name (longest first where they overlap).

@@ -2,8 +2,8 @@
 
 JSON Lines puts the header object (without ``instructions``) on the first line and one instruction
 object on each line after it; it is read in blocks of about a megabyte, so it streams. A ``.json``
-document is parsed whole, then validated chunk by chunk. Both go through ``v1.batch_from_lines`` and,
-where that declines, ``v1.BatchBuilder``: the same checks. A JSON Lines header may give ``count``, the
+document is parsed whole, then validated chunk by chunk. Both go through ``decode.batch_from_lines`` and,
+where that declines, ``decode.BatchBuilder``: the same checks. A JSON Lines header may give ``count``, the
 number of instructions; the reader then insists on it, which catches a file cut at a line boundary.
 """
 
@@ -22,7 +22,8 @@ from ..errors import TraceError
 from .files import Input, atomic_output, open_input
 from .records import InstructionBatch
 from .stream import CHUNK, Chunk, TraceStream, rechunk
-from .v1 import BatchBuilder, batch_from_lines, batch_from_objects, header_object, instruction_objects, parse_header
+from .decode import BatchBuilder, batch_from_lines, batch_from_objects
+from .v1 import header_object, instruction_objects, parse_header
 
 
 def read_json(path: str | Path, chunk: int = CHUNK) -> TraceStream:

@@ -18,18 +18,25 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
-import attrs
 import numpy as np
 import orjson
 
 from ..errors import TraceError
 from .files import atomic_output
-from .records import INACTIVE, LANES, NO_PC, InstructionBatch, no_sources
+from .records import LANES, InstructionBatch, no_sources
 from .stream import Chunk, TraceStream
-from .v1 import DTYPES, LANE_COLUMNS, canonical_others, column_problem, header_object, parse_header
+from .v1 import (
+    DTYPES,
+    FIELDS,
+    LANE_COLUMNS,
+    canonical_others,
+    column_problem,
+    header_object,
+    parse_header,
+)
 
-#: Columns a chunk may leave out when every entry holds this value (and is read back so).
-OPTIONAL = {"src": INACTIVE, "bypass": False, "early": 0, "early_alu": 0, "issue_alu": 0, "others": "", "stall": 1, "pc": NO_PC, "zfill": 0}
+#: Columns a chunk may leave out when every entry holds its default (and is read back so): those added to the format after .npz.
+OPTIONAL = {name: FIELDS[name].default for name in ("src", "bypass", "early", "early_alu", "issue_alu", "others", "stall", "pc", "zfill")}
 #: Errors numpy and zipfile raise for a file that is not a whole, well-formed npz.
 BROKEN = (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error, orjson.JSONDecodeError)
 
@@ -106,8 +113,7 @@ def _chunks(z: np.lib.npyio.NpzFile, chunks: int, count: int | None, size: int, 
             if problem:
                 row, field, what = problem
                 raise TraceError(f"{where}: instruction {first + row}: {field}", what)
-            batch = attrs.evolve(batch, others=canonical_others(batch.others))
-            yield Chunk(batch, first, size * (i + 1) // chunks)
+            yield Chunk(canonical_others(batch), first, size * (i + 1) // chunks)
             first += n
     finally:
         z.close()

@@ -32,6 +32,17 @@ INACTIVE = -1
 NO_WAIT = -1
 #: ``InstructionBatch.pc`` of an instruction whose SASS offset the trace does not give.
 NO_PC = -1
+#: IS_MATRIX[op code]: the op gives 8x8 matrix row addresses (a table lookup beats np.isin per chunk).
+IS_MATRIX = np.array([name in MATRIX_OPS for name in OPS])
+#: IS_SOURCE[op code]: the op's lanes give global sources (``src``).
+IS_SOURCE = np.array([name in SOURCE_OPS for name in OPS])
+
+
+def active_lanes(op: np.ndarray, num: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """(n, 32) bool: the lanes that give an address, by the mask, or a matrix op's 8*num row lanes."""
+    rows = (np.uint64(1) << (8 * num.astype(np.uint64))) - np.uint64(1)
+    bits = np.where(IS_MATRIX[op], rows, mask).astype("<u4")
+    return np.unpackbits(bits.view(np.uint8), bitorder="little").reshape(-1, LANES).astype(bool)
 
 
 def no_sources(n: int) -> np.ndarray:
@@ -184,14 +195,17 @@ class InstructionBatch:
 
     @staticmethod
     def empty() -> InstructionBatch:
+        """No instructions."""
         return InstructionBatch.from_instructions(())
 
     @staticmethod
     def concat(batches: Sequence[InstructionBatch]) -> InstructionBatch:
-        if not batches:
-            return InstructionBatch.empty()
-        names = [f.name for f in attrs.fields(InstructionBatch)]
-        return InstructionBatch(**{n: np.concatenate([getattr(b, n) for b in batches]) for n in names})
+        """The batches one after another (one batch is returned as it is; sources stay a view where none has any)."""
+        if len(batches) < 2:
+            return batches[0] if batches else InstructionBatch.empty()
+        columns = {f.name: np.concatenate([getattr(b, f.name) for b in batches]) for f in attrs.fields(InstructionBatch) if f.name != "src"}
+        sourced = not all(holds_no_sources(b.src) for b in batches)
+        return InstructionBatch(**columns, src=np.concatenate([b.src for b in batches]) if sourced else no_sources(len(columns["op"])))
 
     @staticmethod
     def from_instructions(instructions: Iterable[Instruction]) -> InstructionBatch:

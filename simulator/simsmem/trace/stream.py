@@ -52,7 +52,7 @@ class TraceStream:
 
 
 def stream_of(trace: Trace, where: str = "trace", chunk: int = CHUNK) -> TraceStream:
-    """A trace already in memory, as a stream (for the writers)."""
+    """A trace already in memory, as a stream (for the writers, and to count it as a file is counted)."""
     b = trace.instructions
     chunks = (Chunk(b.take(slice(s, s + chunk)), s, 0) for s in range(0, len(b), chunk))
     return TraceStream(where, trace.name, trace.arch, trace.ctas, 0, chunks, count=len(b), kernel=trace.kernel)
