@@ -32,7 +32,7 @@ from simsmem.engine import simulate
 from simsmem.trace import NO_WAIT, InstructionBatch
 from simsmem.trace.records import Instruction
 from simsmem.trace.others import Other, unparse
-from timing_traces import Sass, read_sass
+from calibration.timing_traces import Sass, read_sass
 
 HERE = Path(__file__).resolve().parent
 RUN = HERE / "h100" / "runs" / "2026-11-24-collide"

@@ -34,7 +34,7 @@ import argparse
 import random
 from pathlib import Path
 
-from timing_traces import offsets
+from calibration.timing_traces import offsets
 
 HERE = Path(__file__).resolve().parent
 #: form number in timing_collide.cu -> (timing.cu's offset pattern, largest conflict degree)

@@ -22,7 +22,7 @@ from statistics import mean, median
 from simsmem.banks import count
 from simsmem.config import load_arch
 from simsmem.engine import simulate
-from timing_traces import FORMS, loop_batch, project, read_sass, load_loop
+from calibration.timing_traces import FORMS, loop_batch, project, read_sass, load_loop
 
 HERE = Path(__file__).resolve().parent
 RUN = HERE / "h100" / "runs" / "2026-11-25-half"

@@ -30,7 +30,7 @@ from simsmem.banks import count
 from simsmem.config import load_arch
 from simsmem.engine import simulate
 from simsmem.trace import InstructionBatch
-from timing_traces import FORMS, loop_batch, loops_of, project, read_sass
+from calibration.timing_traces import FORMS, loop_batch, loops_of, project, read_sass
 
 HERE = Path(__file__).resolve().parent
 RUN = HERE / "h100" / "runs" / "2026-11-25-load"

@@ -1,11 +1,15 @@
-"""Shared fixtures and the hypothesis profiles (deterministic in CI)."""
+"""What the tests share: the hypothesis profiles (deterministic in CI), the repository's paths and a few lane
+patterns (names a module needs when it is imported), and fixtures. Hypothesis strategies are in
+``strategies.py``; no test module imports another."""
 
 import os
 from pathlib import Path
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, settings
 
+from simsmem.cli import main
 from simsmem.config import load_arch
 
 settings.register_profile("ci", max_examples=200, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -15,7 +19,46 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 ROOT = Path(__file__).resolve().parent.parent
 H100 = ROOT / "calibration" / "h100"
 
+#: LDS.32 lanes: one word from every bank (1 wavefront), two words per bank (2 wavefronts), and LDS.64 lanes over
+#: 256 bytes whose half-warps clash (2 wavefronts).
+ROW = tuple(range(0, 128, 4))
+TWO_WAY = tuple(lane % 16 * 4 + lane // 16 * 128 for lane in range(32))
+WIDE = tuple(range(0, 256, 8))
+
 
 @pytest.fixture(scope="session")
 def sm90():
+    """The built-in sm_90 config."""
     return load_arch("sm_90")
+
+
+@pytest.fixture
+def jsonl():
+    """``jsonl(path, *instructions, header=None)``: write a JSON Lines trace (instructions as objects, or raw bytes
+    for a line) and return its path."""
+
+    def write(path, *instructions, header=None):
+        lines = [orjson.dumps(header or {"simsmem_trace": 1})] + [i if isinstance(i, bytes) else orjson.dumps(i) for i in instructions]
+        path.write_bytes(b"\n".join(lines) + b"\n")
+        return path
+
+    return write
+
+
+@pytest.fixture
+def refused(capsys):
+    """``refused(*argv, where=(), what="")``: run the CLI; it must exit 2 with one line on stderr naming every part of
+    ``where`` and saying ``what``, and write nothing on stdout. Returns the line."""
+
+    def run(*argv, where=(), what=""):
+        rc = main([str(a) for a in argv])
+        out, err = capsys.readouterr()
+        assert rc == 2, err
+        assert out == ""
+        assert err.count("\n") == 1 and err.startswith("simsmem: ") and "Traceback" not in err, err
+        for part in where:
+            assert part in err, err
+        assert what in err, err
+        return err
+
+    return run

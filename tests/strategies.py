@@ -1,8 +1,12 @@
-"""Hypothesis strategies for valid trace instructions (shared by the property tests)."""
+"""Hypothesis strategies (and the small exhaustive sets beside them) that several test modules share."""
 
 from hypothesis import strategies as st
 
+from simsmem.swizzle import Swizzle
 from simsmem.trace import FULL_MASK, LANES, Instruction
+
+#: Every small swizzle: B, M below 4, |S| from B to 5.
+SMALL_SWIZZLES = [Swizzle(b, m, s) for b in range(4) for m in range(4) for s in range(-5, 6) if abs(s) >= b]
 
 FORMS = [("LDS", w, 0) for w in (8, 16, 32, 64, 128)] + [("STS", w, 0) for w in (8, 16, 32, 64, 128)]
 FORMS += [("ATOMS", 32, 0)] + [(op, 0, n) for op in ("LDSM", "STSM") for n in (1, 2, 4)] + [("LDGSTS", w, 0) for w in (32, 64, 128)]
@@ -26,3 +30,12 @@ def instructions(draw, forms=FORMS, span=4096):
         src = tuple(draw(st.sampled_from(sources)) * size + 4096 if mask >> i & 1 else None for i in range(LANES))
         bypass = width == 128 and draw(st.booleans())  # cp.async .cg: 16 bytes only
     return Instruction(op=op, width=width, mask=mask, addrs=tuple(a if mask >> i & 1 else None for i, a in enumerate(addrs)), src=src, bypass=bypass)
+
+
+@st.composite
+def swizzles(draw, max_bits=8, max_base=16, max_shift=16):
+    """A valid ``Swizzle(B, M, S)`` within the bounds (S of either sign, |S| >= B)."""
+    b = draw(st.integers(0, max_bits))
+    m = draw(st.integers(0, max_base))
+    s = draw(st.integers(b, max(b, max_shift))) * draw(st.sampled_from([1, -1]))
+    return Swizzle(b, m, s)

@@ -9,21 +9,19 @@ rule was fixed before hold-out 5 was scored).
 """
 
 import json
-import sys
 
 import pytest
+
+from calibration.harness import patterns
+from calibration.harness.agreement import modelled
+from calibration.harness.corpus import build, read_text
+from calibration.harness.sass import check
 from conftest import H100, ROOT
 from simsmem.analysis import analyse
 from simsmem.config import WAVEFRONTS
 from simsmem.corpus import corpus_trace, load_corpus, sass_form
 from simsmem.metrics import DATA_BYTES
-
-sys.path.insert(0, str(ROOT / "calibration"))
-from harness import patterns  # noqa: E402
-from harness.agreement import modelled  # noqa: E402
-from harness.corpus import build, read_text  # noqa: E402
-from harness.sass import check  # noqa: E402
-from simsmem.ncu_csv import parse_report  # noqa: E402
+from simsmem.ncu_csv import parse_report
 
 CORPORA = ("instructions_v2", "followup", "followup2", "holdout", "holdout2", "r4", "holdout3", "ldgsts2", "ldgsts3")
 INSTRUCTIONS = (
@@ -114,7 +112,7 @@ def test_seed_kernels_rerun_reproduces_the_first_measurement():
 
 
 def test_timing_output_parses_to_the_committed_json():
-    from harness.timing import parse
+    from calibration.harness.timing import parse
 
     text = (H100 / "runs" / "2026-11-22-design" / "timing.txt").read_text()
     committed = json.loads((H100 / "timing_rerun.json").read_text())
@@ -123,7 +121,7 @@ def test_timing_output_parses_to_the_committed_json():
 
 def test_forms_run_parses_to_the_committed_json():
     """runs/2026-11-24-forms: timing_forms.txt is forms.json's rows, and forms.json names timing_forms.cu."""
-    from harness.timing import parse
+    from calibration.harness.timing import parse
 
     run = H100 / "runs" / "2026-11-24-forms"
     committed = json.loads((run / "forms.json").read_text())

@@ -8,23 +8,19 @@ feed_interval 2, wavefronts_per_cycle 1, path_order new-first, to_banks 3; LDS.3
 
 import attrs
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import ROOT, ROW, TWO_WAY, WIDE
 from simsmem.banks import count
 from simsmem.config import InFlight, Overtake
 from simsmem.engine import latency_by_form, simulate
 from simsmem.engine.program import _distinct_rows
 from simsmem.engine.reference import simulate_by_wavefront
 from simsmem.metrics import labels
-from simsmem.trace import NO_WAIT, Instruction, InstructionBatch
-from conftest import ROOT
-from simsmem.trace import load_trace
+from simsmem.trace import NO_WAIT, Instruction, InstructionBatch, load_trace
 from strategies import instructions
-
-ROW = tuple(range(0, 128, 4))  # one word from every bank: 1 wavefront
-TWO_WAY = tuple(l % 16 * 4 + l // 16 * 128 for l in range(32))  # two words per bank: 2 wavefronts
-WIDE = tuple(range(0, 256, 8))  # LDS.64 over 256 bytes: the half-warps clash, 2 wavefronts
 
 
 def run(arch, ins, **kw):
@@ -293,6 +289,7 @@ def traces(draw):
     return out
 
 
+@pytest.mark.slow
 @given(traces())
 def test_engine_passes_exactly_the_counted_wavefronts(sm90, ins):
     """The data path passes each instruction's wavefronts as the counting model counts them, so the
@@ -317,6 +314,7 @@ def test_engine_passes_exactly_the_counted_wavefronts(sm90, ins):
                 assert timeline.issue[i] >= timeline.complete[rows[:settled]].max() + batch.issue[i] + batch.delay[i]
 
 
+@pytest.mark.slow
 @given(traces(), st.sampled_from([1, 2, 3, 4, 8, 16]), st.sampled_from(["new-first", None, (0, 2), (1, 64), (4, 2), (16, 4)]),
        st.sampled_from([1, 2]), st.sampled_from([1, 2, 32]), st.sampled_from([None, 1, 3, 52]), st.sampled_from([0, 20]),
        st.sampled_from(["round-robin", "youngest", "oldest", "greedy"]))

@@ -11,9 +11,9 @@ import json
 
 import pytest
 
+from conftest import ROW, TWO_WAY, WIDE
 from simsmem.cli import main
 from simsmem.trace import Instruction, InstructionBatch, Trace, write_trace
-from test_engine import ROW, TWO_WAY, WIDE
 
 
 @pytest.fixture

@@ -13,6 +13,8 @@ from simsmem.engine import simulate
 from simsmem.engine.reference import simulate_by_wavefront
 from simsmem.trace import load_trace
 
+pytestmark = pytest.mark.slow  # the wavefront-by-wavefront reference engine over every timing trace
+
 TRACES = sorted((ROOT / "traces" / "timing").glob("*.json.gz"))
 
 

@@ -23,61 +23,42 @@ ROWS = {r["name"]: r for r in load_corpus(H100 / "instructions.json")}
 GOOD = {"op": "LDS", "width": 32, "addrs": [4 * lane for lane in range(32)]}
 
 
-def jsonl(path, *instructions, header=None):
-    lines = [orjson.dumps(header or {"simsmem_trace": 1})] + [i if isinstance(i, bytes) else orjson.dumps(i) for i in instructions]
-    path.write_bytes(b"\n".join(lines) + b"\n")
-    return path
-
-
-def refused(capsys, *argv, where=(), what=""):
-    """Run the CLI; it must exit 2 with one line naming every part of ``where`` and saying ``what``."""
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    assert rc == 2, err
-    assert out == ""
-    assert err.count("\n") == 1 and err.startswith("simsmem: ") and "Traceback" not in err, err
-    for part in where:
-        assert part in err, err
-    assert what in err, err
-    return err
-
-
-def test_truncated_json_document(tmp_path, capsys):
+def test_truncated_json_document(tmp_path, refused):
     path = tmp_path / "t.json"
     write_trace(corpus_trace([ROWS["LDS32_stride1"]] * 3), path)
     path.write_bytes(path.read_bytes()[:-40])
-    refused(capsys, "run", path, where=("t.json", "line 5 column"), what="invalid JSON")
+    refused("run", path, where=("t.json", "line 5 column"), what="invalid JSON")
 
 
-def test_invalid_json_line(tmp_path, capsys):
+def test_invalid_json_line(tmp_path, jsonl, refused):
     path = jsonl(tmp_path / "t.jsonl", GOOD, b'{"op": "LDS", "width": 32, "addrs": [0, 4,', GOOD)
-    refused(capsys, "run", path, where=("t.jsonl", "line 3 column"), what="invalid JSON")
+    refused("run", path, where=("t.jsonl", "line 3 column"), what="invalid JSON")
 
 
-def test_blank_line(tmp_path, capsys):
+def test_blank_line(tmp_path, jsonl, refused):
     path = jsonl(tmp_path / "t.jsonl", GOOD, b"", GOOD)
-    refused(capsys, "run", path, where=("t.jsonl", "line 3"), what="blank line")
+    refused("run", path, where=("t.jsonl", "line 3"), what="blank line")
 
 
-def test_truncated_gzip(tmp_path, capsys):
+def test_truncated_gzip(tmp_path, refused):
     path = tmp_path / "t.jsonl.gz"
     write_trace(corpus_trace(list(ROWS.values())), path)
     path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
-    refused(capsys, "run", path, where=("t.jsonl.gz",), what="corrupt or truncated gzip data")
+    refused("run", path, where=("t.jsonl.gz",), what="corrupt or truncated gzip data")
 
 
-def test_not_gzip(tmp_path, capsys):
+def test_not_gzip(tmp_path, refused):
     path = tmp_path / "t.jsonl.gz"
     path.write_bytes(b'{"simsmem_trace": 1}\n')
-    refused(capsys, "run", path, where=("t.jsonl.gz",), what="gzip")
+    refused("run", path, where=("t.jsonl.gz",), what="gzip")
 
 
-def test_cut_at_a_line_boundary(tmp_path, capsys):
+def test_cut_at_a_line_boundary(tmp_path, refused):
     """JSON Lines written by simsmem carry ``count``: a file cut between lines is caught."""
     path = tmp_path / "t.jsonl"
     write_trace(corpus_trace([ROWS["LDS32_stride1"]] * 5), path)
     path.write_bytes(b"\n".join(path.read_bytes().splitlines()[:4]) + b"\n")
-    refused(capsys, "run", path, where=("t.jsonl", "count"), what="the header says 5 instructions, the file holds 3")
+    refused("run", path, where=("t.jsonl", "count"), what="the header says 5 instructions, the file holds 3")
 
 
 @pytest.mark.parametrize(
@@ -115,67 +96,67 @@ def test_cut_at_a_line_boundary(tmp_path, capsys):
         ("addrs", [None] + [0] * 31, "addrs[0]", "null address in an active lane"),
     ],
 )
-def test_bad_field(tmp_path, capsys, field, value, where, what):
+def test_bad_field(tmp_path, field, value, where, what, jsonl, refused):
     path = jsonl(tmp_path / "t.jsonl", {**GOOD, field: value})
-    refused(capsys, "run", path, where=("t.jsonl", "line 2", where), what=what)
+    refused("run", path, where=("t.jsonl", "line 2", where), what=what)
 
 
-def test_others_and_counts_of_others_are_not_both_given(tmp_path, capsys):
+def test_others_and_counts_of_others_are_not_both_given(tmp_path, jsonl, refused):
     path = jsonl(tmp_path / "t.jsonl", {**GOOD, "others": "alu -", "issue": 2})
-    refused(capsys, "run", path, where=("t.jsonl", "line 2", "others"), what="give the other instructions one by one (others) or as counts (early, issue), not both")
+    refused("run", path, where=("t.jsonl", "line 2", "others"), what="give the other instructions one by one (others) or as counts (early, issue), not both")
 
 
-def test_bad_field_in_a_json_document(tmp_path, capsys):
+def test_bad_field_in_a_json_document(tmp_path, refused):
     path = tmp_path / "t.json"
     path.write_bytes(orjson.dumps({"simsmem_trace": 1, "instructions": [GOOD, {**GOOD, "width": 12}]}))
-    refused(capsys, "run", path, where=("t.json", "instruction 1", "width"), what="got 12")
+    refused("run", path, where=("t.json", "instruction 1", "width"), what="got 12")
 
 
 @pytest.mark.parametrize("argv", [("run",), ("run", "--engine", "analytic"), ("convert",), ("explain",)])
-def test_address_past_shared_memory(tmp_path, capsys, argv):
+def test_address_past_shared_memory(tmp_path, argv, jsonl, refused):
     """The arch check names the JSON Lines file line (header: line 1), whichever command reads the trace."""
     path = jsonl(tmp_path / "t.jsonl", GOOD, {**GOOD, "addrs": [232448] + [0] * 31})
     extra = (tmp_path / "out.npz",) if argv == ("convert",) else ()
-    refused(capsys, *argv, path, *extra, where=("t.jsonl", "line 3", "addrs[0]"), what="past sm_90's 232448 bytes of shared memory per CTA")
+    refused(*argv, path, *extra, where=("t.jsonl", "line 3", "addrs[0]"), what="past sm_90's 232448 bytes of shared memory per CTA")
     assert not (tmp_path / "out.npz").exists()
 
 
-def test_misaligned_wide_access(tmp_path, capsys):
+def test_misaligned_wide_access(tmp_path, jsonl, refused):
     path = jsonl(tmp_path / "t.jsonl", {**GOOD, "width": 128, "addrs": [16 * lane + 8 for lane in range(32)]})
-    refused(capsys, "run", path, where=("t.jsonl", "line 2", "addrs[0]"), what="not aligned to the 16-byte access")
+    refused("run", path, where=("t.jsonl", "line 2", "addrs[0]"), what="not aligned to the 16-byte access")
 
 
-def test_header_problems(tmp_path, capsys):
-    refused(capsys, "run", jsonl(tmp_path / "a.jsonl", GOOD, header={"simsmem_trace": 2}), where=("a.jsonl", "simsmem_trace"), what="unsupported format version 2")
-    refused(capsys, "run", jsonl(tmp_path / "b.jsonl", GOOD, header={"simsmem_trace": 1, "ctas": 0}), where=("b.jsonl", "ctas"), what="positive integer")
-    refused(capsys, "run", jsonl(tmp_path / "c.jsonl", GOOD, header={"simsmem_trace": 1, "instructions": []}), where=("c.jsonl", "line 1"), what="holds no instructions")
+def test_header_problems(tmp_path, jsonl, refused):
+    refused("run", jsonl(tmp_path / "a.jsonl", GOOD, header={"simsmem_trace": 2}), where=("a.jsonl", "simsmem_trace"), what="unsupported format version 2")
+    refused("run", jsonl(tmp_path / "b.jsonl", GOOD, header={"simsmem_trace": 1, "ctas": 0}), where=("b.jsonl", "ctas"), what="positive integer")
+    refused("run", jsonl(tmp_path / "c.jsonl", GOOD, header={"simsmem_trace": 1, "instructions": []}), where=("c.jsonl", "line 1"), what="holds no instructions")
     (tmp_path / "d.jsonl").write_bytes(b"")
-    refused(capsys, "run", tmp_path / "d.jsonl", where=("d.jsonl", "line 1"), what="expected the header object")
+    refused("run", tmp_path / "d.jsonl", where=("d.jsonl", "line 1"), what="expected the header object")
 
 
-def test_empty_trace_is_a_valid_empty_result(tmp_path, capsys):
+def test_empty_trace_is_a_valid_empty_result(tmp_path, capsys, jsonl):
     path = jsonl(tmp_path / "empty.jsonl")
     assert main(["run", str(path), "--format", "csv"]) == 0
     out = capsys.readouterr().out
     assert '"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum","","0"' in out
 
 
-def test_missing_file(tmp_path, capsys):
-    refused(capsys, "run", tmp_path / "nope.jsonl", where=("nope.jsonl",), what="cannot read trace")
+def test_missing_file(tmp_path, refused):
+    refused("run", tmp_path / "nope.jsonl", where=("nope.jsonl",), what="cannot read trace")
 
 
-def test_broken_npz(tmp_path, capsys):
+def test_broken_npz(tmp_path, refused):
     good = tmp_path / "good.npz"
     write_trace(corpus_trace(list(ROWS.values())), good)
     cut = tmp_path / "cut.npz"
     cut.write_bytes(good.read_bytes()[:-100])
-    refused(capsys, "run", cut, where=("cut.npz",), what="not a readable .npz trace")
+    refused("run", cut, where=("cut.npz",), what="not a readable .npz trace")
     odd = tmp_path / "odd.npz"
     with zipfile.ZipFile(good) as z, zipfile.ZipFile(odd, "w") as out:
         for name in z.namelist():
             if name != "c0.mask.npy":
                 out.writestr(name, z.read(name))
-    refused(capsys, "run", odd, where=("odd.npz",), what="missing member 'c0.mask'")
+    refused("run", odd, where=("odd.npz",), what="missing member 'c0.mask'")
 
 
 @pytest.mark.parametrize(("column", "value", "what"), [
@@ -185,7 +166,7 @@ def test_broken_npz(tmp_path, capsys):
     ("issue_alu", 1, "expected at most issue (0): these are some of those other instructions, got 1"),
     ("stall", 0, "expected a positive integer, got 0"),
 ])
-def test_bad_timing_column_in_npz(tmp_path, capsys, column, value, what):
+def test_bad_timing_column_in_npz(tmp_path, column, value, what, refused):
     """.npz columns hold ``wait``, ``issue``, ``early``, ``issue_alu`` and ``stall`` to the JSON rules
     (``v1.column_problem``); ``early``, ``issue_alu`` and ``stall``, all at their defaults in the good file
     and so left out of it, are added."""
@@ -204,29 +185,29 @@ def test_bad_timing_column_in_npz(tmp_path, capsys, column, value, what):
         for name in names:
             if name != member:
                 out.writestr(name, z.read(name))
-    refused(capsys, "run", bad, where=("bad.npz", "instruction 3", column), what=what)
+    refused("run", bad, where=("bad.npz", "instruction 3", column), what=what)
 
 
-def test_arch_yaml_missing_and_mistyped(tmp_path, capsys):
+def test_arch_yaml_missing_and_mistyped(tmp_path, jsonl, refused):
     path = jsonl(tmp_path / "t.jsonl", GOOD)
     text = (H100.parent.parent / "configs" / "sm_90.yaml").read_text()
     (tmp_path / "missing.yaml").write_text(text.replace("bank_width: 4\n", ""))
-    refused(capsys, "run", path, "--arch", tmp_path / "missing.yaml", where=("missing.yaml",), what="missing field 'bank_width'")
+    refused("run", path, "--arch", tmp_path / "missing.yaml", where=("missing.yaml",), what="missing field 'bank_width'")
     (tmp_path / "mistyped.yaml").write_text(text.replace("banks: 32", "banks: thirty-two"))
-    refused(capsys, "run", path, "--arch", tmp_path / "mistyped.yaml", where=("mistyped.yaml", "banks"), what="expected a non-negative integer")
+    refused("run", path, "--arch", tmp_path / "mistyped.yaml", where=("mistyped.yaml", "banks"), what="expected a non-negative integer")
 
 
-def test_convert_leaves_nothing_behind(tmp_path, capsys):
+def test_convert_leaves_nothing_behind(tmp_path, jsonl, refused):
     """A conversion that fails part-way writes no output and leaves no temporary file."""
     src = tmp_path / "in.jsonl"
     jsonl(src, *([GOOD] * 100_000), {**GOOD, "width": 3})
-    refused(capsys, "convert", src, tmp_path / "out.npz", "--quiet", where=("in.jsonl", "line 100002"), what="got 3")
+    refused("convert", src, tmp_path / "out.npz", "--quiet", where=("in.jsonl", "line 100002"), what="got 3")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]
 
 
-def test_gzip_member_with_bad_crc(tmp_path, capsys):
+def test_gzip_member_with_bad_crc(tmp_path, refused):
     raw = bytearray(gzip.compress(b'{"simsmem_trace": 1}\n' + orjson.dumps(GOOD) + b"\n"))
     raw[-8] ^= 1  # the CRC-32 in the gzip trailer
     path = tmp_path / "t.jsonl.gz"
     path.write_bytes(bytes(raw))
-    refused(capsys, "run", path, where=("t.jsonl.gz",), what="CRC check failed")
+    refused("run", path, where=("t.jsonl.gz",), what="CRC check failed")

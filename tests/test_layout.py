@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from simsmem.errors import SimsmemError
 from simsmem.layout import ComposedLayout, Layout, row_major, tile
 from simsmem.swizzle import IDENTITY, TMA_MODES, Swizzle, from_sbm, recast
-from test_swizzle import SMALL, swizzles
+from strategies import SMALL_SWIZZLES, swizzles
 
 
 def test_layout_maps_and_prints_in_cute_notation():
@@ -36,7 +36,7 @@ def test_composed_layout_notation_and_meaning():
     assert np.array_equal(shifted(row, col), sw(4096 + row * 64 + col))
 
 
-@pytest.mark.parametrize("sw", SMALL, ids=str)
+@pytest.mark.parametrize("sw", SMALL_SWIZZLES, ids=str)
 def test_swizzle_composed_with_a_layout_is_a_bijection(sw):
     """Exhaustive: over a row-major tile of a whole number of swizzle periods, the image is a permutation."""
     cols = 1 << max(3, (sw.size.bit_length() - 1) // 2)

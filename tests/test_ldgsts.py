@@ -5,22 +5,18 @@ Provenance: H100 rows of calibration/h100/{instructions_v2,followup,holdout,hold
 rules: RULES_v2.md, "LDGSTS", and calibration/harness/rule_ldgsts.py.
 """
 
-import sys
 
 import orjson
 import pytest
 
-from conftest import H100, ROOT
+from calibration.harness import rule_ldgsts
+from conftest import H100
 from simsmem.analysis import analyse
 from simsmem.banks import count
 from simsmem.cli import main
 from simsmem.config import load_arch
 from simsmem.corpus import corpus_trace, load_corpus
 from simsmem.trace import write_trace
-from test_hostile import jsonl, refused
-
-sys.path.insert(0, str(ROOT / "calibration"))
-from harness import rule_ldgsts  # noqa: E402
 
 LDGSTS = [r for n in rule_ldgsts.CORPORA for r in load_corpus(H100 / f"{n}.json") if r["sass"].startswith("LDGSTS")]
 CA = [r for r in LDGSTS if r["sass"] in rule_ldgsts.WIDTH]
@@ -53,11 +49,11 @@ def test_metrics_under_the_configured_counters(sm90):
     assert m["smsp__inst_executed_op_shared_ld.sum"] == 0
 
 
-def test_exists_from_sm_80(tmp_path, capsys):
+def test_exists_from_sm_80(tmp_path, capsys, jsonl, refused):
     path = jsonl(tmp_path / "t.jsonl", GOOD)
     assert main(["run", str(path), "--arch", "sm_80", "--engine", "analytic"]) == 0
     capsys.readouterr()
-    refused(capsys, "run", path, "--arch", "sm_75", where=("line 2", "op"), what="LDGSTS does not exist on sm_75")
+    refused("run", path, "--arch", "sm_75", where=("line 2", "op"), what="LDGSTS does not exist on sm_75")
 
 
 @pytest.mark.parametrize("suffix", ["jsonl", "json"])
@@ -73,7 +69,7 @@ def test_exists_from_sm_80(tmp_path, capsys):
     (lambda i: i["src"].pop(), ("src",), "expected 32 entries"),
     (lambda i: i.update(op="LDS"), ("instruction 0",), "field 'src' is not valid for LDS"),
 ])
-def test_bad_ldgsts_is_one_line(tmp_path, capsys, suffix, edit, where, what):
+def test_bad_ldgsts_is_one_line(tmp_path, suffix, edit, where, what, jsonl, refused):
     ins = orjson.loads(orjson.dumps(GOOD))
     edit(ins)
     path = tmp_path / f"t.{suffix}"
@@ -81,10 +77,10 @@ def test_bad_ldgsts_is_one_line(tmp_path, capsys, suffix, edit, where, what):
         path.write_bytes(orjson.dumps({"simsmem_trace": 1, "instructions": [ins]}))
     else:
         jsonl(path, ins)
-    refused(capsys, "run", path, "--engine", "analytic", where=where, what=what)
+    refused("run", path, "--engine", "analytic", where=where, what=what)
 
 
-def test_inactive_lanes_take_null_sources(tmp_path, sm90):
+def test_inactive_lanes_take_null_sources(tmp_path, sm90, jsonl):
     ins = {**GOOD, "mask": "0x0000ffff", "src": GOOD["src"][:16] + [None] * 16}
     path = jsonl(tmp_path / "t.jsonl", ins)
     from simsmem.trace import read_trace

@@ -2,6 +2,7 @@
 checked against the readable reference (the brute-force oracle) on random instructions."""
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -14,6 +15,7 @@ def counted(ins_list, arch):
     return count(InstructionBatch.from_instructions(ins_list), arch)
 
 
+@pytest.mark.slow
 @given(st.lists(instructions(), min_size=1, max_size=24))
 def test_vectorised_equals_reference(sm90, batch):
     c = counted(batch, sm90)
@@ -74,6 +76,7 @@ def test_inactive_lanes_do_not_matter(sm90, ins, junk):
     assert np.array_equal(a.wavefronts, b.wavefronts) and np.array_equal(a.bank_conflicts, b.bank_conflicts)
 
 
+@pytest.mark.slow
 @given(st.lists(instructions(), min_size=2, max_size=12), st.randoms(use_true_random=False))
 def test_counts_do_not_depend_on_batch_order(sm90, batch, rnd):
     order = list(range(len(batch)))

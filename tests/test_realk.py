@@ -27,6 +27,8 @@ from simsmem.kernel.launch import make_launch
 from simsmem.kernel.program import load_program
 from simsmem.kernel.tracer import describe, select_ctas, trace_stream
 
+pytestmark = pytest.mark.slow  # traces each corpus kernel on the CPU
+
 REALK = Path(__file__).resolve().parent.parent / "calibration" / "realk"
 MANIFEST = json.loads((REALK / "manifest.json").read_text())
 #: The counters simsmem models for a kernel: per-op wavefronts and bank conflicts, instruction counts, the SASS-level

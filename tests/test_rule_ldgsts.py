@@ -6,13 +6,10 @@ Provenance: calibration/h100/{instructions_v2,followup,holdout,holdout2,ldgsts2,
 they were measured; the .cg rule was fixed before the H5_ rows were scored.
 """
 
-import sys
 
-from conftest import H100, ROOT
+from calibration.harness.rule_ldgsts import BYPASS, CONFLICTS, CORPORA, WAVEFRONTS, WIDTH, counts
+from conftest import H100
 from simsmem.corpus import load_corpus
-
-sys.path.insert(0, str(ROOT / "calibration"))
-from harness.rule_ldgsts import BYPASS, CONFLICTS, CORPORA, WAVEFRONTS, WIDTH, counts  # noqa: E402
 
 ROWS = {r["name"]: r for n in CORPORA for r in load_corpus(H100 / f"{n}.json") if r["sass"].startswith("LDGSTS")}
 CA = {name: r for name, r in ROWS.items() if r["sass"] in WIDTH}

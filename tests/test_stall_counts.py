@@ -6,14 +6,10 @@ profiled launches each): warp-state counters turned into warp-cycles per warp, t
 share taken off for the warps alone on their sub-partition. The README of that run quotes these.
 """
 
-import sys
 
 import pytest
 
-from conftest import ROOT
-
-sys.path.insert(0, str(ROOT / "calibration"))
-import stall_counts  # noqa: E402
+from calibration import stall_counts
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 
 from simsmem.errors import SimsmemError
 from simsmem.swizzle import IDENTITY, TMA_MODES, Swizzle, from_sbm, keeps_vectors, recast, xor_rows
-
-SMALL = [Swizzle(b, m, s) for b in range(4) for m in range(4) for s in range(-5, 6) if abs(s) >= b]
+from strategies import SMALL_SWIZZLES, swizzles
 
 
 def oracle(sw: Swizzle, x: int) -> int:
@@ -24,21 +23,13 @@ def oracle(sw: Swizzle, x: int) -> int:
     return out
 
 
-@st.composite
-def swizzles(draw, max_bits=8, max_base=16, max_shift=16):
-    b = draw(st.integers(0, max_bits))
-    m = draw(st.integers(0, max_base))
-    s = draw(st.integers(b, max(b, max_shift))) * draw(st.sampled_from([1, -1]))
-    return Swizzle(b, m, s)
-
-
-@pytest.mark.parametrize("sw", SMALL, ids=str)
+@pytest.mark.parametrize("sw", SMALL_SWIZZLES, ids=str)
 def test_mask_formula_equals_bitwise_oracle_exhaustively(sw):
     xs = np.arange(1 << 13)
     assert sw(xs).tolist() == [oracle(sw, int(x)) for x in xs]
 
 
-@pytest.mark.parametrize("sw", SMALL, ids=str)
+@pytest.mark.parametrize("sw", SMALL_SWIZZLES, ids=str)
 def test_bijection_on_every_period_exhaustively(sw):
     """Offsets [k*size, (k+1)*size) map onto themselves, one to one."""
     for k in range(3):

@@ -117,6 +117,7 @@ def col_trace(tmp_path) -> str:
     return path
 
 
+@pytest.mark.slow
 def test_search_trace_equals_reference(tmp_path, capsys, sm90):
     """``--search --trace``: every remap's cost over the whole trace equals the readable reference model's
     (``simsmem.banks.schedule``) on each instruction remapped alone; the textbook fix, 4 bytes of padding per

@@ -19,8 +19,8 @@ two or four sub-partitions (``pair``, ``quad``), where the data path serves only
 4 loads and 542 of 608 with 16 (1383 and 547 under the engine's earlier oldest-first path with
 ``overtake`` and youngest-first port). Where warps share a sub-partition (``pair-same``, ``one``,
 ``eight``) the replay leaves out the other warps' spin and pad before their start clocks, which take
-issue slots, so those rows are recorded, not judged. The test pins every family's counts, so a change
-of model shows here.
+issue slots, so those rows are recorded, not judged. The test holds every family to its recorded counts
+as a floor: a model that agrees with more warps passes, one that agrees with fewer fails.
 
 The second run of the same kernel, calibration/h100/runs/2026-11-24-aligned (155 launches of
 calibration/patterns/collide_aligned.txt, committed before it), starts every warp of a burst together:
@@ -47,18 +47,17 @@ engine).
 ``pytest -n 0 -s tests/test_timing_collide.py`` prints the table.
 """
 
-import sys
 
 import pytest
 from rich.console import Console
 from rich.table import Table
 
-from conftest import ROOT
+from calibration import collide_replay
 
-sys.path.insert(0, str(ROOT / "calibration"))
-import collide_replay  # noqa: E402
+pytestmark = pytest.mark.slow  # the timing engine over four runs' 17,166 warp timings
 
-#: (family, loads per warp, load by load) -> (warps, end exact, within 2, within 5, mid exact), as recorded
+#: (family, loads per warp, load by load) -> (warps, end exact, within 2, within 5, mid exact), as recorded: the warps
+#: replayed, and the least agreement the replay may show
 RECORDED = {
     ('alone', 1, False): (58, 54, 58, 58, 58),
     ('alone', 4, False): (42, 32, 42, 42, 42),
@@ -181,14 +180,18 @@ def test_eight_or_sixteen_warps_issue_too_early_without_a_limit_in_flight(runs):
     than one warp would (eight: 68 to 92 cycles for LDS.32 1-way, not 62). sm_90 sets no ``in_flight``
     limit now (its 60 places, fitted to these launches under the old issue model, put timing.json's
     LDSM.x4 4- and 8-way rows at 16 warps 6% and 9% slow under the new one), so their mid clocks come out
-    47 to 124 cycles early on average: what the model lacks, recorded."""
+    47 to 124 cycles early on average (when recorded): what the model lacks, held to no more than that."""
     aligned = runs["aligned"]
-    assert [round(aligned[key]["mean mid error"]) for key in [("eight", 16, False), ("eight", 16, True), ("sixteen", 16, False)]] == [-47, -50, -124]
+    for key, recorded in ((("eight", 16, False), -47), (("eight", 16, True), -50), (("sixteen", 16, False), -124)):
+        assert abs(aligned[key]["mean mid error"]) <= abs(recorded) + 0.5, key
 
 
 @pytest.mark.parametrize("name", RECORDED_BY_RUN)
-def test_agreement_is_as_recorded(name, runs):
+def test_agreement_at_least_as_recorded(name, runs):
+    """Every family replays the warps recorded, and as many of them agree as recorded, or more."""
     out = runs[name]
-    for key, (warps, exact, within2, within5, mid) in RECORDED_BY_RUN[name].items():
+    for key, (warps, *agree) in RECORDED_BY_RUN[name].items():
         r = out[key]
-        assert (r["warps"], r["exact"], r["within 2"], r["within 5"], r["mid exact"]) == (warps, exact, within2, within5, mid), key
+        assert r["warps"] == warps, key
+        got = (r["exact"], r["within 2"], r["within 5"], r["mid exact"])
+        assert all(g >= a for g, a in zip(got, agree)), (key, got, tuple(agree))

@@ -12,8 +12,8 @@ youngest-first port and lumped other instructions). LDS32 1-way, which that engi
 three and four sub-partitions (7, 8 warps: 4.4% and 7.3% fast), is within 4% at every count (the H100's
 warps of a pair take 11.5 cycles a load at 5 and 6 warps, 11.9 and 12.4 at 7 and 8). The rows outside
 are mostly one-wavefront loads of other widths at 3 to 13 warps, 5% to 13% fast, and LDS32 2-way at 5
-and 6 warps (-12.8%, +8.9%); they are listed with their present errors; the test fails if the set
-changes.
+and 6 warps (-12.8%, +8.9%); they are listed with their errors when recorded, which bound them: every
+other row is held to 5%.
 
 ``pytest -n 0 -s tests/test_timing_counts.py`` prints the table.
 """
@@ -24,8 +24,10 @@ from statistics import median
 
 import pytest
 
+from calibration.timing_rows import print_table, simulate_rows, throughput_errors
 from conftest import H100
-from test_timing_calibration import print_table, simulate_rows, throughput_errors
+
+pytestmark = pytest.mark.slow  # the timing engine over 112 measured rows
 
 RUN = H100 / "runs" / "2026-11-25-counts" / "timing_n.txt"
 LINE = re.compile(r"THR op=(\w+) deg=(\d+) warps=(\d+) rep=(\d) cyc_per_warp_inst=([\d.]+)$")
@@ -65,9 +67,10 @@ def test_every_warp_count_of_seven_loops():
     assert len(ROWS["throughput"]) == 7 * 16
 
 
-def test_the_rows_outside_five_percent_are_as_recorded(errors):
-    outside = {key: round(100 * e, 1) for key, e in errors.items() if abs(e) > 0.05}
-    assert outside == OUTSIDE_5_PERCENT
+def test_no_row_further_off_than_recorded(errors):
+    """Every row within 5%, or within its recorded error where listed (0.05 for the rounding)."""
+    past = {key: round(100 * e, 1) for key, e in errors.items() if 100 * abs(e) > max(5, abs(OUTSIDE_5_PERCENT.get(key, 0)) + 0.05)}
+    assert not past, f"rows past their bound: {past}"
 
 
 def test_lds32_one_way_within_four_percent_at_every_warp_count(errors):

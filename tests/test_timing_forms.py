@@ -20,7 +20,7 @@ loops' other instructions one by one and the engine issuing them slot by slot (r
 imad pipes, new instructions first at the data path) 277: the byte loads' and LDSM.x1's rows at 8 warps
 come in with LDS.32's, LDSM.x1 2-way at 4 warps too; STS.32 1-way at 16 and 32 warps, ATOMS.ADD 1-way at 8
 to 32 warps and 2-way at 1 and 2 warps, and LDSM.x1 4-way at 4 warps (+17%) go out. The rows outside 5%
-are held to their own bound, and the test fails if that set changes either way.
+are held to their own bound (their errors when recorded, rounded up); every other row to 5%.
 
 ``pytest -n 0 -s tests/test_timing_forms.py`` prints the table.
 """
@@ -28,8 +28,10 @@ are held to their own bound, and the test fails if that set changes either way.
 import orjson
 import pytest
 
+from calibration.timing_rows import print_table, simulate_rows, throughput_errors
 from conftest import ROOT
-from test_timing_calibration import print_table, simulate_rows, throughput_errors
+
+pytestmark = pytest.mark.slow  # the timing engine over 324 measured rows
 
 RUN = ROOT / "calibration" / "h100" / "runs" / "2026-11-24-forms" / "forms.json"
 ROWS = orjson.loads(RUN.read_bytes())
@@ -76,8 +78,6 @@ def test_latency_within_one_cycle(row, simulated):
 
 def test_throughput_within_five_percent_or_listed(simulated):
     errors = throughput_errors(simulated, ROWS)
-    outside = {key for key, e in errors.items() if abs(e) > 0.05}
-    assert outside == set(OUTSIDE_5_PERCENT), f"rows outside 5% changed: {sorted(outside ^ set(OUTSIDE_5_PERCENT))}"
-    for key, bound in OUTSIDE_5_PERCENT.items():
-        assert abs(errors[key]) <= bound, key
+    past = {key: round(e, 3) for key, e in errors.items() if abs(e) > OUTSIDE_5_PERCENT.get(key, 0.05)}
+    assert not past, f"rows past their bound: {past}"
 

@@ -8,25 +8,22 @@ all 15 non-empty sets, 9 timed repetitions each; the last loop warp's end compar
 What it holds: on the H100 the sets of one size end within 0.5% of each other (which sub-partitions hold
 the pairs does not matter), and the end grows +1.0% from one pair to two, +7.3-7.8% to three, +13.2% to
 four. The engine grows +0.0%, +4.8%, +10.7% (2.5% fast on a lone pair, 4.6% with four; its round-robin
-port and new-first data path, on the loop's SASS one instruction at a time): recorded here. Its
+port and new-first data path, on the loop's SASS one instruction at a time): held here to no end further
+off than recorded, and each growth within 3.5 points of the H100's. Its
 predecessor (a youngest-first port, the oldest instruction first, the loop's other instructions lumped)
 grew +0.0%, +1.0%, +4.2% (10.4% fast with four).
 
 ``pytest -n 0 -s tests/test_timing_half.py`` prints the table.
 """
 
-import sys
 
 import pytest
 from rich.console import Console
 from rich.table import Table
 
-from conftest import ROOT
+from calibration import half_replay
 
-sys.path.insert(0, str(ROOT / "calibration"))
-import half_replay  # noqa: E402
-
-#: loops -> the simulated end's error in percent, as recorded (sm_90)
+#: loops -> the simulated end's error in percent when recorded (sm_90): its bound
 ERRORS = {0x11: -2.5, 0x22: -2.5, 0x44: -2.5, 0x88: -2.5, 0x33: -3.5, 0x55: -3.4, 0x66: -3.5, 0x99: -3.4,
           0xAA: -3.5, 0xCC: -3.4, 0x77: -4.8, 0xBB: -4.8, 0xDD: -5.2, 0xEE: -5.2, 0xFF: -4.6}
 
@@ -66,11 +63,14 @@ def test_on_the_h100_the_third_and_fourth_pair_cost_most(rows):
     assert round(100 * growth[2], 1) == 13.2
 
 
-def test_the_engine_is_as_recorded(rows):
-    assert {loops: round(100 * (sim / hw - 1), 1) for loops, (hw, sim, _, _) in rows.items()} == ERRORS
+def test_no_end_further_off_than_recorded(rows):
+    past = {loops: round(100 * (sim / hw - 1), 1) for loops, (hw, sim, _, _) in rows.items() if 100 * abs(sim / hw - 1) > abs(ERRORS[loops]) + 0.05}
+    assert not past, f"ends past their bound: {past}"
 
 
 def test_the_engine_grows_nearly_as_the_h100(rows):
-    """The engine's ends grow +0.0%, +4.8%, +10.7% for 2, 3, 4 pairs (the H100 +1.0%, +7.3-7.8%, +13.2%)."""
-    growth = [round(100 * by_pairs(rows, k)[0][3], 1) for k in (2, 3, 4)]
-    assert growth == [0.0, 4.8, 10.7]
+    """Every set's growth over one pair within 3.5 points of the H100's, for 2, 3, 4 pairs (the H100 +1.0%,
+    +7.3-7.8%, +13.2%; recorded: the engine +0.0%, +4.8%, +10.7%)."""
+    for k in (2, 3, 4):
+        for _, _, g_hw, g_sim in by_pairs(rows, k):
+            assert abs(g_sim - g_hw) <= 0.035, k
