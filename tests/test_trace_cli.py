@@ -162,12 +162,14 @@ def test_an_instruction_simsmem_does_not_execute(tmp_path, capsys):
 
 
 def test_hopper_instructions_are_named_not_dropped(tmp_path, capsys):
-    body = ("\t.reg .b64 %rd<4>;\n\t.reg .f32 %f<4>;\n\tmov.b64 %rd1, 0;\n\twgmma.fence.sync.aligned;\n"
-            "\twgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%f1, %f2, %f3, %f0}, %rd1, %rd1, 1, 1, 1;\n"
-            "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\tret;")
+    """A single-bit wgmma (BGMMA), which simsmem does not model: named before anything runs."""
+    body = ("\t.reg .b64 %rd<4>;\n\t.reg .b32 %r<5>;\n\tld.param.u64 %rd1, [out];\n\twgmma.fence.sync.aligned;\n"
+            "\twgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1.and.popc {%r1, %r2, %r3, %r4}, %rd1, %rd1, 1;\n"
+            "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\tst.global.v4.u32 [%rd1], {%r1, %r2, %r3, %r4};\n\tret;")
     path = tmp_path / "w.ptx"
-    path.write_text(".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n" + body + "\n}\n")
-    refused(capsys, ["trace", path, "--kernel", "k", "--grid", "1", "--block", "128", "-o", tmp_path / "o.npz"], "Hopper-only", "wgmma")
+    path.write_text(".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n" + body + "\n}\n")
+    refused(capsys, ["trace", path, "--kernel", "k", "--grid", "1", "--block", "128", "--arg", "zeros:64", "-o", tmp_path / "o.npz"],
+            "Hopper-only", "wgmma (BGMMA)")
 
 
 def test_not_a_kernel_file(tmp_path, capsys):

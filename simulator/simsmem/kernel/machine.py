@@ -7,7 +7,8 @@ time: the one at the lowest program counter among the threads that are not waiti
 for every such thread at that counter. Threads of a warp that took different paths of a branch thus
 run one path after the other and meet again where the paths join (the immediate post-dominator of
 the branch, for the code ptxas lays out), as GPGPU-Sim's SIMT stack has them; ``BSSY``/``BSYNC``,
-``BAR`` and ``EXIT`` are obeyed as the hardware does. Threads of all warps at one counter run
+``BAR`` and ``EXIT`` are obeyed as the hardware does, and a warpgroup MMA (HGMMA, QGMMA, IGMMA) runs once all
+four warps of its warpgroup are at it. Threads of all warps at one counter run
 together, which is what makes the execution fast: a warp-instruction is one column of a numpy
 operation.
 
@@ -122,6 +123,7 @@ class Machine:
         self.steps = 0
         self.on_shared: Callable[..., None] | None = None
         self.on_step: Callable[[Instruction, np.ndarray], None] | None = None
+        self.on_gmma: Callable[[Instruction, np.ndarray, dict], None] | None = None  # each warpgroup MMA: its 4 warp slots, operands
         self.current: Instruction | None = None
 
     @property

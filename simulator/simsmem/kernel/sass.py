@@ -25,7 +25,8 @@ class Operand:
     ``imm`` (``text``: an integer or float literal as printed), ``c`` (constant bank: ``bank`` and an
     address in ``terms``/``offset``), ``mem`` (a ``[...]`` address: ``terms`` and ``offset``), ``SR``
     (a special register, ``text``), ``B`` (a convergence barrier, ``index``), ``SB`` (a scoreboard),
-    ``label`` (a code address, ``offset``), ``name`` (a symbol, ``text``).
+    ``label`` (a code address, ``offset``), ``name`` (a symbol, ``text``), ``gdesc`` (a warpgroup MMA's matrix
+    descriptors ``gdesc[URn]``: ``index`` n, ``suffix`` its ``tnspA``/``tnspB``/``negA``/``negB``).
     """
 
     kind: str
@@ -77,6 +78,7 @@ _INT = re.compile(r"^-?(0x[0-9a-fA-F]+|\d+)$")
 _FLOAT = re.compile(r"^[-+]?((\d+\.?\d*([eE][-+]?\d+)?)|INF|QNAN|NAN|SNAN)$")
 _CBANK = re.compile(r"^(?P<neg>-?)(?P<abs>\|?)c\[(?P<bank>0x[0-9a-f]+)\]\[(?P<addr>[^\]]+)\]\|?(?P<suf>(\.[A-Z0-9]+)*)$")
 _MEM = re.compile(r"^(?:desc\[[^\]]+\])?\[(?P<addr>[^\]]*)\]$")
+_GDESC = re.compile(r"^gdesc\[UR(?P<num>\d+|Z)\](?P<suf>(\.[A-Za-z]+)*)$")
 
 
 def parse_operand(text: str) -> Operand:
@@ -96,6 +98,8 @@ def parse_operand(text: str) -> Operand:
         terms, offset = _address(m["addr"], t)
         suffix = tuple(s for s in m["suf"].split(".") if s)
         return Operand("c", text=t, bank=int(m["bank"], 16), terms=terms, offset=offset, neg=bool(m["neg"]), abs=bool(m["abs"]), suffix=suffix)
+    if m := _GDESC.match(t):
+        return Operand("gdesc", URZ if m["num"] == "Z" else int(m["num"]), t, suffix=tuple(s for s in m["suf"].split(".") if s))
     if m := _MEM.match(t):
         terms, offset = _address(m["addr"], t)
         return Operand("mem", text=t, terms=terms, offset=offset)

@@ -28,7 +28,7 @@ Run = Callable[[Machine, np.ndarray, np.ndarray], None]
 
 ALU: dict[str, Callable[[Instruction, "Env"], Compute]] = {}
 #: Steps that may move threads elsewhere than the next instruction, or make others runnable.
-CONTROL = frozenset({"BRA", "JMP", "BRX", "JMX", "CALL", "RET", "EXIT", "KILL", "BSYNC", "BAR", "BREAK", "BPT"})
+CONTROL = frozenset({"BRA", "JMP", "BRX", "JMX", "CALL", "RET", "EXIT", "KILL", "BSYNC", "BAR", "BREAK", "BPT", "HGMMA", "QGMMA", "IGMMA"})
 STEP: dict[str, Callable[[Instruction, "Env"], Run]] = {}
 
 
@@ -85,7 +85,7 @@ def modelled() -> frozenset[str]:
 
 
 def _register() -> None:
-    from . import control, floating, integer, matrix, memory, warp  # noqa: F401 - they register their builders
+    from . import control, floating, gmma, integer, matrix, memory, tma, warp  # noqa: F401 - they register their builders
 
 
 def build(ins: Instruction, env: Env) -> Callable[[Machine, np.ndarray], None]:

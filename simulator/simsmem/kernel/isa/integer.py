@@ -143,6 +143,8 @@ def _vadd16x2(ins: Instruction, env: Env):
 def _iadd3(ins: Instruction, env: Env):
     if "16x2" in ins.mods:
         return _vadd16x2(ins, env)
+    if "64" in ins.mods:
+        return _iadd3_64(ins, env)
     extended = "X" in ins.mods
     ops = list(ins.operands)
     d = write(ops[0])
@@ -169,6 +171,22 @@ def _iadd3(ins: Instruction, env: Env):
         carry = total >> np.uint64(32)
         for i, w in enumerate(outs):
             w(m, ix, carry > np.uint64(i))
+    return f
+
+
+def _iadd3_64(ins: Instruction, env: Env):
+    """UIADD3.64 d, a, b, c: the sum of three register pairs (or immediates), modulo 2**64."""
+    ops = list(ins.operands)
+    if any(o.kind in ("P", "UP") for o in ops):
+        raise BuildError(f"{ins.opcode} with carry predicates is not modelled")
+    d = write(ops[0], "u64")
+    terms = [read(o, "u64", env.constants) for o in ops[1:]]
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        total = np.zeros(len(ix), dtype=np.uint64)
+        for t in terms:
+            total = total + t(m, ix)
+        d(m, ix, total)
     return f
 
 

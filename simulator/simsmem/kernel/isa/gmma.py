@@ -1,0 +1,293 @@
+"""Hopper's warpgroup matrix multiply-accumulate (``wgmma.mma_async``): HGMMA (f16, bf16, tf32), QGMMA (e4m3, e5m2),
+IGMMA (s8, u8); dense or sparse (HGMMA.SP), A from shared memory or from registers.
+
+``HGMMA.64xNxK.ACC[.TYPE] D, [A,] gdesc[URn][.tnspA][.tnspB][.negA][.negB], C[, scale-d][, meta, selector][, gsb0]``:
+``gdesc[URn]`` names URn..URn+3, A's matrix descriptor in URn:URn+1 (low:high) and B's in URn+2:URn+3 (with A from
+registers ``A..A+3`` the first pair is unused). C is RZ (zero) or D itself; a false scale-d predicate (``!UPT``)
+drops C, an absent one is UPT. The 4 warps of a warpgroup execute it as one: each warp waits at it (``wait_until``)
+until all four are there, then D is computed for all 128 threads and they go on. The machine completes the MMA
+there and then, so WARPGROUP.ARRIVE/DEPBAR and the proxy fences have nothing to do.
+
+Shared-memory operands (``addresses``): the canonical layouts of CUTLASS's cute/atom/mma_traits_sm90_gmma.hpp, read
+from a descriptor: start address >> 4 (bits 0-13), leading byte offset >> 4 (16-29), stride byte offset >> 4 (32-45),
+base offset (49-51), swizzle mode (62-63: none, 128B, 64B, 32B). K-major: row r at start + (r % 8) * W + (r // 8) *
+SBO (W the swizzle atom's row, 16 bytes unswizzled), its 16-byte K chunks at + c * LBO unswizzled, + c * 16 swizzled.
+MN-major (.tnspA/.tnspB): 16-byte core-matrix columns along M/N SBO apart and 8-K groups LBO apart unswizzled;
+swizzled, W bytes of M/N in a row, 8 K rows of them, the next W of M/N at + LBO and the next 8 K at + SBO. The
+swizzle Swizzle<b,4,3> (b = 3, 2, 1 for 128B, 64B, 32B) acts on the absolute shared address, its XOR taken from
+bits 7.. less the base offset: measured on the H200 (calibration/realk/hopper.json, the hop_wg_* probes).
+
+Arithmetic: each product is exact in float64 and the sums are formed there, rounded once to the accumulator
+(float32, float16 pairs, or int32 wrapping, saturating with .SAT): the GPU's own results where no sum loses bits
+in float64, as in every probe.
+"""
+
+from __future__ import annotations
+
+import re
+
+import attrs
+import numpy as np
+
+from ..machine import LANES, WAIT_UNTIL, ExecError, Machine
+from ..sass import RZ, URZ, Instruction
+from . import Env, ieee, operand, step
+from .floating import fp8_to_f32
+from .operands import BuildError, read
+
+#: element type -> bytes; the SASS modifier names them (HGMMA without one is f16)
+SIZES = {"f16": 2, "bf16": 2, "tf32": 4, "e4m3": 1, "e5m2": 1, "s8": 1, "u8": 1}
+#: swizzle mode field -> bytes of one row of the swizzle atom (16: no swizzle, 8x16-byte core matrices)
+WIDTH = np.array([16, 128, 64, 32], dtype=np.int64)
+THREADS = 4 * LANES
+with np.errstate(invalid="ignore"):  # the NaN codes
+    _FP8 = {"e4m3": fp8_to_f32(np.arange(256), True).astype(np.float64), "e5m2": fp8_to_f32(np.arange(256), False).astype(np.float64)}
+
+
+@attrs.frozen
+class Descriptor:
+    """A wgmma matrix descriptor's fields (bytes), as arrays: one entry per descriptor."""
+
+    start: np.ndarray
+    lbo: np.ndarray
+    sbo: np.ndarray
+    base: np.ndarray
+    mode: np.ndarray
+
+    @classmethod
+    def of(cls, value) -> Descriptor:
+        """The fields of 64-bit descriptors (an array of them, or one)."""
+        u = np.asarray(value, dtype=np.uint64)
+
+        def field(low: int, bits: int) -> np.ndarray:
+            return (u >> np.uint64(low) & np.uint64((1 << bits) - 1)).astype(np.int64)
+        return cls(field(0, 14) << 4, field(16, 14) << 4, field(32, 14) << 4, field(49, 3), field(62, 2))
+
+
+def addresses(desc, rows: int, k: int, size: int, mn_major: bool) -> np.ndarray:
+    """Shared-window byte address of element (row, k) of an operand (rows along M or N) of ``size``-byte elements,
+    per descriptor: (len(desc), rows, k). An element never straddles a 16-byte chunk, so its bytes follow it."""
+    f = Descriptor.of(np.atleast_1d(desc))
+    start, lbo, sbo, base, mode = (x[:, None, None] for x in (f.start, f.lbo, f.sbo, f.base, f.mode))
+    width = WIDTH[mode]
+    i, kk = np.arange(rows)[:, None], np.arange(k)[None, :]
+    if mn_major:
+        mb = i * size
+        plain = (mb >> 4) * sbo + (kk & 7) * 16 + (kk >> 3) * lbo + (mb & 15)
+        swizzled = mb // width * lbo + (kk & 7) * width + (kk >> 3) * sbo + mb % width
+    else:
+        kb = kk * size
+        if ((mode != 0) & (kb >= width)).any():
+            raise ValueError(f"a K-major operand {k * size} bytes wide does not fit the {int(width[mode != 0].min())}-byte swizzle atom")
+        plain = (i & 7) * 16 + (i >> 3) * sbo + (kb >> 4) * lbo + (kb & 15)
+        swizzled = (i & 7) * width + (i >> 3) * sbo + kb
+    a = start + np.where(mode != 0, swizzled, plain)
+    return a ^ (((a >> 7) - base) & (width // 16 - 1)) << 4
+
+
+def values(codes: np.ndarray, kind: str) -> np.ndarray:
+    """Element bit patterns (uint32) of ``kind`` as float64, exactly (tf32: the float32's top 19 bits)."""
+    if kind == "f16":
+        return codes.astype(np.uint16).view(np.float16).astype(np.float64)
+    if kind in ("bf16", "tf32"):
+        bits = codes << np.uint32(16) if kind == "bf16" else codes & np.uint32(0xFFFFE000)
+        return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+    if kind in _FP8:
+        return _FP8[kind][codes & 0xFF]
+    return (codes.astype(np.uint8).view(np.int8) if kind == "s8" else codes.astype(np.uint8)).astype(np.float64)
+
+
+def _fragment(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(row, column) of accumulator element i of thread t of the warpgroup: (128, N/2) arrays."""
+    t, i = np.arange(THREADS)[:, None], np.arange(n // 2)[None, :]
+    w, lane = t // LANES, t % LANES
+    return 16 * w + lane // 4 + 8 * (i >> 1 & 1), 8 * (i >> 2) + 2 * (lane % 4) + (i & 1)
+
+
+def _a_fragment(k: int, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """(row, k) of element j of register r of thread t for A from registers: (128, 4, 4 / size) arrays (mma.sync's A)."""
+    per = 4 // size
+    t, r, j = np.arange(THREADS)[:, None, None], np.arange(4)[None, :, None], np.arange(per)[None, None, :]
+    w, lane = t // LANES, t % LANES
+    return tuple(np.broadcast_arrays(16 * w + lane // 4 + 8 * (r & 1), per * (lane % 4) + k // 2 * (r >> 1) + j))
+
+
+@attrs.frozen
+class Shape:
+    """What an HGMMA/QGMMA/IGMMA instruction computes."""
+
+    n: int
+    k: int
+    acc: str  # f32, f16, s32
+    a: str  # element types
+    b: str
+    sparse: bool
+    saturate: bool
+
+    @classmethod
+    def of(cls, ins: Instruction) -> Shape:
+        mods = ins.mods
+        dims = next((x for x in mods if re.fullmatch(r"\d+x\d+x\d+", x)), None)
+        if dims is None:
+            raise BuildError(f"{ins.opcode}: no MxNxK shape")
+        m, n, k = map(int, dims.split("x"))
+        after = mods[mods.index(dims) + 1 :]
+        if ins.name == "IGMMA":
+            a, b = (x.lower() for x in after if x in ("S8", "U8"))
+            acc = "s32"
+        elif ins.name == "QGMMA":
+            a, b = (x.lower() for x in after if x in ("E4M3", "E5M2"))
+            acc = after[0].lower()
+        else:
+            a = b = "bf16" if "BF16" in after else "tf32" if "TF32" in after else "f16"
+            acc = after[0].lower()
+        sparse = "SP" in mods
+        if m != 64 or acc not in ("f32", "f16", "s32") or n % 8 or not 8 <= n <= 256:
+            raise BuildError(f"{ins.opcode}: not a wgmma shape")
+        if sparse and a not in ("f16", "bf16"):
+            raise BuildError(f"{ins.opcode}: sparse wgmma of {a} is not modelled (measured: f16)")
+        return cls(n, k, acc, a, b, sparse, "SAT" in mods)
+
+    @property
+    def registers(self) -> int:
+        """Accumulator registers per thread."""
+        return self.n // 4 if self.acc == "f16" else self.n // 2
+
+
+@step("HGMMA", "QGMMA", "IGMMA")
+def _gmma(ins: Instruction, env: Env):
+    env.hopper(ins)
+    shape = Shape.of(ins)
+    ops = list(ins.operands)
+    at = next((j for j, o in enumerate(ops) if o.kind == "gdesc"), None)
+    if at not in (1, 2) or ops[0].kind != "R":
+        raise BuildError(f"{ins.opcode}: expected D, [A,] gdesc[URn], C")
+    desc = ops[at]
+    d0, nd = ops[0].index, shape.registers
+    a_regs = ops[1] if at == 2 else None
+    c = operand(ins, at + 1)
+    if c.kind != "R" or c.index not in (RZ, d0):
+        raise BuildError(f"{ins.opcode}: C must be RZ or D")
+    rest = ops[at + 2 :]
+    scale_d = read(rest.pop(0), "pred") if rest and rest[0].kind in ("P", "UP") else None
+    if shape.sparse:
+        meta_op, selector = rest.pop(0), int(rest.pop(0).text, 0)
+    neg_a = "negA" in desc.suffix or (a_regs is not None and a_regs.neg)
+    neg_b = "negB" in desc.suffix
+    trans_a, trans_b = "tnspA" in desc.suffix, "tnspB" in desc.suffix
+    ka = shape.k // 2 if shape.sparse else shape.k
+    size = SIZES[shape.a]
+    rows, cols = _fragment(shape.n)
+    a_rows, a_cols = _a_fragment(ka, size)
+
+    def operand_values(m: Machine, slots: np.ndarray, descs: np.ndarray, count: int, k: int, kind: str, mn_major: bool) -> np.ndarray:
+        """A shared-memory operand of each warpgroup (CTA ``slots``), ``count`` x ``k`` float64 values."""
+        try:
+            addr = addresses(descs, count, k, SIZES[kind], mn_major)
+        except ValueError as exc:
+            raise ExecError(f"{ins.text}: {exc}", ins.pc) from None
+        window = m.shared.shape[1]
+        if (addr < 0).any() or (addr + SIZES[kind] > window).any():
+            raise ExecError(f"{ins.text}: an operand reaches past the CTA's shared window ({window:#x} bytes: {m.window['describe']})", ins.pc)
+        raw = m.shared[slots[:, None, None, None], addr[..., None] + np.arange(SIZES[kind])].astype(np.uint32)
+        codes = (raw << (8 * np.arange(SIZES[kind], dtype=np.uint32))).sum(axis=-1, dtype=np.uint32)
+        return values(codes, kind)
+
+    def sparse_a(m: Machine, first: np.ndarray, packed: np.ndarray) -> np.ndarray:
+        """A's compressed K/2 columns spread to K by the metadata: row r's group q of 4 K takes columns 2q, 2q+1 at the
+        indices in the nibble of the metadata word of lane 4 (r % 8) + 2 selector + q // 4 of its warp (bits 16 (r % 16 // 8)
+        + 4 (q % 4) on), as mma.sp's m16n8k32 metadata (the probes' metadata is the same in every nibble)."""
+        groups = np.arange(shape.k // 4)
+        r, q = np.arange(64)[:, None], groups[None, :]
+        lane = first[:, None, None] + (r // 16) * LANES + 4 * (r % 8) + 2 * selector + q // 4
+        word = m.R[meta_op.index, lane] if meta_op.index != RZ else np.zeros(lane.shape, dtype=np.uint32)
+        nibble = word >> (16 * (r % 16 // 8) + 4 * (q % 4)).astype(np.uint32) & np.uint32(0xF)
+        dense = np.zeros((len(first), 64, shape.k))
+        g = np.arange(len(first))[:, None, None]
+        for half in (0, 1):
+            index = 4 * q + (nibble >> np.uint32(2 * half) & np.uint32(3)).astype(np.int64)
+            np.add.at(dense, (g, np.broadcast_to(r, index.shape), index), packed[:, :, 2 * groups + half])
+        return dense
+
+    def product(m: Machine, first: np.ndarray, threads: np.ndarray, da: np.ndarray, db: np.ndarray) -> np.ndarray:
+        """A B^T of the warpgroups whose thread 0 are ``first``, as each thread holds D: (groups, 128, N/2) float64."""
+        slots = m.cta_slot[first]
+        if a_regs is None:
+            A = operand_values(m, slots, da, 64, ka, shape.a, trans_a)
+        else:
+            words = m.R[a_regs.index : a_regs.index + 4, threads].reshape(4, len(first), THREADS).transpose(1, 2, 0)
+            codes = words[..., None] >> (8 * size * np.arange(4 // size, dtype=np.uint32)) & np.uint32((1 << 8 * size) - 1)
+            A = np.zeros((len(first), 64, ka))
+            A[:, a_rows, a_cols] = values(codes, shape.a)
+        if shape.sparse:
+            A = sparse_a(m, first, A)
+        B = operand_values(m, slots, db, shape.n, shape.k, shape.b, trans_b)
+        return np.matmul(-A if neg_a else A, (-B if neg_b else B).transpose(0, 2, 1))[:, rows, cols]
+
+    def execute(m: Machine, groups: np.ndarray) -> None:
+        """D of the warpgroups whose first warp slots are ``groups``."""
+        first = groups * LANES  # each group's thread 0
+        threads = (first[:, None] + np.arange(THREADS)).reshape(-1)
+        ur = (m.UR[desc.index : desc.index + 4, first] if desc.index != URZ else np.zeros((4, len(first)), dtype=np.uint32)).astype(np.uint64)
+        da, db = ur[0] | ur[1] << np.uint64(32), ur[2] | ur[3] << np.uint64(32)
+        if d0 != RZ:  # (ptxas leaves a wgmma whose results are never used as HGMMA RZ, gdesc[URZ], RZ: nothing to compute)
+            D = product(m, first, threads, da, db)
+            if c.index != RZ:
+                regs = m.R[d0 : d0 + nd, threads].reshape(nd, len(groups), THREADS).transpose(1, 2, 0)
+                keep = np.ones(len(groups), dtype=bool) if scale_d is None else scale_d(m, first)
+                D = np.where(keep[:, None, None], D + _accumulator(regs, shape.acc), D)
+            m.R[d0 : d0 + nd, threads] = _result(D, shape).transpose(2, 0, 1).reshape(nd, -1)
+        if m.on_gmma is not None:
+            for g, a, b in zip(groups, da, db):
+                m.on_gmma(ins, g + np.arange(4), {
+                    "a": None if a_regs is not None else int(a), "b": int(b), "m": 64, "n": shape.n, "k": shape.k, "type": shape.a,
+                    "trans_a": trans_a, "trans_b": trans_b, "sparse": shape.sparse,
+                    "a_bytes": 0 if a_regs is not None else 64 * ka * size, "b_bytes": shape.n * shape.k * size})
+
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        if m.warps_per_cta % 4:
+            raise ExecError(f"{ins.text}: wgmma needs whole warpgroups, and the CTA has {m.warps_per_cta} warps", ins.pc)
+        if (ex & ~act).any():
+            raise ExecError(f"{ins.text}: every thread of the warpgroup must execute wgmma (a guard is false)", ins.pc)
+        pc = int(m.pc[np.flatnonzero(ex)[0]])
+
+        def ready(m: Machine, waiting: np.ndarray) -> np.ndarray:
+            """The waiting threads whose warpgroup's threads still alive all wait here."""
+            here = (m.waiting & (m.bar_id == WAIT_UNTIL) & (m.pc == pc)).reshape(-1, THREADS)
+            full = here.any(axis=1) & ~(m.alive.reshape(-1, THREADS) & ~here).any(axis=1)
+            return waiting & np.repeat(full, THREADS)
+
+        def done(m: Machine, freed: np.ndarray) -> None:
+            """The MMA of the warpgroups of ``freed``, once: all their threads go on (those of other waits too)."""
+            groups = np.flatnonzero(freed.reshape(-1, THREADS).any(axis=1))
+            members = np.zeros(m.n // THREADS, dtype=bool)
+            members[groups] = True
+            members = np.repeat(members, THREADS)
+            if not m.alive[members].all():
+                raise ExecError(f"{ins.text}: every thread of the warpgroup must execute wgmma (some exited)", ins.pc)
+            execute(m, groups * 4)
+            m.waiting[members] = False
+            m.bar_id[members] = -1
+            m.pc[members] += 1
+        m.wait_until(ex.copy(), ready, done)
+    return run
+
+
+def _accumulator(regs: np.ndarray, acc: str) -> np.ndarray:
+    """The accumulator registers (groups, 128, registers) as float64 elements (groups, 128, N/2)."""
+    if acc == "f32":
+        return regs.view(np.float32).astype(np.float64)
+    if acc == "s32":
+        return regs.view(np.int32).astype(np.float64)
+    halves = np.stack([regs & np.uint32(0xFFFF), regs >> np.uint32(16)], axis=-1).reshape(*regs.shape[:2], -1)
+    return values(halves, "f16")
+
+
+def _result(D: np.ndarray, shape: Shape) -> np.ndarray:
+    """float64 results (groups, 128, N/2) rounded once to the accumulator's registers (groups, 128, registers)."""
+    if shape.acc == "f32":
+        return ieee.canonical_nan(D.astype(np.float32)).view(np.uint32)
+    if shape.acc == "s32":
+        return (np.clip(D, -(2**31), 2**31 - 1) if shape.saturate else D).astype(np.int64).astype(np.uint32)
+    bits = ieee.small(D, "F16")
+    return bits[..., 0::2] | bits[..., 1::2] << np.uint32(16)
