@@ -30,6 +30,19 @@ NOT_MODELLED = {
 }
 
 
+#: ncu's L1TEX data-bank counters (4-byte bank words read and written). ``bank_metrics`` gives the part a trace's
+#: shared-memory instructions make (``banks/reference.py``, rule 8); ncu's totals add every global load and store
+#: through L1 and are each SM's count rounded to even (calibration/bank_rw.py), so they stay out of ``kernel_metrics``
+#: (and in ``NOT_MODELLED``): simsmem does not model the whole counter.
+BANK_READS = "l1tex__data_bank_reads.sum"
+BANK_WRITES = "l1tex__data_bank_writes.sum"
+
+
+def bank_metrics(trace: Trace, counts: Counts) -> dict[str, int]:
+    """The shared-memory instructions' part of ``BANK_READS`` and ``BANK_WRITES``, times ``trace.ctas``."""
+    return {BANK_READS: int(counts.bank_reads.sum()) * trace.ctas, BANK_WRITES: int(counts.bank_writes.sum()) * trace.ctas}
+
+
 #: ncu's count of every warp-level SASS instruction executed: ``simsmem trace`` counts it (header ``kernel.executed``).
 INST_EXECUTED = "smsp__inst_executed.sum"
 

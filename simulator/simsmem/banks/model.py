@@ -30,18 +30,21 @@ class Counts:
     bank_conflicts: np.ndarray  # int64: wavefronts - ideal
     ideal: np.ndarray  # int64: ideal wavefronts
     bytes: np.ndarray  # int64: distinct bytes touched
+    bank_reads: np.ndarray  # int64: bank words read (ncu's l1tex__data_bank_reads, this instruction's part)
+    bank_writes: np.ndarray  # int64: bank words written (l1tex__data_bank_writes, this instruction's part)
 
 
 def count(batch: InstructionBatch, arch: ArchConfig) -> Counts:
-    """Wavefronts, ideal wavefronts, bank conflicts and bytes of every instruction in ``batch``."""
+    """Wavefronts, ideal wavefronts, bank conflicts, bytes and bank reads and writes of every instruction in ``batch``."""
     n = len(batch)
-    out = np.zeros((3, n), dtype=np.int64)  # wavefronts, ideal wavefronts, bytes
+    out = np.zeros((OUT_ROWS, n), dtype=np.int64)
     form = batch.forms()
     forms = np.unique(form)
     for key in forms:
         rows = np.flatnonzero(form == key) if len(forms) > 1 else np.arange(n)
         f = Form.of(key)
-        shape = shape_of(arch.op(f.op), arch, f.width, f.num, f.atom, f.bypass)
+        spec = arch.op(f.op)
+        shape = shape_of(spec, arch, f.width, f.num, f.atom, f.bypass)
         count_rows(batch.addrs, counted_sources(batch) if shape.source_positions else batch.src, rows, shape, arch, out)
         if shape.single_pass:  # one pass per phase that has lanes: as many as ideal
             out[0, rows] = out[1, rows]
@@ -49,7 +52,43 @@ def count(batch: InstructionBatch, arch: ArchConfig) -> Counts:
             passes = out[0, rows]
             out[0, rows] = passes * shape.rounds
             out[1, rows] += passes * (shape.rounds - 1)
-    return Counts(out[0], out[0] - out[1], out[1], out[2])
+        reads, writes = bank_traffic(spec.counter, shape, arch, out[:, rows], batch.src[rows] if shape.source_positions else None)
+        out[6, rows] = reads
+        out[7, rows] = writes
+    return Counts(out[0], out[0] - out[1], out[1], out[2], out[6], out[7])
+
+
+#: rows of ``count_rows``' output: wavefronts, ideal wavefronts, bytes, the distinct units of each group (a phase, or
+#: a merged pair) summed, active lanes, the unit banks each phase touches summed; then bank reads and writes
+OUT_ROWS = 8
+
+
+def bank_traffic(counter: str, shape: Shape, arch: ArchConfig, out: np.ndarray, src: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(bank words read, bank words written) of instructions of one form, from ``count_rows``' columns ``out``
+    (reference.py, rule 8); ``src``: an LDGSTS's global sources (``INACTIVE`` where a lane has none)."""
+    k = shape.words_per_lane
+    words, lanes, banks = out[3] * k, out[4] * k, out[5] * k
+    zero = np.zeros_like(words)
+    if counter == "ld":  # each wavefront reads its distinct words
+        return words, zero
+    if counter == "st":  # and writes them; a sub-word store reads each word it writes part of
+        return (words if shape.access_bytes < arch.bank_width else zero), words
+    if counter == "atom":  # a read and a write per word: per lane (no broadcast), per distinct word, or per word served
+        n = (banks if shape.single_pass else words) if shape.broadcast else lanes
+        return n, n
+    if counter != "ldgsts":  # no rule for another op class
+        return zero, zero
+    if shape.source_sector:  # LDGSTS .cg: the bytes it writes into shared memory; L1 holds none of it
+        return zero, out[2] // arch.bank_width
+    # LDGSTS .ca: each lane's words, read from L1 and written to shared memory, and L1's fill of the sectors read
+    sectors = np.where(src >= 0, src // FILL_SECTOR, -1)
+    sectors.sort(axis=1)
+    distinct = ((sectors[:, 1:] != sectors[:, :-1]) & (sectors[:, 1:] >= 0)).sum(axis=1) + (sectors[:, 0] >= 0)
+    return lanes, lanes + distinct * (FILL_SECTOR // arch.bank_width)
+
+
+#: bytes of the global sector L1 fills for an LDGSTS .ca copy (H100: 32)
+FILL_SECTOR = 32
 
 
 def counted_sources(batch: InstructionBatch) -> np.ndarray:
@@ -64,8 +103,8 @@ def count_rows(addrs: np.ndarray, src: np.ndarray, rows: np.ndarray, shape: Shap
     """Count the instructions ``rows`` of ``addrs`` (all of one ``shape``) into ``out[:, rows]``.
 
     ``addrs`` is (n, 32) byte offsets, ``-1`` where a lane asks for nothing; ``src`` the same shape,
-    LDGSTS global sources (read only where ``shape.source_positions``); ``out`` is (3, n):
-    wavefronts, ideal wavefronts, bytes.
+    LDGSTS global sources (read only where ``shape.source_positions``); ``out`` is (``OUT_ROWS``, n):
+    wavefronts, ideal wavefronts, bytes, distinct units per group summed, active lanes, unit banks per phase summed.
     """
     if shape.source_sector:
         line = shape.access_bytes * shape.source_positions
@@ -120,20 +159,29 @@ def _count_rows(addrs, src, rows, width, unit, unit_banks, access, per_phase, gr
                 swhere[j] = sunits[j] % positions if a >= 0 else -1
         wavefronts = 0
         ideal = 0
+        distinct = 0
+        touched = 0
         if group > 1 and _packed(units, where):
             for g0 in range(0, phases, group):  # each pair of sibling phases served together
-                d, w = _phase(units, where, g0 * per_phase, (g0 + group) * per_phase, broadcast, table, held, asks)
+                d, w, b = _phase(units, where, g0 * per_phase, (g0 + group) * per_phase, broadcast, table, held, asks)
                 wavefronts += w
                 ideal += d > 0
+                distinct += d
+                touched += b
         else:
             for p in range(phases):
-                d, w = _phase(units, where, p * per_phase, (p + 1) * per_phase, broadcast, table, held, asks)
+                d, w, b = _phase(units, where, p * per_phase, (p + 1) * per_phase, broadcast, table, held, asks)
                 if positions > 0:  # LDGSTS: the most lanes one lane conflicts with, at its source or its destination
                     w = _copy_passes(where, swhere, p * per_phase, (p + 1) * per_phase)
                 wavefronts += w
                 ideal += d > 0
+                distinct += d
+                touched += b
         out[0, i] = wavefronts
         out[1, i] = ideal
+        out[3, i] = distinct
+        out[4, i] = (where >= 0).sum()
+        out[5, i] = touched
         # bytes: distinct accesses, counted the same way with each access as a unit in `width` buckets
         for j in range(width):
             a = np.int64(addrs[i, j])
@@ -144,15 +192,17 @@ def _count_rows(addrs, src, rows, width, unit, unit_banks, access, per_phase, gr
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _phase(units, where, start, stop, broadcast, table, held, asks):  # pragma: no cover - compiled
-    """Lanes ``start:stop``: distinct units asked, and passes (the busiest unit bank's distinct units,
-    or without ``broadcast`` its requests). ``held``/``asks`` are zero on entry and left zero."""
+    """Lanes ``start:stop``: distinct units asked, passes (the busiest unit bank's distinct units, or without
+    ``broadcast`` its requests) and unit banks asked. ``held``/``asks`` are zero on entry and left zero."""
     distinct = 0
     passes = 0
+    banks = 0
     for j in range(start, stop):
         b = where[j]
         if b < 0:
             continue
         u = units[j]
+        banks += asks[b] == 0
         seen = False
         for s in range(held[b]):
             if table[b, s] == u:
@@ -168,7 +218,7 @@ def _phase(units, where, start, stop, broadcast, table, held, asks):  # pragma: 
         if where[j] >= 0:
             held[where[j]] = 0
             asks[where[j]] = 0
-    return distinct, passes
+    return distinct, passes, banks
 
 
 @numba.njit(cache=True, nogil=True)
@@ -225,6 +275,8 @@ def _count_sector_moves(addrs, src, rows, chunk, sector, line, row, out):  # pra
         out[0, i] = wavefronts
         out[1, i] = wavefronts
         out[2, i] = c * chunk
+        out[3, i] = c
+        out[4, i] = (addrs[i] >= 0).sum()
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

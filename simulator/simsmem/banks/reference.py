@@ -32,6 +32,19 @@ The rule (it reproduces the H100 measurements in ``calibration/h100``; see ``RUL
 6. ncu's *bank conflicts* are wavefronts minus ideal wavefronts.
 7. The compare-and-store of the compiler's atomic loops (``ATOMS.CAST.SPIN``) makes a single pass per
    phase, the first: a lane whose word that pass does not serve fails, and the loop tries it again.
+
+Bank reads and writes (ncu's ``l1tex__data_bank_reads`` / ``_writes``, this instruction's part: ncu's totals add the
+kernel's global loads and stores through L1, and each SM reports its counts rounded to even; see
+``calibration/bank_rw.py``, which holds this rule against every measured row):
+
+8. A wavefront reads (loads: LDS, LDSM) or writes (stores: STS, STSM) each distinct word it serves once; a store
+   narrower than a word also reads the words it writes part of. An atomic reads and writes each word once per lane
+   (no broadcast), or, where lanes share words (``ATOMS.POPC.INC``, and ``ATOMS.CAST.SPIN``'s single pass), each
+   word its wavefronts serve. An LDGSTS ``.cg`` copy writes its bytes into shared memory (L1 holds none of them);
+   a ``.ca`` copy reads each lane's words out of L1 and writes them to shared memory, and L1 writes the 32-byte
+   sectors it fills from global memory (one per distinct source sector: an L1 that held none of them). Not in
+   the rule: zero-filled LDGSTS lanes (the trace does not say which lanes copy fewer bytes) and the extra reads
+   of a ``.ca`` copy whose phase takes several wavefronts (measured: more than the lanes' words, by no rule found).
 """
 
 from __future__ import annotations
@@ -79,6 +92,8 @@ class Schedule:
     wavefronts: tuple[Wavefront, ...]
     ideal: int  # ideal wavefronts
     bytes: int  # distinct bytes the instruction touches (ncu's smsp__sass_data_bytes_mem_shared)
+    bank_reads: int = 0  # bank words read (rule 8)
+    bank_writes: int = 0  # bank words written (rule 8)
 
     @property
     def bank_conflicts(self) -> int:
@@ -113,7 +128,32 @@ def schedule(ins: Instruction, arch: ArchConfig) -> Schedule:
     wavefronts = [attrs.evolve(w, round=r) for w in passes for r in range(shape.rounds)]
     ideal = units + (shape.rounds - 1) * len(passes)  # conflicts: one round's
     addrs = {ins.addrs[lane] for lane in lanes}
-    return Schedule(shape, tuple(wavefronts), ideal, len(addrs) * shape.access_bytes)
+    nbytes = len(addrs) * shape.access_bytes
+    reads, writes = _bank_traffic(ins, spec.counter, shape, wavefronts, nbytes, arch)
+    return Schedule(shape, tuple(wavefronts), ideal, nbytes, reads, writes)
+
+
+#: bytes of the global sector L1 fills for an LDGSTS .ca copy (H100: 32)
+FILL_SECTOR = 32
+
+
+def _bank_traffic(ins: Instruction, counter: str, shape: Shape, wavefronts: list[Wavefront], nbytes: int, arch: ArchConfig) -> tuple[int, int]:
+    """Rule 8: (bank words read, bank words written)."""
+    served = sum(len({r.word for r in w.requests}) for w in wavefronts if w.round == 0)  # each wavefront's distinct words
+    lanes = len(ins.active_lanes) * shape.words_per_lane  # every lane's words
+    if counter == "ld":
+        return served, 0
+    if counter == "st":
+        return (served if shape.access_bytes < arch.bank_width else 0), served
+    if counter == "atom":
+        n = served if shape.broadcast else lanes
+        return n, n
+    if counter != "ldgsts":  # no rule for another op class
+        return 0, 0
+    if shape.source_sector:  # LDGSTS .cg
+        return 0, nbytes // arch.bank_width
+    sectors = {ins.src[lane] // FILL_SECTOR for lane in ins.active_lanes}
+    return lanes, lanes + len(sectors) * (FILL_SECTOR // arch.bank_width)
 
 
 def _packed(ins: Instruction) -> bool:
