@@ -17,15 +17,11 @@ import gzip
 import json
 import math
 from pathlib import Path
-from typing import ClassVar
-from unittest import mock
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from simsmem.kernel import tracer
 from simsmem.kernel.isa import Env, build
 from simsmem.kernel.isa.gmma import addresses
 from simsmem.kernel.launch import make_launch
@@ -34,34 +30,23 @@ from simsmem.kernel.memory import LOCAL_HI, SHARED_HI, GlobalMemory
 from simsmem.kernel.program import load_program
 from simsmem.kernel.sass import parse_instruction
 from simsmem.kernel.tracer import describe, select_ctas, trace_stream
+from simsmem.trace.records import OPS, gmma_bytes
 
 REALK = Path(__file__).resolve().parent.parent / "calibration" / "realk"
 PROBES = [e for e in json.loads((REALK / "hopper.json").read_text()) if e["name"].startswith("hop_wg_")]
 
 
-class Recording(Machine):
-    """A machine that keeps what ``on_gmma`` is told."""
-
-    calls: ClassVar[list] = []
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.on_gmma = lambda ins, warps, info: Recording.calls.append((ins.opcode, warps.tolist(), info))
-
-
 @functools.cache
 def traced(name: str):
-    """The entry, the executed count, the output buffer (argument 7) and the ``on_gmma`` calls of one probe."""
+    """The entry, the executed count, the output buffer (argument 7) and the trace's rows of one probe."""
     entry = next(e for e in PROBES if e["name"] == name)
     program = load_program(REALK / entry["ptx"], entry["kernel"])
     launch = make_launch(program, tuple(entry["grid"]), tuple(entry["block"]), entry["smem"], entry["args"], REALK, 233472)
     ctas = select_ctas(launch, None)
     header = describe(program, launch, ctas, entry["args"], entry["smem"])
-    Recording.calls = []
-    with mock.patch.object(tracer, "Machine", Recording):
-        trace_stream(program, launch, ctas, header).read()
+    rows = trace_stream(program, launch, ctas, header).read().instructions
     out = next(b.data for b in launch.memory.buffers if b.name.startswith("argument 7 "))
-    return entry, header["executed"], out, list(Recording.calls)
+    return entry, header["executed"], out, rows
 
 
 def test_all_probes_are_here():
@@ -77,19 +62,21 @@ def test_probe_matches_the_h200(name):
 
 
 @pytest.mark.parametrize("name", [e["name"] for e in PROBES])
-def test_hook_reports_the_wgmma(name):
-    entry, _, _, calls = traced(name)
-    (opcode, warps, info), = calls
-    assert warps == [0, 1, 2, 3]
-    assert info["a_bytes"] + info["b_bytes"] == entry["ncu"]["smsp__sass_data_bytes_mem_shared_op_gmma.sum"]
+def test_trace_row_of_the_wgmma(name):
+    """The probe's one wgmma is one GMMA row of the trace (its warpgroup's first warp), with its descriptors, shape and
+    operand type; its shared bytes are ncu's smsp__sass_data_bytes_mem_shared_op_gmma.sum (H200, hopper.json)."""
+    entry, _, _, rows = traced(name)
+    (i,) = np.flatnonzero(rows.op == OPS.index("GMMA"))
+    g = rows[i]
+    assert g.warp == 0
+    assert int(gmma_bytes(rows.n[i : i + 1], rows.desc_a[i : i + 1], rows.sparse[i : i + 1])[0]) == entry["ncu"]["smsp__sass_data_bytes_mem_shared_op_gmma.sum"]
     da, db = (int(x, 16) + 0x40 for x in entry["args"][2:4])  # the kernel adds its dynamic shared memory's 0x400 >> 4
-    assert info["b"] == db and info["a"] == (None if entry["args"][4] != "zeros:0" else da)
+    assert g.desc_b == db and g.desc_a == (0 if entry["args"][4] != "zeros:0" else da)
     kernel = entry["kernel"]
     last = kernel.rsplit("_", 1)[1]
-    assert info["trans_a"] == (last in ("ta", "tab")) and info["trans_b"] == (last in ("tb", "tab")) and info["sparse"] == ("_sp_" in kernel)
-    assert info["type"] == kernel.split("_")[2 if kernel.startswith(("wg_rs_", "wg_sp_")) else 1]
-    assert opcode.startswith({"s8": "IGMMA", "e4m3": "QGMMA", "e5m2": "QGMMA"}.get(info["type"], "HGMMA"))
-    assert info["n"] == int(next(p for p in kernel.split("_") if p.startswith("n"))[1:]) and info["m"] == 64
+    assert g.tnsp == {"ta": "A", "tb": "B", "tab": "AB"}.get(last, "none") and g.sparse == ("_sp_" in kernel)
+    assert g.gtype == kernel.split("_")[2 if kernel.startswith(("wg_rs_", "wg_sp_")) else 1]
+    assert g.n == int(next(p for p in kernel.split("_") if p.startswith("n"))[1:])
 
 
 # ----------------------------------------------------------------------------------------- the layouts' oracle

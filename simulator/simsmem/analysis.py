@@ -18,8 +18,9 @@ from .banks import Counts, count
 from .config import ArchConfig
 from .engine import Timeline, simulate
 from .errors import SimsmemError
-from .metrics import kernel_counters, kernel_metrics, labels
+from .metrics import instructions, kernel_counters, kernel_metrics, labels
 from .trace import InstructionBatch, Trace, TraceStream, stream_of
+from .trace.records import IS_LANES
 from .validate import validated
 
 
@@ -109,9 +110,31 @@ def with_timeline(result: Result, advance: Callable[[int], None] | None = None) 
         raise ValueError("the timing engine needs every instruction: analyse_stream(..., keep=True)")
     rows = first_cta_rows(result.trace)
     b, counts = result.trace.instructions, result.counts
-    if rows is not None:
-        b, counts = b.take(rows), Counts(*(getattr(counts, f.name)[rows] for f in attrs.fields(Counts)))
+    if rows is not None or not IS_LANES[b.op].all():
+        rows = _with_lanes(b, np.arange(len(b)) if rows is None else rows)
+        b, counts = _lanes_only(b.take(rows), rows, b), Counts(*(getattr(counts, f.name)[rows] for f in attrs.fields(Counts)))
     return attrs.evolve(result, timeline=simulate(b, counts, result.arch, advance=advance), timed=rows)
+
+
+def _with_lanes(b: InstructionBatch, rows: np.ndarray) -> np.ndarray:
+    """The ``rows`` of instructions with lanes: the engine models the LSU, not a wgmma's or a copy's own path."""
+    return rows[IS_LANES[b.op[rows]]]
+
+
+def _lanes_only(kept: InstructionBatch, rows: np.ndarray, b: InstructionBatch) -> InstructionBatch:
+    """``kept`` (``b``'s ``rows``, all with lanes) with each block op left out counted as one of the other instructions its
+    warp issues before its next kept one (with the others the block op's own ``issue`` counts)."""
+    block = np.flatnonzero(~IS_LANES[b.op])
+    block = block[np.isin(b.warp[block], kept.warp)]
+    if not len(block):
+        return kept
+    extra = np.zeros(len(rows), dtype=np.int64)
+    for warp in np.unique(b.warp[block]):
+        mine = rows[b.warp[rows] == warp]
+        at = np.searchsorted(mine, block[b.warp[block] == warp])  # the warp's next kept row after each block op
+        inside = at < len(mine)
+        np.add.at(extra, np.searchsorted(rows, mine[at[inside]]), b.issue[block[b.warp[block] == warp][inside]] + 1)
+    return attrs.evolve(kept, issue=(kept.issue + extra).astype(kept.issue.dtype))
 
 
 def _concat(counts: list[Counts]) -> Counts:
@@ -137,7 +160,7 @@ class _Sums:
         """Add the instructions ``b`` (trace indices ``first``...) and their counts."""
         for name, value in kernel_metrics(Trace(b, ctas=self.ctas), counts, self.arch).items():
             self.metrics[name] += value
-        per_row = (None, counts.wavefronts, counts.ideal, counts.bank_conflicts)
+        per_row = (instructions(b, self.arch), counts.wavefronts, counts.ideal, counts.bank_conflicts)
         # the SASS form of each row, labelled once per distinct form (``forms()``: every field a label depends on)
         keys, firsts, which = np.unique(b.forms(), return_index=True, return_inverse=True)
         sums = [np.bincount(which, weights=w, minlength=len(keys)) for w in per_row]
@@ -146,7 +169,7 @@ class _Sums:
         placed = np.flatnonzero(b.pc >= 0)
         if len(placed):
             pcs, which = np.unique(b.pc[placed], return_inverse=True)
-            sums = [np.bincount(which, weights=w[placed] if w is not None else None, minlength=len(pcs)) for w in per_row]
+            sums = [np.bincount(which, weights=w[placed], minlength=len(pcs)) for w in per_row]
             for k, pc in enumerate(pcs.tolist()):
                 self.by_pc[pc] = self.by_pc.get(pc, np.zeros(4, dtype=np.int64)) + np.array([int(s[k]) for s in sums]) * self.ctas
         rows = np.flatnonzero(counts.bank_conflicts > 0)

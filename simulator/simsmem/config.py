@@ -22,7 +22,7 @@ import attrs
 import yaml
 
 from .errors import ConfigError
-from .trace.records import ATOM_KINDS
+from .trace.records import ATOM_KINDS, BLOCK_OPS
 
 #: ncu's names of an op class's wavefront and bank-conflict counters (``{}``: the class, e.g. ``ld``).
 WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{}.sum"
@@ -74,6 +74,22 @@ class OpSpec:
     #: ncu metrics of its wavefronts and bank conflicts (default: the ``l1tex__`` ones of ``counter``)
     wavefronts: str = attrs.field(default=attrs.Factory(lambda s: WAVEFRONTS.format(s.counter), takes_self=True))
     bank_conflicts: str = attrs.field(default=attrs.Factory(lambda s: BANK_CONFLICTS.format(s.counter), takes_self=True))
+
+
+@attrs.frozen
+class BlockSpec:
+    """An op that moves a block of shared memory without lanes (a warpgroup's wgmma, a TMA or bulk copy): what its
+    rows add to ncu's counters. Its bytes go through the banks (``l1tex__data_bank_reads``/``_writes``: a wgmma's
+    operands and a copy out of shared memory are read, a copy into it written); only a wgmma's use the LSU data path."""
+
+    instructions: tuple[str, ...]  # ncu metrics that count its instructions (into shared memory, for a copy)
+    store_instructions: tuple[str, ...] = ()  # a copy out of shared memory (UBLKCP's ``store``): its metrics instead
+    per_row: int = 1  # instructions a row stands for (a warpgroup's wgmma: one per warp, 4)
+    wavefronts: str = ""  # ncu metric of its data-path wavefronts ("": it takes none)
+    bank_conflicts: str = ""  # and of their bank conflicts
+    wavefront_bytes: int = 0  # bytes one wavefront moves
+    data_bytes: str = ""  # ncu metric of the bytes it moves ("": none)
+    reads: bool = False  # its bytes are read out of the banks (False: written into them), a copy's ``store`` aside
 
 
 @attrs.frozen
@@ -133,6 +149,8 @@ class ArchConfig:
     shared_memory_per_cta: int  # bytes; the largest valid address range of a trace
     timing: Timing
     ops: dict[str, OpSpec]
+    #: ops without lanes (``trace.records.BLOCK_OPS``) this arch has
+    block_ops: dict[str, BlockSpec] = attrs.field(factory=dict)
 
     @property
     def phase_bytes(self) -> int:
@@ -279,6 +297,14 @@ def _check(arch: ArchConfig, where: str) -> None:
         raise ConfigError(f"{where}: warp_size", "traces carry 32 lanes; only warp_size 32 is supported")
     if arch.shared_memory_per_cta > arch.shared_memory_per_sm:
         raise ConfigError(f"{where}: shared_memory_per_cta", "larger than shared_memory_per_sm")
+    for name, block in arch.block_ops.items():
+        at = f"{where}: block_ops.{name}"
+        if name not in BLOCK_OPS:
+            raise ConfigError(at, f"not an op without lanes (those: {', '.join(sorted(BLOCK_OPS))})")
+        if block.per_row < 1 or not block.instructions:
+            raise ConfigError(at, "needs its instruction metrics and a per_row of at least 1")
+        if bool(block.wavefronts) != (block.wavefront_bytes > 0):
+            raise ConfigError(f"{at}.wavefront_bytes", "give wavefronts and wavefront_bytes together")
     for name, op in arch.ops.items():
         at = f"{where}: ops.{name}"
         if op.merge_phases not in (1, 2):

@@ -80,7 +80,7 @@ class Explanation:
     @property
     def label(self) -> str:
         i = self.instruction
-        return op_label(i.op, i.width, i.num, i.trans, i.atom, i.bypass)
+        return op_label(i.op, i.width, i.num, i.trans, i.atom, i.bypass, i.store)
 
 
 def choose(result: Result, index: int | None, worst: int) -> list[tuple[int, int]]:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from .banks import Counts
+from .banks.blocks import block_bytes
 from .config import BANK_CONFLICTS, ArchConfig
 from .trace import MATRIX_OPS, OPS, InstructionBatch, Trace
-from .trace.records import Form
+from .trace.records import BLOCK_OPS, Form
 
 TOTAL_BANK_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"
 DATA_BYTES = "smsp__sass_data_bytes_mem_shared.sum"
@@ -65,6 +66,14 @@ def unit(metric: str) -> str:
     return ""
 
 
+def instructions(batch: InstructionBatch, arch: ArchConfig) -> np.ndarray:
+    """The warp-level instructions each row stands for (a warpgroup's wgmma: 4; every other row: 1)."""
+    per = np.ones(len(OPS), dtype=np.int64)
+    for name, block in arch.block_ops.items():
+        per[OPS.index(name)] = block.per_row
+    return per[batch.op]
+
+
 def kernel_metrics(trace: Trace, counts: Counts, arch: ArchConfig) -> dict[str, int]:
     """Kernel totals: per-CTA sums over the trace's instructions, times ``trace.ctas``."""
     b = trace.instructions
@@ -79,12 +88,28 @@ def kernel_metrics(trace: Trace, counts: Counts, arch: ArchConfig) -> dict[str, 
             out[DATA_BYTES_OP[name]] = int(counts.bytes[rows].sum())
         if spec.bank_conflicts == BANK_CONFLICTS.format(spec.counter):  # the total sums the l1tex__ per-op counters
             out[TOTAL_BANK_CONFLICTS] = out.get(TOTAL_BANK_CONFLICTS, 0) + int(counts.bank_conflicts[rows].sum())
+    for name, block in arch.block_ops.items():
+        rows = per_op[name]
+        store = b.store[rows]
+        for metrics, n in ((block.instructions, int((~store).sum())), (block.store_instructions or block.instructions, int(store.sum()))):
+            for metric in metrics:
+                out[metric] = out.get(metric, 0) + n * block.per_row
+        if block.wavefronts:
+            out[block.wavefronts] = out.get(block.wavefronts, 0) + int(counts.wavefronts[rows].sum())
+            out[block.bank_conflicts] = out.get(block.bank_conflicts, 0) + int(counts.bank_conflicts[rows].sum())
+        if block.data_bytes:
+            out[block.data_bytes] = out.get(block.data_bytes, 0) + int(block_bytes(b, rows).sum())
     out[DATA_BYTES] = int(counts.bytes.sum())
     return {k: v * trace.ctas for k, v in sorted(out.items())}
 
 
-def op_label(op: str, width: int, num: int, trans: bool, atom: str = "add", bypass: bool = False) -> str:
-    """The SASS spelling of an instruction form: ``LDS.128``, ``LDSM.16.MT88.4``, ``ATOMS.CAS.64``, ``LDGSTS.E.BYPASS.128``."""
+def op_label(op: str, width: int, num: int, trans: bool, atom: str = "add", bypass: bool = False, store: bool = False) -> str:
+    """The SASS spelling of an instruction form: ``LDS.128``, ``LDSM.16.MT88.4``, ``ATOMS.CAS.64``, ``LDGSTS.E.BYPASS.128``,
+    ``UBLKCP.S.G`` (a bulk copy into shared memory); a wgmma (HGMMA, QGMMA, IGMMA) is ``GMMA``."""
+    if op == "UBLKCP":
+        return "UBLKCP.G.S" if store else "UBLKCP.S.G"
+    if op in BLOCK_OPS:
+        return op
     if op in MATRIX_OPS:
         return f"{op}.16.{'MT88' if trans else 'M88'}" + (f".{num}" if num > 1 else "")
     if op == "LDGSTS":
@@ -101,5 +126,5 @@ def labels(batch: InstructionBatch) -> np.ndarray:
     out = np.empty(len(batch), dtype=object)
     for key in np.unique(form):
         f = Form.of(key)
-        out[form == key] = op_label(f.op, f.width, f.num, f.trans, f.atom, f.bypass)
+        out[form == key] = op_label(f.op, f.width, f.num, f.trans, f.atom, f.bypass, f.store)
     return out

@@ -17,7 +17,7 @@ from .errors import ConfigError, TraceError
 from .trace import OPS, InstructionBatch, Trace, TraceStream
 from .trace.lanes import first_bad_lane
 from .trace.others import pipes_of
-from .trace.records import ATOM_KINDS, IS_MATRIX, IS_SOURCE
+from .trace.records import ATOM_KINDS, COPY_OPS, IS_MATRIX, IS_SOURCE, copy_span
 from .trace.v1 import MAX_SRC, alternatives
 
 
@@ -53,7 +53,8 @@ def check_against_arch(batch: InstructionBatch, arch: ArchConfig, where: str, fi
         index = f"instruction {first_index + i}"
         return f"{where}: {index}" if first_line is None else f"{where}: line {first_line + first_index + i} ({index})"
 
-    problem = _form_problem(batch, arch) or _pipe_problem(batch, arch) or _atom_problem(batch, arch) or _address_problem(batch, arch)
+    problem = (_form_problem(batch, arch) or _pipe_problem(batch, arch) or _atom_problem(batch, arch) or _address_problem(batch, arch)
+               or _copy_problem(batch, arch))
     if problem:
         row, field, what = problem
         raise TraceError(f"{at(row)}: {field}", what)
@@ -67,12 +68,14 @@ def _form_problem(batch: InstructionBatch, arch: ArchConfig) -> tuple[int, str, 
         if name in OPS:
             has[OPS.index(name), list(spec.widths if spec.phase == "bytes" else spec.nums)] = True
             has_bypass[OPS.index(name), list(spec.bypass_widths)] = True
+    for name in arch.block_ops:
+        has[OPS.index(name)] = True  # an op without lanes has no widths: the arch has it or not
     matrix = IS_MATRIX[batch.op]
     bad = np.flatnonzero(~has[batch.op, np.where(matrix, batch.num, batch.width)])
     if len(bad):
         i = int(bad[0])
         name = OPS[batch.op[i]]
-        if name not in arch.ops:
+        if name not in arch.ops:  # (an op without lanes it has passed above)
             return i, "op", f"{name} does not exist on {arch.name}"
         if matrix[i]:
             return i, "num", f"{name} on {arch.name} has no .x{batch.num[i]} form"
@@ -135,3 +138,18 @@ def _address_problem(batch: InstructionBatch, arch: ArchConfig) -> tuple[int, st
             msg = f"address {a} is not aligned to the {n}-byte access (the hardware faults)"
         return i, f"addrs[{lane}]", msg
     return None
+
+
+def _copy_problem(batch: InstructionBatch, arch: ArchConfig) -> tuple[int, str, str] | None:
+    """The first TMA or bulk copy whose shared-memory span is misaligned or past the arch's shared memory."""
+    copy = np.isin(batch.op, [OPS.index(name) for name in COPY_OPS])
+    if not copy.any():
+        return None
+    end = batch.smem.astype(np.int64) + copy_span(batch)
+    bad = np.flatnonzero(copy & ((batch.smem % 16 != 0) | (end > arch.shared_memory_per_cta)))
+    if not len(bad):
+        return None
+    i = int(bad[0])
+    if batch.smem[i] % 16:
+        return i, "smem", f"shared address {batch.smem[i]} is not 16-byte aligned"
+    return i, "smem", f"the copy's {int(end[i]) - int(batch.smem[i])} bytes from {batch.smem[i]} are past {arch.name}'s {arch.shared_memory_per_cta} bytes of shared memory per CTA"

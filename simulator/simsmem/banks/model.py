@@ -18,7 +18,8 @@ import numba
 import numpy as np
 
 from ..config import ArchConfig
-from ..trace.records import INACTIVE, LANES, Form, InstructionBatch
+from ..trace.records import INACTIVE, IS_LANES, LANES, Form, InstructionBatch
+from .blocks import count_blocks
 from .phases import PACK_PARTNERS, Shape, shape_of
 
 
@@ -38,10 +39,13 @@ def count(batch: InstructionBatch, arch: ArchConfig) -> Counts:
     """Wavefronts, ideal wavefronts, bank conflicts, bytes and bank reads and writes of every instruction in ``batch``."""
     n = len(batch)
     out = np.zeros((OUT_ROWS, n), dtype=np.int64)
-    form = batch.forms()
-    forms = np.unique(form)
+    lanes = IS_LANES[batch.op]
+    if not lanes.all():  # a wgmma's or a copy's: counted by their size (``blocks``)
+        count_blocks(batch, np.flatnonzero(~lanes), arch, out)
+    form = np.where(lanes, batch.forms(), -1)
+    forms = np.unique(form[lanes])
     for key in forms:
-        rows = np.flatnonzero(form == key) if len(forms) > 1 else np.arange(n)
+        rows = np.flatnonzero(form == key) if len(forms) > 1 or not lanes.all() else np.arange(n)
         f = Form.of(key)
         spec = arch.op(f.op)
         shape = shape_of(spec, arch, f.width, f.num, f.atom, f.bypass)

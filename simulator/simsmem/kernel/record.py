@@ -13,8 +13,19 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..trace.records import ATOM_KINDS, FULL_MASK, INACTIVE, MATRIX_OPS, OPS, InstructionBatch, no_sources
+from ..trace.records import (
+    ATOM_KINDS,
+    FULL_MASK,
+    GMMA_TYPES,
+    INACTIVE,
+    MATRIX_OPS,
+    OPS,
+    InstructionBatch,
+    no_sources,
+    pack_box,
+)
 from ..trace.stream import CHUNK
+from ..trace.v1 import DTYPES, FIELDS, LANE_COLUMNS
 from .machine import LANES, Machine
 from .sass import Instruction
 
@@ -31,6 +42,8 @@ class Recorder:
         self.rows = 0
         machine.on_step = self.step
         machine.on_shared = self.shared
+        machine.on_gmma = self.gmma
+        machine.on_copy = self.copy
 
     def step(self, ins: Instruction, warps: np.ndarray) -> None:
         self.since[warps] += 1
@@ -74,6 +87,32 @@ class Recorder:
         self.parts.append(part)
         self.rows += n
 
+    def _block(self, ins: Instruction, slots: np.ndarray, op: str, fields: dict[str, int | bool]) -> None:
+        """One row of a block op (a warpgroup's wgmma, a copy), numbered by the first of the warps ``slots``."""
+        issue = int(self.since[slots[0]]) - 1
+        self.since[slots] = 0
+        part = {"op": np.array([OPS.index(op)], dtype=np.uint8), "warp": self.machine.warp_id[slots[:1] * LANES].astype(np.int32),
+                "issue": np.array([issue], dtype=np.int32), "pc": np.array([ins.pc], dtype=np.int32)}
+        part |= {name: np.array([value], dtype=DTYPES[name]) for name, value in fields.items()}
+        self.parts.append(part)
+        self.rows += 1
+
+    def gmma(self, ins: Instruction, slots: np.ndarray, info: dict) -> None:
+        """A warpgroup's wgmma (``isa.gmma``): one row for its four warps."""
+        self._block(ins, slots, "GMMA", {"n": info["n"], "gtype": GMMA_TYPES.index(info["type"]), "desc_a": info["a"] or 0,
+                                         "desc_b": info["b"], "tnsp": info["trans_a"] + 2 * info["trans_b"], "sparse": info["sparse"]})
+
+    def copy(self, ins: Instruction, slot: int, info: dict) -> None:
+        """A TMA or bulk copy (``isa.tma``): one row."""
+        fields = {"smem": info["smem"], "size": info["bytes"]}
+        if info["kind"] == "tma":
+            op = "UTMALDG" if info["dir"] == "load" else "UTMASTG"
+            fields |= {"box": pack_box(info["box"]), "elem": info["elem"], "swizzle": (info["swizzle"] // 16).bit_length() - 1 if info["swizzle"] else 0}
+        else:
+            op = "UBLKCP"
+            fields["store"] = info["dir"] == "store"
+        self._block(ins, np.array([slot]), op, fields)
+
     def take(self, at_least: int = CHUNK) -> Iterator[InstructionBatch]:
         """Batches of the rows gathered so far, each of at least ``at_least`` rows (all of them if ``at_least`` is 0)."""
         while self.parts and (self.rows >= at_least or at_least == 0):
@@ -87,14 +126,14 @@ class Recorder:
 
 
 def batch_of(parts: list[dict[str, np.ndarray]]) -> InstructionBatch:
-    """One ``InstructionBatch`` of recorded parts."""
+    """One ``InstructionBatch`` of recorded parts; a column a part leaves out holds the field's default there."""
     n = sum(len(p["op"]) for p in parts)
-    columns = {name: np.concatenate([p[name] for p in parts]) for name in parts[0] if name not in ("src", "zfill")}
-    columns["zfill"] = np.concatenate([p["zfill"] if "zfill" in p else np.zeros(len(p["op"]), dtype=np.uint32) for p in parts])
-    if any("src" in p for p in parts):
-        columns["src"] = np.concatenate([p["src"] if "src" in p else np.full((len(p["op"]), LANES), INACTIVE, dtype=np.int64) for p in parts])
-    else:
-        columns["src"] = no_sources(n)
-    zeros = np.zeros(n, dtype=np.int32)
-    return InstructionBatch(**columns, wait=np.full(n, -1, dtype=np.int32), delay=np.zeros(n, dtype=np.int64), early=zeros, early_alu=zeros,
-                            issue_alu=zeros)
+    columns = {}
+    for name, dtype in DTYPES.items():
+        if name == "src" and not any("src" in p for p in parts):
+            columns[name] = no_sources(n)
+            continue
+        default = FIELDS[name].default if name in FIELDS else 0
+        columns[name] = np.concatenate([p[name] if name in p else np.full((len(p["op"]), LANES) if name in LANE_COLUMNS else len(p["op"]),
+                                                                         default, dtype=dtype) for p in parts])
+    return InstructionBatch(**columns)

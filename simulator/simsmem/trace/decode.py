@@ -37,7 +37,7 @@ OTHER = tuple(name for name, f in FIELDS.items() if not f.kind.plain)
 def _op_struct(op: str, spec: OpFields) -> type:
     """The msgspec schema of one op's instruction object (``op`` its tag; ``code`` its OPS index; the fields it
     does not take, at their decoded defaults, as class attributes)."""
-    fields = [(spec.form, Literal[spec.values])]
+    fields = [(spec.form, Literal[spec.values])] if spec.form else []
     for name in sorted(spec.takes - {spec.form}):
         f = FIELDS[name]
         fields.append((name, f.kind.schema(), msgspec.NODEFAULT if name in spec.needs else f.kind.decoded(f.default)))
@@ -67,6 +67,8 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
     if any(column is None for column in columns.values()):
         return None
     active = active_lanes(columns["op"], columns["num"], columns["mask"])
+    if columns["addrs"].strides == (0, 0):  # no instruction with lanes
+        columns["addrs"] = np.full((len(columns["op"]), LANES), INACTIVE, dtype=DTYPES["addrs"])
     for name in LANE_COLUMNS:
         lanes = columns[name]
         if lanes.strides != (0, 0):  # a no_sources view holds nothing to place
@@ -120,7 +122,10 @@ class BatchBuilder:
 
 def batch_from_objects(objs: list, where: str, first: int) -> InstructionBatch:
     """Validated columns of parsed instructions ``objs`` (trace indices ``first``...)."""
-    batch = batch_from_lines(b"\n".join(map(orjson.dumps, objs))) if objs else InstructionBatch.empty()
+    try:
+        batch = batch_from_lines(b"\n".join(map(orjson.dumps, objs))) if objs else InstructionBatch.empty()
+    except TypeError:  # a value JSON cannot hold (an integer past 64 bits): the exact check names it
+        batch = None
     if batch is not None:
         return batch
     builder = BatchBuilder(where)

@@ -16,7 +16,16 @@ import attrs
 import numpy as np
 
 #: Operation names a trace may use, in the order of their codes in ``InstructionBatch.op``.
-OPS: tuple[str, ...] = ("LDS", "STS", "ATOMS", "LDSM", "STSM", "LDGSTS")
+OPS: tuple[str, ...] = ("LDS", "STS", "ATOMS", "LDSM", "STSM", "LDGSTS", "GMMA", "UTMALDG", "UTMASTG", "UBLKCP")
+#: Ops that read or write shared memory without lanes: a warpgroup's wgmma (one row per warpgroup instruction, its
+#: A and B operands read through matrix descriptors) and the copies of the tensor memory accelerator (TMA tensor
+#: copies, bulk copies: one row per copy, the bytes it moves).
+BLOCK_OPS = frozenset({"GMMA", "UTMALDG", "UTMASTG", "UBLKCP"})
+#: Operand types of a wgmma (``InstructionBatch.gtype``), and TMA swizzle modes (``InstructionBatch.swizzle``).
+GMMA_TYPES: tuple[str, ...] = ("f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "b1")
+SWIZZLE_MODES: tuple[str, ...] = ("none", "32B", "64B", "128B")
+#: ``InstructionBatch.tnsp`` bits: the wgmma's A (1) or B (2) operand is M/N-major (SASS .tnspA, .tnspB).
+TNSP_MODES: tuple[str, ...] = ("none", "A", "B", "AB")
 #: Ops whose lanes give the row addresses of 8x8 b16 matrices (``num`` matrices, 8 lanes each).
 MATRIX_OPS = frozenset({"LDSM", "STSM"})
 #: Ops whose lanes also give a global source address (``src``): cp.async's LDGSTS.
@@ -36,12 +45,55 @@ NO_PC = -1
 IS_MATRIX = np.array([name in MATRIX_OPS for name in OPS])
 #: IS_SOURCE[op code]: the op's lanes give global sources (``src``).
 IS_SOURCE = np.array([name in SOURCE_OPS for name in OPS])
+#: IS_LANES[op code]: the op's lanes give addresses (``addrs``); the block ops have none.
+IS_LANES = np.array([name not in BLOCK_OPS for name in OPS])
+#: Bits of one size in ``InstructionBatch.box`` (a TMA box of up to 5 sizes of 1 to 256, packed, dimension 0 lowest).
+BOX_BITS = 9
+
+
+def pack_box(sizes: Sequence[int]) -> int:
+    """A TMA box's sizes as one integer (``unpack_box`` backwards)."""
+    return sum(int(n) << (BOX_BITS * d) for d, n in enumerate(sizes))
+
+
+def unpack_box(packed: int) -> tuple[int, ...]:
+    """The sizes ``pack_box`` packed."""
+    out = []
+    while packed:
+        out.append(packed & ((1 << BOX_BITS) - 1))
+        packed >>= BOX_BITS
+    return tuple(out)
+
+
+#: The copies among them (TMA tensor copies and bulk copies).
+COPY_OPS = frozenset({"UTMALDG", "UTMASTG", "UBLKCP"})
+
+
+def copy_span(batch: InstructionBatch) -> np.ndarray:
+    """Bytes of shared memory each copy spans from its ``smem``: a bulk copy's ``size``; a TMA box's rows, each at the
+    swizzle span's pitch where that is wider than the row (``kernel.tensormap``). 0 for other ops."""
+    box = batch.box
+    first = (box & np.uint64((1 << BOX_BITS) - 1)).astype(np.int64)
+    rows = np.ones(len(batch), dtype=np.int64)
+    for d in range(1, 5):
+        size = ((box >> np.uint64(BOX_BITS * d)) & np.uint64((1 << BOX_BITS) - 1)).astype(np.int64)
+        rows *= np.maximum(size, 1)
+    span = np.array([0, 32, 64, 128])[batch.swizzle]
+    tensor = rows * np.maximum(first * batch.elem, span)
+    is_copy = np.isin(batch.op, [OPS.index(name) for name in COPY_OPS])
+    return np.where(batch.op == OPS.index("UBLKCP"), batch.size, np.where(is_copy, tensor, 0))
+
+
+def gmma_bytes(n: np.ndarray, desc_a: np.ndarray, sparse: np.ndarray) -> np.ndarray:
+    """Bytes of shared memory a wgmma reads: A's 64 rows of 32 bytes (none when A is in registers), B's ``n`` rows of
+    32 bytes (64 when sparse: K doubles, A holds half of it). Every operand type takes 32 bytes of K a row."""
+    return np.where(desc_a != 0, 64 * 32, 0) + n.astype(np.int64) * 32 * np.where(sparse, 2, 1)
 
 
 def active_lanes(op: np.ndarray, num: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """(n, 32) bool: the lanes that give an address, by the mask, or a matrix op's 8*num row lanes."""
+    """(n, 32) bool: the lanes that give an address, by the mask, or a matrix op's 8*num row lanes (none for block ops)."""
     rows = (np.uint64(1) << (8 * num.astype(np.uint64))) - np.uint64(1)
-    bits = np.where(IS_MATRIX[op], rows, mask).astype("<u4")
+    bits = np.where(IS_LANES[op], np.where(IS_MATRIX[op], rows, mask), 0).astype("<u4")
     return np.unpackbits(bits.view(np.uint8), bitorder="little").reshape(-1, LANES).astype(bool)
 
 
@@ -90,12 +142,26 @@ class Instruction:
     others: str = ""  # the other instructions the warp issues before this one, one by one (timing; ``others.py``)
     stall: int = 1  # cycles from this one's issue until the warp's next instruction may issue (timing)
     pc: int = NO_PC  # byte offset of its SASS instruction in the kernel's code (traced kernels); NO_PC: unknown
+    n: int = 0  # GMMA: N of its m64nNk shape
+    gtype: str = "f16"  # GMMA: the A and B operand type
+    desc_a: int = 0  # GMMA: A's shared-memory matrix descriptor; 0: A from registers
+    desc_b: int = 0  # GMMA: B's matrix descriptor
+    tnsp: str = "none"  # GMMA: which operands are M/N-major ("A", "B", "AB")
+    sparse: bool = False  # GMMA: a sparse wgmma (A holds half of K)
+    smem: int = 0  # UTMALDG/UTMASTG/UBLKCP: the shared address the copy starts at
+    size: int = 0  # UTMALDG/UTMASTG/UBLKCP: the bytes it writes into (or reads out of) shared memory
+    box: tuple[int, ...] = ()  # UTMALDG/UTMASTG: the box's sizes, dimension 0 first
+    elem: int = 0  # UTMALDG/UTMASTG: bytes of one element
+    swizzle: str = "none"  # UTMALDG/UTMASTG: the tensor map's swizzle mode
+    store: bool = False  # UBLKCP: from shared to global memory (False: into shared memory)
 
     @property
     def active_lanes(self) -> list[int]:
         """Lanes that take part: the mask's lanes, or a matrix op's 8*num row-address lanes."""
         if self.op in MATRIX_OPS:
             return list(range(8 * self.num))
+        if self.op in BLOCK_OPS:
+            return []
         return [lane for lane in range(LANES) if self.mask >> lane & 1]
 
 
@@ -109,11 +175,13 @@ class Form:
     trans: bool
     atom: str
     bypass: bool = False
+    store: bool = False  # UBLKCP out of shared memory
 
     @staticmethod
     def of(key: int) -> Form:
         key = int(key)
-        return Form(OPS[key >> 17 & 0xFF], key >> 9 & 0xFF, key >> 1 & 0xFF, bool(key & 1), ATOM_KINDS[key >> 25 & 0x7F], bool(key >> 32 & 1))
+        return Form(OPS[key >> 17 & 0xFF], key >> 9 & 0xFF, key >> 1 & 0xFF, bool(key & 1), ATOM_KINDS[key >> 25 & 0x7F], bool(key >> 32 & 1),
+                    bool(key >> 33 & 1))
 
 
 @attrs.frozen(eq=False)
@@ -150,14 +218,28 @@ class InstructionBatch:
     pc: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.full(len(b.op), NO_PC, dtype=np.int32), takes_self=True))
     #: uint32: LDGSTS lanes whose source ncu's SASS-level count does not read (the default: none)
     zfill: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.uint32), takes_self=True))
+    #: the block ops' fields (``Instruction``; zeros for the other ops)
+    n: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.uint16), takes_self=True))
+    gtype: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.uint8), takes_self=True))
+    desc_a: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.uint64), takes_self=True))
+    desc_b: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.uint64), takes_self=True))
+    tnsp: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.uint8), takes_self=True))
+    sparse: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=bool), takes_self=True))
+    smem: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.int32), takes_self=True))
+    size: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.int32), takes_self=True))
+    box: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.uint64), takes_self=True))
+    elem: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.uint8), takes_self=True))
+    swizzle: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.uint8), takes_self=True))
+    store: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=bool), takes_self=True))
 
     def __len__(self) -> int:
         return len(self.op)
 
     def forms(self) -> np.ndarray:
-        """Each instruction's form (op, width, matrix count, trans, atomic operation, bypass) as one integer;
+        """Each instruction's form (op, width, matrix count, trans, atomic operation, bypass, store) as one integer;
         ``Form.of`` decodes it. Whatever works per form groups a batch by these keys."""
-        return (self.bypass.astype(np.int64) << 32 | self.atom.astype(np.int64) << 25 | self.op.astype(np.int64) << 17
+        return (self.store.astype(np.int64) << 33 | self.bypass.astype(np.int64) << 32 | self.atom.astype(np.int64) << 25
+                | self.op.astype(np.int64) << 17
                 | self.width.astype(np.int64) << 9 | self.num.astype(np.int64) << 1 | self.trans)
 
     def __getitem__(self, i: int) -> Instruction:
@@ -184,6 +266,18 @@ class InstructionBatch:
             stall=int(self.stall[i]),
             pc=int(self.pc[i]),
             zfill=int(self.zfill[i]),
+            n=int(self.n[i]),
+            gtype=GMMA_TYPES[self.gtype[i]],
+            desc_a=int(self.desc_a[i]),
+            desc_b=int(self.desc_b[i]),
+            tnsp=TNSP_MODES[self.tnsp[i]],
+            sparse=bool(self.sparse[i]),
+            smem=int(self.smem[i]),
+            size=int(self.size[i]),
+            box=unpack_box(int(self.box[i])),
+            elem=int(self.elem[i]),
+            swizzle=SWIZZLE_MODES[self.swizzle[i]],
+            store=bool(self.store[i]),
         )
 
     def __iter__(self):
@@ -240,6 +334,18 @@ class InstructionBatch:
             stall=np.array([r.stall for r in rows], dtype=np.int32),
             pc=np.array([r.pc for r in rows], dtype=np.int32),
             zfill=np.array([r.zfill for r in rows], dtype=np.uint32),
+            n=np.array([r.n for r in rows], dtype=np.uint16),
+            gtype=np.array([GMMA_TYPES.index(r.gtype) for r in rows], dtype=np.uint8),
+            desc_a=np.array([r.desc_a for r in rows], dtype=np.uint64),
+            desc_b=np.array([r.desc_b for r in rows], dtype=np.uint64),
+            tnsp=np.array([TNSP_MODES.index(r.tnsp) for r in rows], dtype=np.uint8),
+            sparse=np.array([r.sparse for r in rows], dtype=bool),
+            smem=np.array([r.smem for r in rows], dtype=np.int32),
+            size=np.array([r.size for r in rows], dtype=np.int32),
+            box=np.array([pack_box(r.box) for r in rows], dtype=np.uint64),
+            elem=np.array([r.elem for r in rows], dtype=np.uint8),
+            swizzle=np.array([SWIZZLE_MODES.index(r.swizzle) for r in rows], dtype=np.uint8),
+            store=np.array([r.store for r in rows], dtype=bool),
         )
 
 

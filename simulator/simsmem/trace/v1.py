@@ -35,8 +35,9 @@ import numpy as np
 from ..errors import TraceError
 from .lanes import first_misplaced, parse_lists
 from .others import parse, unparse
-from .records import (ATOM_KINDS, FULL_MASK, INACTIVE, IS_MATRIX, IS_SOURCE, LANES, NO_PC, NO_WAIT, OPS, InstructionBatch, active_lanes,
-                      holds_no_sources, no_sources, wait_code, wait_value)
+from .records import (ATOM_KINDS, BOX_BITS, FULL_MASK, GMMA_TYPES, INACTIVE, IS_LANES, IS_MATRIX, IS_SOURCE, LANES, NO_PC, NO_WAIT, OPS,
+                      SWIZZLE_MODES, TNSP_MODES, InstructionBatch, active_lanes, holds_no_sources, no_sources, pack_box, unpack_box,
+                      wait_code, wait_value)
 
 FORMAT_VERSION = 1
 HEADER_FIELDS = frozenset({"simsmem_trace", "name", "arch", "ctas", "count", "kernel", "instructions"})
@@ -97,6 +98,7 @@ class Count(Kind):
 
     @property
     def what(self) -> str:
+        """What the field must be, in errors."""
         return "a non-negative integer" if self.low == 0 else "a positive integer"
 
     def schema(self) -> Any:
@@ -364,6 +366,59 @@ class Lanes(Kind):
         return [None if a == INACTIVE else a for a in value] if INACTIVE in value else value
 
 
+class Word(Kind):
+    """A 64-bit value (a wgmma matrix descriptor): an integer, or a string such as ``"0x4000004000010040"``."""
+
+    plain = False
+
+    def schema(self) -> Any:
+        return int | str  # the range is column()'s: msgspec bounds stop at int64
+
+    def read(self, value, row, at, name):
+        return _word(value, f"{at}: {name}")
+
+    def column(self, values):
+        try:
+            return np.array([_word(v, "") for v in values], dtype=np.uint64)
+        except TraceError:
+            return None
+
+    def write(self, value):
+        return f"{value:#018x}"
+
+
+class Box(Kind):
+    """A TMA box: 1 to 5 sizes of 1 to 256 elements, dimension 0 first; held packed (``records.pack_box``)."""
+
+    plain = False
+    LIMIT = 256
+
+    def schema(self) -> Any:
+        return list[Annotated[int, msgspec.Meta(ge=1, le=self.LIMIT)]]
+
+    def read(self, value, row, at, name):
+        if not isinstance(value, list) or not 1 <= len(value) <= 5 or not all(_is_int(v) and 1 <= v <= self.LIMIT for v in value):
+            raise TraceError(f"{at}: {name}", f"expected a list of 1 to 5 sizes from 1 to {self.LIMIT}, got {value!r}")
+        return pack_box(value)
+
+    def decoded(self, default):
+        return []
+
+    def column(self, values):
+        if any(not 0 <= len(v) <= 5 for v in values):
+            return None
+        return np.array([pack_box(v) for v in values], dtype=np.uint64)
+
+    def problems(self, b, name):
+        column = getattr(b, name)
+        sizes = [(column >> np.uint64(BOX_BITS * d)) & np.uint64((1 << BOX_BITS) - 1) for d in range(6)]
+        bad = (sizes[5] != 0) | np.any([s > self.LIMIT for s in sizes[:5]], axis=0)
+        yield from _first(bad, name, lambda i: f"not a box of at most 5 sizes up to {self.LIMIT}: {column[i]:#x}")
+
+    def write(self, value):
+        return list(unpack_box(value))
+
+
 @attrs.frozen
 class Form(Kind):
     """The field that gives an op's form, ``width`` or ``num``: one of the values ``OP_FIELDS`` lists for the op."""
@@ -406,31 +461,44 @@ FIELDS: dict[str, Field] = {
     "others": Field(Others(counts=("early", "early_alu", "issue", "issue_alu")), np.str_, ""),
     "stall": Field(Count(low=1), np.int32, 1),
     "pc": Field(Offset(), np.int32, NO_PC),
-    "addrs": Field(Lanes(MAX_INT, "address", np.ones(len(OPS), dtype=bool)), np.int32, INACTIVE),
+    "n": Field(Form(), np.uint16, 0),
+    "gtype": Field(Choice(GMMA_TYPES), np.uint8, 0),
+    "desc_a": Field(Word(), np.uint64, 0),
+    "desc_b": Field(Word(), np.uint64, 0),
+    "tnsp": Field(Choice(TNSP_MODES), np.uint8, 0),
+    "sparse": Field(Flag(), np.bool_, False),
+    "elem": Field(Form(), np.uint8, 0),
+    "smem": Field(Count(), np.int32, 0),
+    "size": Field(Count(), np.int32, 0),
+    "box": Field(Box(), np.uint64, 0),
+    "swizzle": Field(Choice(SWIZZLE_MODES), np.uint8, 0),
+    "store": Field(Flag(), np.bool_, False),
+    "addrs": Field(Lanes(MAX_INT, "address", IS_LANES), np.int32, INACTIVE),
     "src": Field(Lanes(MAX_SRC, "source address", IS_SOURCE), np.int64, INACTIVE),
 }
-#: The fields every op takes.
-COMMON_FIELDS = frozenset({"warp", "wait", "delay", "issue", "early", "early_alu", "issue_alu", "others", "stall", "pc", "addrs"})
+#: The fields every op takes (and ``addrs``, every op with lanes).
+COMMON_FIELDS = frozenset({"warp", "wait", "delay", "issue", "early", "early_alu", "issue_alu", "others", "stall", "pc"})
 
 
 @attrs.frozen
 class OpFields:
     """The fields one op takes besides ``COMMON_FIELDS``."""
 
-    form: str  # the required field that gives the instruction's form: "width" or "num"
+    form: str  # the required field that gives the instruction's form: "width", "num", "n" or "elem" ("": none)
     values: tuple[int, ...]  # the values ``form`` may take
     optional: frozenset[str]  # further fields it may carry
     required: frozenset[str] = frozenset()  # further fields it must carry
+    lanes: bool = True  # whether it gives the addresses of its lanes (``addrs``)
 
     @property
     def takes(self) -> frozenset[str]:
         """Every field the op takes."""
-        return COMMON_FIELDS | self.optional | self.required | {self.form}
+        return COMMON_FIELDS | self.optional | self.needs
 
     @property
     def needs(self) -> frozenset[str]:
         """The fields it must carry."""
-        return self.required | {self.form, "addrs"}
+        return self.required | ({self.form} if self.form else set()) | ({"addrs"} if self.lanes else set())
 
 
 WIDTHS = (8, 16, 32, 64, 128)
@@ -443,6 +511,13 @@ OP_FIELDS = {
     "LDSM": OpFields("num", NUMS, frozenset({"trans"})),
     "STSM": OpFields("num", NUMS, frozenset({"trans"})),
     "LDGSTS": OpFields("width", (32, 64, 128), frozenset({"mask", "bypass", "zfill"}), frozenset({"src"})),  # cp.async; bypass: .cg
+    # wgmma.mma_async (HGMMA, QGMMA, IGMMA): one row per warpgroup instruction, its first warp's number
+    "GMMA": OpFields("n", tuple(range(8, 257, 8)), frozenset({"desc_a", "tnsp", "sparse"}), frozenset({"gtype", "desc_b"}), lanes=False),
+    # cp.async.bulk.tensor into / out of shared memory; size: the bytes moved through shared memory
+    "UTMALDG": OpFields("elem", (1, 2, 4, 8), frozenset({"swizzle"}), frozenset({"smem", "size", "box"}), lanes=False),
+    "UTMASTG": OpFields("elem", (1, 2, 4, 8), frozenset({"swizzle"}), frozenset({"smem", "size", "box"}), lanes=False),
+    # cp.async.bulk (no tensor map); store: shared to global
+    "UBLKCP": OpFields("", (), frozenset({"store"}), frozenset({"smem", "size"}), lanes=False),
 }
 #: dtype of each ``InstructionBatch`` column.
 DTYPES = {"op": np.uint8, **{name: f.dtype for name, f in FIELDS.items()}}
@@ -474,10 +549,11 @@ def _op_problems(b: InstructionBatch) -> Iterator[Problem]:
         name = OPS[code]
         spec = OP_FIELDS[name]
         rows = b.op == code
-        allowed = np.zeros(256, dtype=bool)
-        allowed[list(spec.values)] = True
-        form = getattr(b, spec.form)
-        yield from _first(rows & ~allowed[form], spec.form, lambda i: f"expected {alternatives(spec.values)} for {name}, got {form[i]}")
+        if spec.form:
+            allowed = np.zeros(1 << 16, dtype=bool)
+            allowed[list(spec.values)] = True
+            form = getattr(b, spec.form)
+            yield from _first(rows & ~allowed[form], spec.form, lambda i: f"expected {alternatives(spec.values)} for {name}, got {form[i]}")
         for field in FIELDS.keys() - spec.takes:
             kind, default = FIELDS[field].kind, FIELDS[field].default
             if isinstance(kind, Form):
@@ -590,4 +666,15 @@ def _mask(v: Any, at: str) -> int:
             raise TraceError(at, f"expected an integer or hex string, got {v!r}") from None
     if not _is_int(v) or not 0 <= v <= FULL_MASK:
         raise TraceError(at, f"expected a 32-bit lane mask, got {v!r}")
+    return v
+
+
+def _word(v: Any, at: str) -> int:
+    if isinstance(v, str):
+        try:
+            v = int(v, 0)
+        except ValueError:
+            raise TraceError(at, f"expected an integer or hex string, got {v!r}") from None
+    if not _is_int(v) or not 0 <= v < 1 << 64:
+        raise TraceError(at, f"expected a 64-bit value, got {v!r}")
     return v
