@@ -321,6 +321,8 @@ def mn_major(mode: str, n_extent: int, elem: int, offset: int = 0) -> str:
     return desc(offset, 8 * width, 8 * width * max(row // width, 1), field)
 
 
+#: TMA swizzle modes: the span in bytes (0: none)
+SWIZZLES = {"none": 0, "32B": 32, "64B": 64, "128B": 128}
 A_OFF, B_OFF = 0, 16384  # A in the first 16 KiB of the image, B after it
 
 
@@ -482,10 +484,109 @@ def gemm_entries() -> list[dict]:
     return out
 
 
+# ------------------------------------------------------------------------------------------------- the held-out set
+
+def holdout_entries(seed: int = 2929) -> list[dict]:
+    """Probes drawn at random after the model was fixed (``--holdout``): wgmma descriptors with random modes, offsets,
+    strides and base offsets (each operand inside the image, by the simulator's own address decoder), TMA boxes of
+    random rank, type, size, position (partly outside too) and swizzle, bulk copies of random size and offsets."""
+    from simsmem.kernel.isa.gmma import addresses
+
+    rng = np.random.default_rng(seed)
+    out = []
+    kernels = ["wg_f16_n64", "wg_f16_n64_ta", "wg_f16_n64_tb", "wg_f16_n64_tab", "wg_f16_n24", "wg_f16_n128", "wg_bf16_n128_tb",
+               "wg_tf32_n64", "wg_e4m3_n64", "wg_rs_f16_n64", "wg_f16_n64_f16acc", "wg_s8_n64"]
+
+    def operand(rows: int, size: int, mn: bool) -> str:
+        while True:
+            mode = str(rng.choice(list(MODES)))
+            field, width = MODES[mode]
+            base = int(rng.integers(0, 8)) if mode != "none" and rng.random() < 0.3 else 0
+            if mn:
+                lbo, sbo = 16 * int(rng.integers(1, 129)), 16 * int(rng.integers(1, 129))
+                start = 16 * int(rng.integers(0, 1024))
+            elif mode == "none":
+                lbo, sbo, start = 16 * int(rng.integers(8, 65)), 16 * int(rng.integers(8, 129)), 16 * int(rng.integers(0, 1024))
+            else:
+                lbo, sbo = 16, 8 * width + 16 * int(rng.integers(0, 33))
+                start = 32 * int(rng.integers(0, width // 32)) + width * int(rng.integers(0, 64))
+            d = int(desc(start, lbo, sbo, field, base), 16)
+            a = addresses(np.array([d], dtype=np.uint64), rows, 32 // size, size, mn)
+            if a.max() + size <= IMAGE:
+                return hex(d)
+
+    for k in range(24):
+        kernel = kernels[k % len(kernels)]
+        ab, n, acc, ta, tb, a_regs, _ = WG_KERNELS[kernel]
+        size = TYPES[ab][1]
+        nd = n // 2 if acc in ("f32", "s32") else n // 4
+        da = "0" if a_regs else operand(64, size, bool(ta))
+        db = operand(n, size, bool(tb))
+        aregs = f"npy:data/hopper_aregs_{ab}.npy" if a_regs else "zeros:0"
+        out.append({"name": f"hold_{kernel}_{k}", "origin": "written here: wgmma probe, held out (random descriptors)",
+                    "source": "src/probe_hopper.cu", "ptx": "ptx/probe_hopper.ptx", "kernel": kernel, "grid": [1, 1, 1], "block": [128, 1, 1],
+                    "smem": IMAGE, "args": [f"npy:data/hopper_img_{ab}.npy", str(IMAGE // 16), da, db, aregs, "0", f"zeros:{128 * nd * 4}"],
+                    "problem": f"one wgmma {kernel[3:]}, descriptors A {da} B {db} (relative to the dynamic shared memory)"})
+    tensor = "npy:data/hopper_tensor.npy"
+    elem = {"u8": 1, "f16": 2, "f32": 4, "f64": 8}
+    for k in range(14):
+        dtype = str(rng.choice(list(elem)))
+        e = elem[dtype]
+        rank = int(rng.choice([1, 2, 2, 2, 3, 4, 5]))
+        swizzle = "none" if rank == 1 else str(rng.choice(list(SWIZZLES)))
+        span = SWIZZLES[swizzle] or 256
+        row_units = int(rng.integers(1, span // 16 + 1))  # the box's row: 16-byte units, at most the swizzle span
+        box = [16 * row_units // e] + [int(rng.integers(1, 9)) for _ in range(rank - 1)]
+        dims = [box[0] * int(rng.integers(1, 4)) + int(rng.integers(0, 3)) * 16 // e] + [b + int(rng.integers(0, 6)) for b in box[1:]]
+        coords = [int(rng.integers(-b // 2, d - b // 2 + 1)) for b, d in zip(box, dims)]
+        store = k % 3 == 2 and rank <= 3
+        nbytes = int(np.prod(box)) * e
+        rows = nbytes // (box[0] * e)
+        footprint = rows * max(box[0] * e, SWIZZLES[swizzle])
+        if footprint > 96 * 1024 or int(np.prod(dims)) * e > 1 << 20:  # shared memory, and the 1 MiB tensor
+            box[1:] = [1] * (rank - 1)
+            dims[1:] = [2] * (rank - 1)
+            coords[1:] = [0] * (rank - 1)
+            nbytes = box[0] * e
+            footprint = max(nbytes, SWIZZLES[swizzle])
+        if store:
+            out.append({"name": f"hold_tma_st_{k}", "origin": "written here: TMA store probe, held out (random box)", "source": "src/probe_hopper.cu",
+                        "ptx": "ptx/probe_hopper.ptx", "kernel": f"tma_store_{rank}d", "grid": [1, 1, 1], "block": [128, 1, 1], "smem": footprint + 1024,
+                        "args": [tmap(dtype, dims, box, swizzle, f"zeros:{int(np.prod(dims)) * e}"), *map(str, (coords + [0] * 3)[:3]),
+                                 "npy:data/hopper_simg.npy", str(footprint // 16)],
+                        "problem": f"one {rank}D TMA store of a {'x'.join(map(str, box))} {dtype} box of a {'x'.join(map(str, dims))} tensor, {swizzle}, at {coords}"})
+            continue
+        kdims, kbox, kcoords = (dims + [1], box + [1], coords + [0]) if rank == 4 else (dims, box, coords)
+        out.append({"name": f"hold_tma_ld_{k}", "origin": "written here: TMA load probe, held out (random box)", "source": "src/probe_hopper.cu",
+                    "ptx": "ptx/probe_hopper.ptx", "kernel": f"tma_load_{5 if rank == 4 else rank}d", "grid": [1, 1, 1], "block": [128, 1, 1],
+                    "smem": footprint + 1024,
+                    "args": [tmap(dtype, kdims, kbox, swizzle, tensor), *map(str, (kcoords + [0] * 5)[:5]), str(nbytes), f"zeros:{footprint}", str(footprint // 16)],
+                    "problem": f"one {rank}D TMA load of a {'x'.join(map(str, box))} {dtype} box of a {'x'.join(map(str, dims))} tensor, {swizzle}, at {coords}"})
+    for k in range(6):
+        n, so, do = 16 * int(rng.integers(1, 512)), 16 * int(rng.integers(0, 256)), 16 * int(rng.integers(0, 256))
+        kind = "load" if k % 2 == 0 else "store"
+        if kind == "load":
+            args = ["npy:data/hopper_bulk_src.npy", str(so), str(do), str(n), f"zeros:{do + n}", str((do + n) // 16)]
+            smem = do + n + 1024
+        else:
+            args = [f"zeros:{do + n}", str(do), str(so), str(n), "npy:data/hopper_simg.npy", str(min(so + n + 1023, IMAGE) // 16)]
+            smem = so + n + 1024
+        out.append({"name": f"hold_bulk_{kind}_{k}", "origin": "written here: bulk copy probe, held out", "source": "src/probe_hopper.cu",
+                    "ptx": "ptx/probe_hopper.ptx", "kernel": f"bulk_{kind}", "grid": [1, 1, 1], "block": [128, 1, 1], "smem": smem, "args": args,
+                    "problem": f"one cp.async.bulk {kind} of {n} B (global offset {so if kind == 'load' else do}, shared {do if kind == 'load' else so})"})
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--nvcc", default="nvcc")
+    ap.add_argument("--holdout", action="store_true", help="write manifest_hopper_holdout.json only (random probes, after the model)")
     a = ap.parse_args()
+    if a.holdout:
+        entries = holdout_entries()
+        (HERE / "manifest_hopper_holdout.json").write_text(json.dumps(entries, indent=1) + "\n")
+        print(len(entries), "held-out entries")
+        return 0
     (HERE / "src" / "probe_hopper.cu").write_text(write_source())
     for stem in ("probe_hopper", "hopper_gemm"):
         subprocess.run([a.nvcc, "-arch=sm_90a", "-ptx", str(HERE / "src" / f"{stem}.cu"), "-o", str(HERE / "ptx" / f"{stem}.ptx")], check=True)
