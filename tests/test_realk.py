@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from simsmem.analysis import analyse
 from simsmem.config import load_arch
+from simsmem.errors import SimsmemError
 from simsmem.kernel.launch import make_launch
 from simsmem.kernel.program import load_program
 from simsmem.kernel.tracer import describe, select_ctas, trace_stream
@@ -138,3 +138,21 @@ def test_outputs_match_the_gpu(name):
             assert np.abs(g - o).max() <= ROUNDED[name] * np.abs(g).max(), f"argument {i + 1}"
         else:
             assert np.array_equal(gpu, ours), f"argument {i + 1}: {np.count_nonzero(gpu != ours)} bytes differ"
+
+
+def _failed_on_the_gpu() -> list[dict]:
+    """Held-out Hopper probes whose plain run the H200 stopped (runs/2026-11-27-hopper-holdout/status.txt)."""
+    status = (REALK / "runs" / "2026-11-27-hopper-holdout" / "status.txt").read_text().split("\n")
+    failed = {line.split()[1] for line in status if line.strip() and line.split()[2] != "ok"}
+    return [e for e in json.loads((REALK / "manifest_hopper_holdout.json").read_text()) if e["name"] in failed]
+
+
+@pytest.mark.parametrize("entry", _failed_on_the_gpu(), ids=lambda e: e["name"])
+def test_what_the_gpu_refuses_stops_the_trace(entry):
+    """The 9 held-out TMA probes the H200 stopped with CUDA_ERROR_ILLEGAL_INSTRUCTION (launch_plain.log) all start their box
+    at a first coordinate that is not a multiple of 16 bytes (the 5 that ran all do): the trace stops there too, naming it."""
+    program = load_program(REALK / entry["ptx"], entry["kernel"])
+    launch = make_launch(program, tuple(entry["grid"]), tuple(entry["block"]), entry["smem"], entry["args"], REALK, 233472)
+    ctas = select_ctas(launch, None)
+    with pytest.raises(SimsmemError, match="multiple of 16 bytes"):
+        trace_stream(program, launch, ctas, describe(program, launch, ctas, entry["args"], entry["smem"])).read()

@@ -122,6 +122,9 @@ def _utma(ins: Instruction, env: Env):
             regs = m.UR[:, t]
             smem = int(regs[first]) & WINDOW
             coords = tuple(int(np.int32(regs[first + (2 if load else 1) + d])) for d in range(rank))
+            if coords[0] * tmap.elem % 16:
+                raise ExecError(f"{ins.text}: the box starts {coords[0]} elements ({coords[0] * tmap.elem} bytes) into its rows: TMA needs a "
+                                "multiple of 16 bytes (the H200 stops with an illegal instruction)", ins.pc)
             offset, inside, shared = tmap.box_layout(coords, smem)
             cta = int(m.cta_slot[t])
             e = tmap.elem
