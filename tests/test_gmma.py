@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from simsmem.hopper import addresses
 from simsmem.kernel.isa import Env, build
-from simsmem.kernel.isa.gmma import addresses
 from simsmem.kernel.launch import make_launch
 from simsmem.kernel.machine import Geometry, Machine
 from simsmem.kernel.memory import LOCAL_HI, SHARED_HI, GlobalMemory

@@ -16,10 +16,12 @@ from rich.console import Console
 from ..analysis import analyse_stream
 from ..errors import SimsmemError
 from ..explain import choose, explain, print_explanation
+from ..explain_block import explain_block, print_block
 from ..layout import tile
 from ..plots import figure, save
 from ..progress import add_quiet_flag, progress, track
 from ..trace import open_trace
+from ..trace.records import IS_LANES
 from ..validate import resolve_arch
 from . import non_negative, positive
 from .gen import add_swizzle_arguments, add_tile_arguments, chosen_swizzle, pad_elements
@@ -56,9 +58,14 @@ def run(args: argparse.Namespace) -> int:
     if not chosen:
         nothing = f" ({out} not written)" if out else ""
         console.print(f"No bank conflicts in the {result.instructions} instructions of {result.name or args.trace}{nothing}; --index N explains any one.")
-    explanations = [explain(result, i, twins) for i, twins in track(chosen, "explaining and trying fixes", quiet=args.quiet)]
-    for ex in explanations:
-        print_explanation(ex, console)
+    block = ~IS_LANES[result.trace.instructions.op]
+    explanations = []
+    for i, twins in track(chosen, "explaining and trying fixes", quiet=args.quiet):
+        if block[i]:  # a wgmma or a copy: the banks its pieces touch
+            print_block(explain_block(result, i), console)
+        else:
+            explanations.append(explain(result, i, twins))
+            print_explanation(explanations[-1], console)
     if out and explanations:
         try:
             save(figure(explanations, result.arch.banks, result.arch.bank_width, t), out, fmt)

@@ -23,6 +23,8 @@ import struct
 import attrs
 import numpy as np
 
+from ..hopper import box_addresses, box_rows
+
 #: element types and their bytes
 DTYPES = {"u8": 1, "u16": 2, "u32": 4, "s32": 4, "u64": 8, "s64": 8, "f16": 2, "f32": 4, "f64": 8, "bf16": 2, "f32ftz": 4, "tf32": 4}
 #: swizzle modes: bytes of the span (0: none)
@@ -115,26 +117,12 @@ class TensorMap:
         return cls(list(DTYPES)[f[3]], f[1], tuple(dims[:rank]), tuple(strides[: rank - 1]), tuple(box[:rank]), f[4] * 16)
 
     def box_layout(self, coords: tuple[int, ...], smem: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """For the box at ``coords`` landing at shared address ``smem``, per element: (global byte offset
-        from ``address``, whether it is inside the tensor, shared address), in row order."""
-        idx = np.indices(self.box[::-1]).reshape(self.rank, -1)[::-1].astype(np.int64)  # element multi-indices, dim 0 fastest
-        pos = idx + np.array(coords, dtype=np.int64)[:, None]
+        """For the box at ``coords`` landing at shared address ``smem``, per element: (global byte offset from
+        ``address``, whether it is inside the tensor, shared address), in row order."""
+        pos = box_rows(self.box) + np.array(coords, dtype=np.int64)[:, None]
         inside = ((pos >= 0) & (pos < np.array(self.dims, dtype=np.int64)[:, None])).all(axis=0)
         steps = np.array((self.elem, *self.strides), dtype=np.int64)
-        offset = (pos * steps[:, None]).sum(axis=0)
-        row = np.zeros(idx.shape[1], dtype=np.int64)
-        for d in range(self.rank - 1, 0, -1):
-            row = row * self.box[d] + idx[d]
-        shared = swizzle(smem + row * self.pitch + idx[0] * self.elem, self.swizzle)
-        return offset, inside, shared
-
-
-def swizzle(addr: np.ndarray, span: int) -> np.ndarray:
-    """``Swizzle<b,4,3>`` of byte addresses for a ``span``-byte swizzle (b = log2(span / 16); 0: none)."""
-    if not span:
-        return addr
-    bits = (span // 16).bit_length() - 1
-    return addr ^ (((addr >> 7) & ((1 << bits) - 1)) << 4)
+        return (pos * steps[:, None]).sum(axis=0), inside, box_addresses(smem, self.box, self.elem, self.swizzle)
 
 
 _SPEC = re.compile(r"^tmap:(?P<dtype>[a-z0-9]+):(?P<dims>[0-9x]+)(@(?P<strides>[0-9,]+))?:(?P<box>[0-9x]+):(?P<swizzle>[A-Za-z0-9]+):(?P<buffer>.+)$")

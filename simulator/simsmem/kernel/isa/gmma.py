@@ -8,14 +8,8 @@ drops C, an absent one is UPT. The 4 warps of a warpgroup execute it as one: eac
 until all four are there, then D is computed for all 128 threads and they go on. The machine completes the MMA
 there and then, so WARPGROUP.ARRIVE/DEPBAR and the proxy fences have nothing to do.
 
-Shared-memory operands (``addresses``): the canonical layouts of CUTLASS's cute/atom/mma_traits_sm90_gmma.hpp, read
-from a descriptor: start address >> 4 (bits 0-13), leading byte offset >> 4 (16-29), stride byte offset >> 4 (32-45),
-base offset (49-51), swizzle mode (62-63: none, 128B, 64B, 32B). K-major: row r at start + (r % 8) * W + (r // 8) *
-SBO (W the swizzle atom's row, 16 bytes unswizzled), its 16-byte K chunks at + c * LBO unswizzled, + c * 16 swizzled.
-MN-major (.tnspA/.tnspB): 16-byte core-matrix columns along M/N SBO apart and 8-K groups LBO apart unswizzled;
-swizzled, W bytes of M/N in a row, 8 K rows of them, the next W of M/N at + LBO and the next 8 K at + SBO. The
-swizzle Swizzle<b,4,3> (b = 3, 2, 1 for 128B, 64B, 32B) acts on the absolute shared address, its XOR taken from
-bits 7.. less the base offset: measured on the H200 (calibration/realk/hopper.json, the hop_wg_* probes).
+Shared-memory operands: ``hopper.addresses`` (CUTLASS's canonical layouts read from the matrix descriptors; measured
+on the H200, calibration/realk/hopper.json, the hop_wg_* probes).
 
 Arithmetic: each product is exact in float64 and the sums are formed there, rounded once to the accumulator
 (float32, float16 pairs, or int32 wrapping, saturating with .SAT): the GPU's own results where no sum loses bits
@@ -29,6 +23,7 @@ import re
 import attrs
 import numpy as np
 
+from ...hopper import addresses
 from ..machine import LANES, WAIT_UNTIL, ExecError, Machine
 from ..sass import RZ, URZ, Instruction
 from . import Env, ieee, operand, step
@@ -37,52 +32,9 @@ from .operands import BuildError, read
 
 #: element type -> bytes; the SASS modifier names them (HGMMA without one is f16)
 SIZES = {"f16": 2, "bf16": 2, "tf32": 4, "e4m3": 1, "e5m2": 1, "s8": 1, "u8": 1}
-#: swizzle mode field -> bytes of one row of the swizzle atom (16: no swizzle, 8x16-byte core matrices)
-WIDTH = np.array([16, 128, 64, 32], dtype=np.int64)
 THREADS = 4 * LANES
 with np.errstate(invalid="ignore"):  # the NaN codes
     _FP8 = {"e4m3": fp8_to_f32(np.arange(256), True).astype(np.float64), "e5m2": fp8_to_f32(np.arange(256), False).astype(np.float64)}
-
-
-@attrs.frozen
-class Descriptor:
-    """A wgmma matrix descriptor's fields (bytes), as arrays: one entry per descriptor."""
-
-    start: np.ndarray
-    lbo: np.ndarray
-    sbo: np.ndarray
-    base: np.ndarray
-    mode: np.ndarray
-
-    @classmethod
-    def of(cls, value) -> Descriptor:
-        """The fields of 64-bit descriptors (an array of them, or one)."""
-        u = np.asarray(value, dtype=np.uint64)
-
-        def field(low: int, bits: int) -> np.ndarray:
-            return (u >> np.uint64(low) & np.uint64((1 << bits) - 1)).astype(np.int64)
-        return cls(field(0, 14) << 4, field(16, 14) << 4, field(32, 14) << 4, field(49, 3), field(62, 2))
-
-
-def addresses(desc, rows: int, k: int, size: int, mn_major: bool) -> np.ndarray:
-    """Shared-window byte address of element (row, k) of an operand (rows along M or N) of ``size``-byte elements,
-    per descriptor: (len(desc), rows, k). An element never straddles a 16-byte chunk, so its bytes follow it."""
-    f = Descriptor.of(np.atleast_1d(desc))
-    start, lbo, sbo, base, mode = (x[:, None, None] for x in (f.start, f.lbo, f.sbo, f.base, f.mode))
-    width = WIDTH[mode]
-    i, kk = np.arange(rows)[:, None], np.arange(k)[None, :]
-    if mn_major:
-        mb = i * size
-        plain = (mb >> 4) * sbo + (kk & 7) * 16 + (kk >> 3) * lbo + (mb & 15)
-        swizzled = mb // width * lbo + (kk & 7) * width + (kk >> 3) * sbo + mb % width
-    else:
-        kb = kk * size
-        if ((mode != 0) & (kb >= width)).any():
-            raise ValueError(f"a K-major operand {k * size} bytes wide does not fit the {int(width[mode != 0].min())}-byte swizzle atom")
-        plain = (i & 7) * 16 + (i >> 3) * sbo + (kb >> 4) * lbo + (kb & 15)
-        swizzled = (i & 7) * width + (i >> 3) * sbo + kb
-    a = start + np.where(mode != 0, swizzled, plain)
-    return a ^ (((a >> 7) - base) & (width // 16 - 1)) << 4
 
 
 def values(codes: np.ndarray, kind: str) -> np.ndarray:
