@@ -171,3 +171,18 @@ def test_bad_input_is_one_line(argv, tmp_path, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("simsmem: ") and err.count("\n") == 1
+
+
+def test_check_finds_the_wgmma_descriptor_of_a_tma_tile(capsys):
+    """``--access GMMA``: a 64x64 f16 tile in TMA's 128B mode is the canonical K-major 128B layout, read with the
+    descriptor the probes hop_wg_f16_n64_k_128B used (H200, calibration/realk/hopper.json: LBO 16, SBO 1024, mode 1,
+    each K step 32 bytes further); read M/N-major, its K steps are 16 rows (2048 bytes) apart. Unswizzled 128-byte rows,
+    or padded ones, are no wgmma layout."""
+    assert main(["swizzle", "--tma", "128B", "--rows", "64", "--cols", "64", "--check", "--access", "GMMA", "--access", "GMMA@mn"]) == 0
+    k, mn = capsys.readouterr().out.strip().split("\n")
+    assert "a canonical layout, 128B swizzle, LBO 16, SBO 1024, base offset 0: 4 K steps" in k
+    assert "0x4000004000010000, 0x4000004000010002, 0x4000004000010004, 0x4000004000010006" in k
+    assert "0x4000004000010000, 0x4000004000010080, 0x4000004000010100" in mn and "16 wavefronts a step" in mn
+    for extra in (["--tma", "none"], ["--tma", "128B", "--pad-bytes", "16"]):
+        assert main(["swizzle", *extra, "--rows", "64", "--cols", "64", "--check", "--access", "GMMA"]) == 0
+        assert "no matrix descriptor reads" in capsys.readouterr().out

@@ -85,3 +85,37 @@ def box_addresses(smem: int, box: tuple[int, ...], elem: int, span: int) -> np.n
         row = row * box[d] + idx[d]
     pitch = max(box[0] * elem, span)
     return swizzle(smem + row * pitch + idx[0] * elem, span)
+
+
+def encode(start: int, lbo: int, sbo: int, mode: int, base: int = 0) -> int:
+    """A matrix descriptor of byte fields (``Descriptor.of`` backwards; start, LBO and SBO multiples of 16)."""
+    return (start >> 4 & 0x3FFF) | (lbo >> 4 & 0x3FFF) << 16 | (sbo >> 4 & 0x3FFF) << 32 | (base & 7) << 49 | (mode & 3) << 62
+
+
+def describe(plain: np.ndarray, placed: np.ndarray, size: int, mn_major: bool) -> list[int] | None:
+    """The matrix descriptors (one per 32-byte K step) that make a wgmma read an operand whose element (row, k) (rows
+    along M or N) sits at ``placed[row, k]``, or None if none does. ``plain`` holds the addresses before any swizzle:
+    it gives the start, leading and stride byte offsets; each swizzle mode (and base offset) is kept only where
+    ``addresses`` gives every placed address back."""
+    rows, ks = placed.shape
+    k = 32 // size  # elements of K one wgmma reads
+    if rows % 8 or ks % k or not rows:
+        return None
+    chunk = 16 // size  # elements in 16 bytes
+    for mode in (1, 2, 3, 0):
+        w = int(WIDTH[mode])
+        if mn_major:
+            along = chunk if mode == 0 else w // size  # the next 16 bytes (core matrix) or the next atom along M/N
+            lbo = int(plain[0, 8] - plain[0, 0]) if mode == 0 else (int(plain[along, 0] - plain[0, 0]) if along < rows else 16)
+            sbo = int(plain[along, 0] - plain[0, 0]) if mode == 0 and along < rows else (16 if mode == 0 else int(plain[0, 8] - plain[0, 0]))
+        else:
+            lbo = int(plain[0, chunk] - plain[0, 0]) if mode == 0 else 16
+            sbo = int(plain[8, 0] - plain[0, 0]) if rows > 8 else 16
+        if lbo <= 0 or sbo <= 0 or lbo % 16 or sbo % 16:
+            continue
+        for base in sorted({0, int(plain[0, 0]) >> 7 & 7}) if mode else (0,):
+            descs = [encode(int(plain[0, j * k]), lbo, sbo, mode, base) for j in range(ks // k)]
+            if all(np.array_equal(addresses(np.array([d], dtype=np.uint64), rows, k, size, mn_major)[0], placed[:, j * k : (j + 1) * k])
+                   for j, d in enumerate(descs)):
+                return descs
+    return None

@@ -7,7 +7,8 @@ element of a ``--rows x --cols`` tile: ``simsmem swizzle 3 0 3 --rows 8 --cols 8
 ``swizzle<3,1,3>`` is CuTe ``Swizzle<1,3,3>``, ``simsmem swizzle 1 3 3``.
 
 ``--check --access SPEC ...`` runs the accesses over the tile through the bank model, without and
-with the swizzle. ``--search --access SPEC ...`` scores every Swizzle(B <= 3, M <= 4, |S| <= 4) and
+with the swizzle; ``--access GMMA`` (the tile's rows along M or N) or ``GMMA@mn`` (its rows along K) says
+which wgmma matrix descriptors read the tile as an operand, or that none does. ``--search --access SPEC ...`` scores every Swizzle(B <= 3, M <= 4, |S| <= 4) and
 row padding (0 to 128 bytes in steps of the widest access) and prints the best, least padding first.
 """
 
@@ -23,6 +24,7 @@ from rich.table import Table
 from ..banks import count
 from ..config import load_arch
 from ..errors import SimsmemError
+from ..hopper import Descriptor, describe
 from ..layout import Tile, tile
 from ..metrics import labels
 from ..patterns import steps_trace
@@ -118,6 +120,12 @@ def _check(args: argparse.Namespace, t: Tile, console: Console) -> None:
     if not args.access:
         raise SimsmemError("--check", "give the accesses to check with --access")
     plain = tile(t.rows, t.cols, t.elem_bytes, pad_elements(args), IDENTITY)
+    wgmma = [spec for spec in args.access if spec.split("@")[0] == "GMMA"]
+    for spec in wgmma:
+        console.print(_wgmma_check(spec, plain, t), markup=False, soft_wrap=True)
+    args.access = [spec for spec in args.access if spec not in wgmma]
+    if not args.access:
+        return
     steps = accesses(args)
     results = []
     for x in (plain, t):
@@ -135,6 +143,32 @@ def _check(args: argparse.Namespace, t: Tile, console: Console) -> None:
     table.add_row("all", "", "", *(str(int(x.sum())) for x in (before.wavefronts, after.wavefronts, after.ideal)), style="bold")
     console.print(table)
     console.print(f"bank conflicts: {int(before.bank_conflicts.sum())} plain, {int(after.bank_conflicts.sum())} with {sw}", markup=False)
+
+
+def _wgmma_check(spec: str, plain: Tile, t: Tile) -> str:
+    """``GMMA`` (the tile's rows along M or N, K-major) or ``GMMA@mn`` (its rows along K): the matrix descriptors that
+    make a wgmma read the tile as an operand, or why none does (``hopper.describe``)."""
+    walk = spec.partition("@")[2] or "k"
+    if walk not in ("k", "mn"):
+        raise SimsmemError(spec, "GMMA reads the tile K-major (GMMA: its rows along M or N) or GMMA@mn (its rows along K)")
+    mn = walk == "mn"
+    if t.elem_bytes not in (1, 2, 4):
+        raise SimsmemError(spec, f"wgmma operands have 1, 2 or 4-byte elements, not {t.elem_bytes}")
+    rows, cols = np.indices((t.rows, t.cols))
+    placed, unswizzled = t.byte_offset(rows, cols), plain.byte_offset(rows, cols)
+    if mn:
+        placed, unswizzled = placed.T, unswizzled.T
+    descs = describe(unswizzled, placed, t.elem_bytes, mn)
+    what = f"{spec} ({'M/N' if mn else 'K'}-major operand, {placed.shape[0]} rows along M or N)"
+    if descs is None:
+        return (f"{what}: no matrix descriptor reads {t}: wgmma needs Swizzle<b,4,3> on byte addresses with rows of exactly the "
+                "32, 64 or 128-byte swizzle span (or 16-byte core matrices), unpadded, M/N a multiple of 8")
+    f = Descriptor.of(np.array(descs, dtype=np.uint64))
+    mode = {0: "no swizzle", 1: "128B swizzle", 2: "64B swizzle", 3: "32B swizzle"}[int(f.mode[0])]
+    per_step = placed.shape[0] * 32 // 128
+    return (f"{what}: a canonical layout, {mode}, LBO {int(f.lbo[0])}, SBO {int(f.sbo[0])}, base offset {int(f.base[0])}: "
+            f"{len(descs)} K steps of 32 bytes, descriptors {', '.join(f'{d:#018x}' for d in descs[:4])}{' ...' if len(descs) > 4 else ''}; "
+            f"{per_step} wavefronts a step, one 8x16-byte core matrix each on all 32 banks: no bank conflicts")
 
 
 def _search(args: argparse.Namespace, console: Console) -> None:
