@@ -224,7 +224,7 @@ def realk_pinned() -> tuple[list[str], dict]:
     hopper = sum(1 for n in names if n.startswith(("hop_", "hopper_")) or n.endswith(("_sm90", "_sm90_w8")))
     lines += [f"`calibration/realk` holds {len(names)} kernels, each launched from its PTX and profiled by ncu (`calibration/realk/README.md`):",
               f"{len(names) - hopper} in `manifest.json` on an H100, five runs each; the {hopper} Hopper probes and kernels of `hopper.json`",
-              "(wgmma, TMA and bulk copies, the TMA-fed GEMMs, Triton's sm_90 matmuls) on an H200, the same GH100 SM, two runs each.",
+              "(wgmma, TMA and bulk copies, the TMA-fed GEMMs, Triton's sm_90 matmuls) on an H200, two runs each, and once on an H100.",
               "`tests/test_realk.py` traces each on the CPU and holds every modelled",
               "counter within the runs' range. The entries below are open: the test expects them to fail (strict xfail),",
               "so a model that starts to match one fails until it leaves the list. These figures are the test's own lists,",

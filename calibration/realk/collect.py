@@ -218,7 +218,8 @@ def main(argv: list[str] | None = None) -> int:
                 sources.append((main_csv, ok_list))
             for r in sorted(W.glob(f"ncu_run{k}_{mb}_*.csv")):
                 name = r.stem[len(f"ncu_run{k}_{mb}_"):]
-                sources.append((r, [name]))
+                if any(x["name"] == name for x in entries):  # (not another manifest's CSV whose name starts as this one's)
+                    sources.append((r, [name]))
             for path, names in sources:
                 header, rows = read_csv(path)
                 if not header_order and header:
