@@ -89,7 +89,12 @@ def marks(name: str) -> list:
     return [pytest.mark.xfail(strict=True, reason=OPEN[name])] if name in OPEN else []
 
 
-@pytest.mark.parametrize("name", [pytest.param(e["name"], marks=marks(e["name"])) for e in MANIFEST])
+#: entries whose counters another entry already holds and whose tracing takes long: the mbarrier-state probes each spin
+#: 100000 times reading the barrier's word (600k instructions, about 20 s here); hop_mbar_1_0_16 stays
+SAME_AS = {"hop_mbar_3_256_256": "hop_mbar_1_0_16", "hop_mbar_2_4096_1024": "hop_mbar_1_0_16"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(e["name"], marks=marks(e["name"])) for e in MANIFEST if e["name"] not in SAME_AS])
 def test_counters_match_the_h100(name):
     entry, metrics, _ = traced(name)
     off = []
