@@ -19,7 +19,7 @@ from rich.table import Table
 
 from ..analysis import analyse_stream
 from ..errors import SimsmemError
-from ..metrics import NOT_MODELLED
+from ..metrics import NOT_MODELLED, PARTIAL
 from ..ncu_csv import Kernel, number, pick, read_report
 from ..progress import add_quiet_flag, progress
 from ..trace import open_trace
@@ -36,7 +36,7 @@ class Line:
     metric: str
     measured: int | float | None  # None: not in the report
     simulated: int | None  # None: not modelled
-    status: str  # "match", "MISMATCH", "not in report" or "not modelled"
+    status: str  # "match", "MISMATCH", "part" (at most the measured total), "not in report" or "not modelled"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -73,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
     for line in lines:
         if line.status == "not modelled":
             console.print(f"not modelled: {line.metric}: {NOT_MODELLED[line.metric]}", style="dim")
+        elif line.metric in PARTIAL:
+            console.print(f"part: {line.metric}: {PARTIAL[line.metric]}", style="dim")
     listed = {line.metric for line in lines}
     shared = sum(bool(SHARED_MEMORY.search(m)) for m in set(kernel.metrics) - listed)
     console.print(f"not compared: {shared} other shared-memory counter totals of the report (no model for them), "
@@ -93,6 +95,9 @@ def compare(kernel: Kernel, simulated: dict[str, int], where: str) -> list[Line]
             lines.append(Line(name, None, value, "not in report"))
             continue
         measured = number(kernel.metrics[name], f"{where}: kernel {kernel.id}: {name}")
+        if name in PARTIAL:  # simsmem's part of it: at most the total (each SM rounds its count to even: 1 more at most)
+            lines.append(Line(name, measured, value, "part" if value <= measured + 1 else "MISMATCH"))
+            continue
         lines.append(Line(name, measured, value, "match" if measured == value else "MISMATCH"))
     for name in sorted(set(kernel.metrics) & set(NOT_MODELLED) - set(simulated)):
         lines.append(Line(name, _number_or_none(kernel.metrics[name]), None, "not modelled"))
