@@ -10,11 +10,10 @@ Two workloads, N instructions each, over 32 warps:
 - ``mixed``: bench_count's random mix of every sm_90 form (uniform addresses over 48 KiB: about 5
   wavefronts each), a fifth of them with ``wait`` and delays of 0 to 7 cycles.
 
-After one small run (the first call compiles the engine, or loads it from numba's cache), prints
-warp-instructions (shared-memory ones) per second of the engine ``simsmem run`` uses (``engine/sm.py``),
-RUNS times (default 3: a shared VM's speed moves from run to run; the best is the machine's undisturbed
-speed), and once of the reference (one simpy event per busy cycle, the model in Python), after counting
-(not timed), and the issue slots per second (the other instructions included).
+After one small compiled run (the first compiles the engine, or loads it from numba's cache), prints
+warp-instructions (shared-memory ones) per second of the compiled engine, RUNS times (default 3: a shared
+VM's speed moves from run to run; the best is the machine's undisturbed speed), after counting (not
+timed), and the issue slots per second (the other instructions included).
 """
 
 from __future__ import annotations
@@ -30,7 +29,6 @@ from bench_count import random_batch
 from simsmem.banks import count
 from simsmem.config import load_arch
 from simsmem.engine import program, simulate
-from simsmem.engine.reference import simulate_by_wavefront
 from simsmem.trace import NO_WAIT, InstructionBatch, load_trace
 
 LOOP = Path(__file__).resolve().parent.parent / "traces" / "timing" / "thr_LDS32_2.json.gz"
@@ -54,23 +52,20 @@ def main() -> None:
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     arch = load_arch("sm_90")
     start, warm = time.perf_counter(), loop(64)
-    simulate(warm, count(warm, arch), arch)  # compiles the data path (once: numba caches it on disk)
+    simulate(warm, count(warm, arch), arch, compiled=True)  # compiles the engine (once: numba caches it on disk)
     print(f"first call (compiling, or loading the cache): {time.perf_counter() - start:.2f} s")
     for name, batch in (("loop", loop(n)), ("mixed", mixed(n))):
         counts = count(batch, arch)
-        slots = sum(len(warp.inst) for warp in program(batch, counts, arch).slots)  # every instruction issued, others one by one
-        for how, sim, times in (("engine", simulate, runs), ("by wavefront", simulate_by_wavefront, 1)):
-            best = 0.0
-            for _ in range(times):
-                start = time.perf_counter()
-                timeline = sim(batch, counts, arch)
-                took = time.perf_counter() - start
-                best = max(best, len(batch) / took)
-                print(f"{name:5s} {how:12s}: {len(batch):,} instructions, {counts.wavefronts.sum():,} wavefronts, "
-                      f"{timeline.cycles:,} cycles: {len(batch) / took:,.0f} warp-instructions/s ({took:.2f} s; "
-                      f"{slots / took:,.0f} issue slots/s, the others included)")
-            if times > 1:
-                print(f"{name:5s} {how:12s}: best of {times}: {best:,.0f} warp-instructions/s")
+        slots = int(program(batch, counts, arch).slots["count"].sum())  # every instruction issued
+        best = 0.0
+        for _ in range(runs):
+            start = time.perf_counter()
+            timeline = simulate(batch, counts, arch, compiled=True)
+            took = time.perf_counter() - start
+            best = max(best, len(batch) / took)
+            print(f"{name:5s}: {len(batch):,} instructions, {counts.wavefronts.sum():,} wavefronts, {timeline.cycles:,} cycles: "
+                  f"{len(batch) / took:,.0f} warp-instructions/s ({took:.2f} s; {slots / took:,.0f} issue slots/s, the others included)")
+        print(f"{name:5s}: best of {runs}: {best:,.0f} warp-instructions/s")
 
 
 if __name__ == "__main__":

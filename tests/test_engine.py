@@ -6,6 +6,8 @@ feed_interval 2, wavefronts_per_cycle 1, path_order new-first, to_banks 3; LDS.3
 24), worked out by hand.
 """
 
+import hashlib
+
 import attrs
 import numpy as np
 import pytest
@@ -15,9 +17,8 @@ from hypothesis import strategies as st
 from conftest import ROOT, ROW, TWO_WAY, WIDE
 from simsmem.banks import count
 from simsmem.config import InFlight, Overtake
-from simsmem.engine import latency_by_form, simulate
+from simsmem.engine import jit, latency_by_form, simulate
 from simsmem.engine.program import _distinct_rows
-from simsmem.engine.reference import simulate_by_wavefront
 from simsmem.metrics import labels
 from simsmem.trace import NO_WAIT, Instruction, InstructionBatch, load_trace
 from strategies import instructions
@@ -160,7 +161,6 @@ def test_the_data_path_serves_the_oldest_instructions_only(sm90):
     assert [c for name, c in passes(log) if name.startswith("#3")] == [10]
     assert list(timeline.complete) == [25, 29, 33, 30]  # last wavefront + 23 - 3
     assert [c for name, c in passes(run(sm90, ins)[1]) if name.startswith("#3")] == [6]
-    assert by_wavefront(narrow, ins) == (list(timeline.issue), list(timeline.complete))
 
 
 def test_new_instructions_first_the_sub_partitions_in_turn(sm90):
@@ -178,15 +178,6 @@ def test_new_instructions_first_the_sub_partitions_in_turn(sm90):
     assert passes(run(overtaking, ins)[1]) == [("#0 wavefront 1/2", 3), ("#1 wavefront 1/1", 5), ("#0 wavefront 2/2", 6)]
     three = [Instruction("LDS", TWO_WAY, warp=w) for w in (0, 1, 2)]
     assert [c for _, c in passes(run(sm90, three)[1])] == [3, 4, 5, 6, 7, 8]
-    for arch in (sm90, oldest, overtaking):
-        timeline, _ = run(arch, ins)
-        assert by_wavefront(arch, ins) == (list(timeline.issue), list(timeline.complete))
-
-
-def by_wavefront(arch, ins):
-    batch = InstructionBatch.from_instructions(ins)
-    timeline = simulate_by_wavefront(batch, count(batch, arch), arch)
-    return list(timeline.issue), list(timeline.complete)
 
 
 def test_lone_load_takes_latency_plus_two_cycles_per_extra_wavefront(sm90):
@@ -317,34 +308,71 @@ def test_engine_passes_exactly_the_counted_wavefronts(sm90, ins):
 @pytest.mark.slow
 @given(traces(), st.sampled_from([1, 2, 3, 4, 8, 16]), st.sampled_from(["new-first", None, (0, 2), (1, 64), (4, 2), (16, 4)]),
        st.sampled_from([1, 2]), st.sampled_from([1, 2, 32]), st.sampled_from([None, 1, 3, 52]), st.sampled_from([0, 20]),
-       st.sampled_from(["round-robin", "youngest", "oldest", "greedy"]))
-def test_engine_equals_wavefront_by_wavefront(sm90, ins, window, order, per_cycle, queue, in_flight, after, priority):
-    """The compiled data path, passed only when the engine looks and told of finished instructions then,
-    gives the schedule of passing wavefronts one cycle event at a time, whatever the window (small ones
-    fill often), the order (new-first, or oldest first with overtaking (within, wavefronts) or without,
-    None), the data path's width, the LSU queue (1 or 2 entries: warps wait for room, which a telling
-    must hand them in time), the SM's loads in flight (1 or 3: warps of all sub-partitions wait for a
-    place, freed 0 or 20 cycles after the last wavefront) and the port's rule."""
+       st.sampled_from(["round-robin", "youngest", "oldest", "greedy"]), st.sampled_from([1, 2]), st.sampled_from([1, 3]))
+def test_compiled_rules_equal_plain_python(sm90, ins, window, order, per_cycle, queue, in_flight, after, priority, interval, shared):
+    """The rules compiled by numba give what the same functions give as plain Python (``engine.jit``), event log
+    included, whatever the window (small ones fill often), the order (new-first, or oldest first with overtaking
+    (within, wavefronts) or without, None), the data path's width, the LSU queue (1 or 2 entries: warps wait for
+    room, which a telling must hand them in time), the SM's loads in flight (1 or 3: warps of all sub-partitions
+    wait for a place, freed 0 or 20 cycles after the last wavefront), the port's rule and its intervals."""
     path = {"path_order": "new-first", "overtake": None} if order == "new-first" else {
         "path_order": "oldest", "overtake": None if order is None else Overtake(*order)}
     timing = attrs.evolve(sm90.timing, window_phases=window, wavefronts_per_cycle=per_cycle, queue_depth=queue, issue_priority=priority,
-                            in_flight=None if in_flight is None else InFlight(in_flight, after), **path)
+                          in_flight=None if in_flight is None else InFlight(in_flight, after), issue_interval=interval,
+                          shared_issue_interval=shared, **path)
     arch = attrs.evolve(sm90, timing=timing)
     batch = InstructionBatch.from_instructions(ins)
     counts = count(batch, arch)
-    compiled, by_wavefront = simulate(batch, counts, arch), simulate_by_wavefront(batch, counts, arch)
-    assert (compiled.issue == by_wavefront.issue).all() and (compiled.complete == by_wavefront.complete).all()
+    logs = [], []
+    compiled, plain = (simulate(batch, counts, arch, compiled=how, log=log) for how, log in zip((True, False), logs))
+    assert (compiled.issue == plain.issue).all() and (compiled.complete == plain.complete).all()
+    assert logs[0] == logs[1]
 
 
-def test_engine_equals_wavefront_by_wavefront_on_a_busy_loop(sm90):
-    """timing.cu's LDS.32 2-way loop on 16 warps (traces/timing/thr_LDS32_2.json.gz, 64 loads each): every
-    LSU queue busy, the data path saturated, the schedulers running ahead of the clock by what the data path
-    has told (the reference tells each cycle's finished instructions only after that cycle's wake-ups)."""
+def test_compiled_rules_equal_plain_python_on_a_busy_loop(sm90):
+    """timing.cu's LDS.32 2-way loop on 16 warps (traces/timing/thr_LDS32_2.json.gz, 32 loads each): every LSU
+    queue busy, the data path saturated, the schedulers running ahead of the clock by what the data path has
+    told."""
     batch = load_trace(ROOT / "traces" / "timing" / "thr_LDS32_2.json.gz").instructions
-    batch = batch.take(np.flatnonzero((batch.warp < 16) & (np.arange(len(batch)) % 512 < 64)))
+    batch = batch.take(np.flatnonzero((batch.warp < 16) & (np.arange(len(batch)) % 512 < 32)))
     counts = count(batch, sm90)
-    compiled, by_wavefront = simulate(batch, counts, sm90), simulate_by_wavefront(batch, counts, sm90)
-    assert (compiled.issue == by_wavefront.issue).all() and (compiled.complete == by_wavefront.complete).all()
+    compiled, plain = simulate(batch, counts, sm90, compiled=True), simulate(batch, counts, sm90, compiled=False)
+    assert (compiled.issue == plain.issue).all() and (compiled.complete == plain.complete).all()
+
+
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 4), st.integers(0, 4), st.booleans()), min_size=1, max_size=12),
+       st.sampled_from(["round-robin", "youngest", "oldest", "greedy"]))
+def test_counted_others_issue_as_one_by_one(sm90, rows, priority):
+    """``early`` and ``issue`` other instructions, each run one slot of the engine however long (a run its warp
+    issues alone goes at once), issue as the same instructions given one by one (``others``): the ``alu`` ones
+    spread evenly, the first of ``issue`` holding the wait. Warps 0 and 4 share a sub-partition; its port rule
+    varies."""
+    arch = timing(sm90, issue_priority=priority)
+    counted, listed = [], []
+    for k, (issue, early, alu, wait) in enumerate(rows):
+        alu = min(alu, issue)
+        spread = ["alu" if j * alu // issue != (j + 1) * alu // issue else "-" for j in range(issue)]
+        tokens = ["-"] * early + [f"{token}@0" if j == 0 and wait else token for j, token in enumerate(spread)]
+        common = {"warp": (0, 4)[k % 2], "wait": wait and not issue, "delay": k % 3}
+        counted.append(Instruction("LDS", ROW, issue=issue, early=early, issue_alu=alu, **{**common, "wait": wait}))
+        listed.append(Instruction("LDS", ROW, others=" ".join(tokens), **common))
+    a, b = run(arch, counted)[0], run(arch, listed)[0]
+    assert (a.issue == b.issue).all() and (a.complete == b.complete).all()
+
+
+def test_a_long_run_of_others_is_one_slot(sm90):
+    """A billion other instructions before a load are one slot (bounded memory), issued at once by a warp alone."""
+    timeline, _ = run(sm90, [Instruction("LDS", ROW, issue=10**9), Instruction("LDS", ROW, early=10**8)])
+    assert list(timeline.issue) == [10**9, 10**9 + 1 + 10**8]
+
+
+def test_the_compiled_functions_carry_a_digest_of_the_engine_s_sources():
+    """numba caches a compiled function by its own file; every one of the engine's is named with a digest of all
+    its sources (``engine.jit``), so an edit anywhere compiles them all afresh: no cached function runs old code."""
+    sources = sorted((ROOT / "simulator" / "simsmem" / "engine").glob("*.py"))
+    digest = hashlib.sha256(b"".join(path.read_bytes() for path in sources)).hexdigest()[:16]
+    assert jit.DIGEST == digest
+    assert jit._COMPILED and all(f.py_func.__qualname__.endswith(f"_{digest}") for f in jit._COMPILED)
 
 
 @given(st.lists(st.lists(st.integers(-3, 3), min_size=4, max_size=4), min_size=1, max_size=40))

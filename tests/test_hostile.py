@@ -6,6 +6,7 @@ Provenance: every input is built here by breaking a valid trace (an H100 corpus 
 
 import gzip
 import io
+import tracemalloc
 import zipfile
 
 import numpy as np
@@ -13,9 +14,11 @@ import orjson
 import pytest
 
 from conftest import H100
+from simsmem.banks import count
 from simsmem.cli import main
 from simsmem.corpus import corpus_trace, load_corpus
-from simsmem.trace import write_trace
+from simsmem.engine import simulate
+from simsmem.trace import Instruction, InstructionBatch, write_trace
 from simsmem.trace.npz import OPTIONAL
 from simsmem.trace.v1 import DTYPES
 
@@ -104,6 +107,25 @@ def test_bad_field(tmp_path, field, value, where, what, jsonl, refused):
 def test_others_and_counts_of_others_are_not_both_given(tmp_path, jsonl, refused):
     path = jsonl(tmp_path / "t.jsonl", {**GOOD, "others": "alu -", "issue": 2})
     refused("run", path, where=("t.jsonl", "line 2", "others"), what="give the other instructions one by one (others) or as counts (early, issue), not both")
+
+
+@pytest.mark.parametrize(("field", "value"), [("issue", 10**9), ("early", 10**8)])
+def test_a_huge_count_of_other_instructions_is_one_slot(tmp_path, capsys, jsonl, sm90, field, value):
+    """``issue`` and ``early`` count other instructions; the engine keeps each run as one slot, so a count of any
+    size answers at once in the memory of any run (the engine used to lay out every one: 13 GB, no answer after
+    100 s). The first load issues after them, the second a cycle later and completes 25 cycles after it. (The
+    compiled engine is loaded first: numba's compiling, the first time on a machine, is no part of it.)"""
+    path = jsonl(tmp_path / "t.jsonl", {**GOOD, field: value}, GOOD)
+    one = InstructionBatch.from_instructions([Instruction("LDS", tuple(GOOD["addrs"]))])
+    simulate(one, count(one, sm90), sm90, compiled=True)
+    tracemalloc.start()
+    try:
+        assert main(["run", str(path), "--format", "json"]) == 0
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert orjson.loads(capsys.readouterr().out)["timing"]["sm__cycles_elapsed.max"] == value + 25
+    assert peak < 100 << 20, peak
 
 
 def test_bad_field_in_a_json_document(tmp_path, refused):

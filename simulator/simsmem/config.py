@@ -94,7 +94,7 @@ class BlockSpec:
 
 @attrs.frozen
 class Overtake:
-    """The data path's exception to oldest first (``engine/passing.py``): its oldest instruction not yet
+    """The data path's exception to oldest first (``engine/path.py``): its oldest instruction not yet
     started goes before the started ones ready with it when each reached the banks at most ``within``
     cycles before it and has at most ``wavefronts`` wavefronts."""
 

@@ -1,58 +1,69 @@
 """Entries: a fixed number of places that issued instructions hold (a sub-partition's LSU queue, the SM's
-loads in flight).
+loads in flight), one ``state.POOL`` record each, with its known releases and waiting warps.
 
-A warp takes an entry before it issues; when none is free it waits. An instruction frees its entry a
-fixed number of cycles after its last wavefront (the queue's the cycle after, the SM's once its data
-returned): to the warp that has waited longest, handed over then, else back to the pool. Entries free in the
-order the data path finishes their instructions, so a warp gets the same entry whether the data path
-told of it before the warp looked or after (``sm.py`` passes cycles ahead, up to ``to_banks``). Freed
-entries are counted when a warp finds none left, not by events of their own.
-
-This is the reference's (``reference.py``); ``sm._claim`` and ``sm._release`` are the same in numba.
+A warp takes an entry before it issues; when none is free it waits. An instruction frees its entry a fixed
+number of cycles after its last wavefront (the queue's the cycle after, the SM's once its data returned):
+to the warp that has waited longest, handed over then, else back to the pool. Entries free in the order
+the data path finishes their instructions, so a warp gets the same entry whether the data path told of it
+before the warp looked or after. Freed entries are counted when a warp finds none left (``free_by``).
 """
 
 from __future__ import annotations
 
-import heapq
-from collections import deque
-from collections.abc import Callable
+from .jit import compiled
 
 
-class Entries:
-    """``size`` entries shared by the warps of one run's sub-partition (or of all of them)."""
+@compiled(inline=True)
+def take(pool):  # pragma: no cover - compiled
+    """Take a free entry (True), if one is."""
+    if pool["free"]:
+        pool["free"] -= 1
+        return True
+    return False
 
-    def __init__(self, run, size: int) -> None:
-        self.run = run
-        self.free = size  # entries free as of the last look
-        self.releases: list[int] = []  # heap: cycles taken entries are freed (of instructions served)
-        self.waiters: deque[Callable[[int], None]] = deque()  # how to hand an entry to each taker that found none free, in order
 
-    def claim(self, handed: Callable[[int], None]) -> int | None:
-        """Take an entry: the cycle it is the taker's (now, if one is free; else the first release known), or
-        None if none is known yet: ``handed(cycle)`` then hands it over at the release (takers get entries in
-        the order they asked)."""
-        run = self.run
-        now = run.env.now
-        if self.free:  # (no taker waits while one is free)
-            self.free -= 1
-            return now
-        releases = self.releases
-        while releases and releases[0] <= now:
-            heapq.heappop(releases)
-            self.free += 1
-        if self.free:
-            self.free -= 1
-            return now
-        if releases:  # the first entry to be freed is this taker's (any taker waiting before it has one)
-            return heapq.heappop(releases)
-        self.waiters.append(handed)
-        run.waiting += 1
-        return None
+@compiled(inline=True)
+def free_by(pool, releases, now):  # pragma: no cover - compiled
+    """Count the entries released by ``now`` as free."""
+    while pool["releases"] and releases[0] <= now:
+        first_release(pool, releases)
+        pool["free"] += 1
 
-    def release(self, cycle: int) -> None:
-        """An instruction frees its entry at ``cycle``: to the first warp waiting for one, else to the pool."""
-        if self.waiters:
-            self.run.waiting -= 1
-            self.waiters.popleft()(cycle)
-        else:
-            heapq.heappush(self.releases, cycle)
+
+@compiled(inline=True)
+def first_release(pool, releases):  # pragma: no cover - compiled
+    """The earliest release known, taken out."""
+    pool["releases"] -= 1
+    return _pop(releases, pool["releases"] + 1)
+
+
+@compiled(inline=True)
+def wait(pool, waiters, row):  # pragma: no cover - compiled
+    """The warp at ``row`` waits for an entry (after those waiting already)."""
+    waiters[pool["waiters"]] = row
+    pool["waiters"] += 1
+
+
+@compiled
+def release(pool, releases, waiters, cycle):  # pragma: no cover - compiled
+    """An entry is freed at ``cycle``: the row of the warp waiting longest, handed it; else -1 (the release is
+    kept, in order of cycles)."""
+    if pool["waiters"]:
+        pool["waiters"] -= 1
+        return _pop(waiters, pool["waiters"] + 1)
+    k = pool["releases"]
+    while k > 0 and releases[k - 1] > cycle:
+        releases[k] = releases[k - 1]
+        k -= 1
+    releases[k] = cycle
+    pool["releases"] += 1
+    return -1
+
+
+@compiled(inline=True)
+def _pop(values, n):  # pragma: no cover - compiled
+    """The first of ``values[:n]``, taken out (the rest move up)."""
+    first = values[0]
+    for k in range(n - 1):
+        values[k] = values[k + 1]
+    return first

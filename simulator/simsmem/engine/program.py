@@ -9,13 +9,25 @@ import numpy as np
 from ..banks import Counts, shape_of
 from ..config import ArchConfig
 from ..trace import NO_WAIT, InstructionBatch
-from ..trace.others import Other, parse
+from ..trace.others import parse
 from ..trace.records import Form
+
+#: One issue slot of a warp: a shared-memory instruction, another instruction, or a run of ``count`` one-cycle
+#: other instructions (a trace's ``early`` or ``issue``), one slot however long it is.
+SLOT = np.dtype([
+    ("inst", np.int64),  # the shared-memory instruction (trace index); -1: other instructions
+    ("pipe", np.int64),  # index into ``timing.pipes`` of the pipe its instructions issue on (a run: its ``alu`` ones); -1: none
+    ("stall", np.int64),  # cycles from an instruction's issue until the warp's next may issue (1 in a run)
+    ("wait", np.int64),  # the instruction whose completion (and its warp's earlier ones') its first waits for; -1: none
+    ("delay", np.int64),  # cycles after that wait (a shared-memory instruction's ``delay``)
+    ("count", np.int64),  # instructions in it: 1, or a run's length
+    ("alu", np.int64),  # how many of them use ``pipe``, spread evenly (``port.uses_pipe``): 1 or 0 for one instruction
+])
 
 
 @attrs.frozen(eq=False)
 class Program:
-    """A trace's instructions as the engine needs them, one entry per instruction (trace order)."""
+    """A trace's instructions as the engine needs them, one entry per instruction (trace order), and its warps' slots."""
 
     warp: np.ndarray  # int64
     sub_partition: np.ndarray  # int64: the sub-partition (SMSP) the warp runs on
@@ -24,7 +36,8 @@ class Program:
     latency: np.ndarray  # int64: cycles from issue to data with one wavefront, empty pipeline (config)
     start: np.ndarray  # int64: the first cycle each warp may issue at (indexed by warp number)
     by_warp: tuple[np.ndarray, ...]  # instruction indices of each warp that has any, in trace order
-    slots: tuple[Slots, ...]  # each warp's issue slots (``by_warp``'s order)
+    slots: np.ndarray  # ``SLOT``: every warp's issue slots, a warp's together, in ``by_warp``'s order
+    slot_counts: np.ndarray  # int64: how many slots each warp has (``by_warp``'s order)
 
     def __len__(self) -> int:
         return len(self.warp)
@@ -48,6 +61,7 @@ def program(batch: InstructionBatch, counts: Counts, arch: ArchConfig, sub_parti
     order = np.argsort(warp, kind="stable")
     starts = np.flatnonzero(np.r_[True, np.diff(warp[order]) != 0]) if len(warp) else np.empty(0, dtype=np.int64)
     by_warp = tuple(np.split(order, starts[1:])) if len(warp) else ()
+    slots, slot_counts = issue_slots(batch, order, np.diff(np.r_[starts, len(order)]), tuple(arch.timing.pipes))
     return Program(
         warp=warp,
         sub_partition=where,
@@ -56,55 +70,49 @@ def program(batch: InstructionBatch, counts: Counts, arch: ArchConfig, sub_parti
         latency=latency,
         start=np.zeros(int(warp.max(initial=-1)) + 1, dtype=np.int64) if start is None else np.asarray(start, dtype=np.int64),
         by_warp=by_warp,
-        slots=tuple(issue_slots(batch, ins, tuple(arch.timing.pipes)) for ins in by_warp),
+        slots=slots,
+        slot_counts=slot_counts,
     )
-
-
-@attrs.frozen(eq=False)
-class Slots:
-    """One warp's issue slots in order, column by column (int64): before each of its shared-memory instructions
-    the other instructions the trace gives (``others``, or ``early`` and ``issue`` counts), then that one.
-
-    Slot ``s`` may issue at ``max(issue of s-1 + stall[s-1], settled[wait[s]]) + delay[s]`` and when its pipe
-    is free (``warp.Warps``)."""
-
-    inst: np.ndarray  # the shared-memory instruction (trace index), -1 for another
-    pipe: np.ndarray  # index into ``timing.pipes`` of the pipe it issues on; -1: none
-    stall: np.ndarray  # cycles from its issue until the warp's next slot may issue
-    wait: np.ndarray  # the instruction whose completion (and its warp's earlier ones') it waits for; -1: none
-    delay: np.ndarray  # cycles after that wait (a shared-memory instruction's ``delay``)
 
 
 #: the columns of an instruction that make its slots, besides its place
 SHAPE = ("early", "early_alu", "issue", "issue_alu", "wait", "delay", "stall")
 
 
-def issue_slots(batch: InstructionBatch, instructions: np.ndarray, pipes: tuple[str, ...]) -> Slots:
-    """The slots of one warp's ``instructions`` (trace indices, in order); ``pipes``: the arch's pipe names.
+def issue_slots(batch: InstructionBatch, order: np.ndarray, per_warp: np.ndarray, pipes: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The slots (``SLOT``) of the instructions ``order`` (trace indices, a warp's together and in order, ``per_warp``
+    of each warp), and how many each warp has; ``pipes``: the arch's pipe names.
 
-    A trace's ``others`` give the other instructions one by one. Counts (``early``, ``issue``) give runs of
-    one-cycle others, the ``early_alu`` and ``issue_alu`` of them on the ``alu`` pipe spread evenly through
-    their run; the first ``issue`` one holds the instruction's wait (else the instruction itself). Each
+    Before each shared-memory instruction, the other instructions the trace gives: ``others`` one by one, or the
+    runs of ``early`` then ``issue`` one-cycle others (``early_alu`` and ``issue_alu`` of them on the ``alu`` pipe,
+    spread evenly), the first of ``issue`` holding the instruction's wait (else the instruction itself). Each
     distinct shape of instruction is worked out once; numpy lays them out."""
-    if not len(instructions):
-        return Slots(*(np.zeros(0, dtype=np.int64) for _ in range(5)))
-    codes: dict[str, int] = {}  # each distinct ``others`` text's number (a dict: sorting the strings is slow)
-    text_of = np.array([codes.setdefault(text, len(codes)) for text in batch.others[instructions].tolist()], dtype=np.int64)
+    if not len(order):
+        return np.zeros(0, dtype=SLOT), np.zeros(len(per_warp), dtype=np.int64)
+    codes = {"": 0}  # each distinct ``others`` text's number (a dict: sorting the strings is slow)
+    given = np.flatnonzero(batch.others != "")
+    text_of = np.zeros(len(batch), dtype=np.int64)
+    texts = batch.others.tolist()
+    text_of[given] = [codes.setdefault(texts[i], len(codes)) for i in given.tolist()]
+    text_of = text_of[order]
     texts = list(codes)
-    fields = np.column_stack([text_of, *(getattr(batch, name)[instructions].astype(np.int64) for name in SHAPE)])
+    fields = np.column_stack([text_of, *(getattr(batch, name)[order] for name in SHAPE)]).astype(np.int64)
     shapes, shape_of = _distinct_rows(fields)
-    # each shape's slots (its others, then itself): pipe, stall, wait (N, or NO_WAIT), delay, itself (1) or an other (0)
-    table = [_shape(str(texts[row[0]]), *row[1:].tolist(), {name: k for k, name in enumerate(pipes)}) for row in shapes]
+    pipe_of = {name: k for k, name in enumerate(pipes)}
+    table = [_shape(str(texts[row[0]]), *row[1:].tolist(), pipe_of) for row in shapes]
     lengths = np.array([len(t) for t in table], dtype=np.int64)
-    first = np.r_[0, np.cumsum(lengths)[:-1]]
-    rows = np.array([slot for t in table for slot in t], dtype=np.int64).reshape(-1, 5)
+    rows = np.array([slot for t in table for slot in t], dtype=np.int64).reshape(-1, len(SLOT))
     count = lengths[shape_of]  # slots per instruction
-    k = np.repeat(np.arange(len(instructions)), count)  # each slot's instruction, by its place in the warp
-    at = np.repeat(first[shape_of] - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))
-    pipe, stall, wait, delay, own = rows[at].T
-    back = k - wait - 1  # the earlier instruction a wait of N needs completed
-    target = np.where((wait >= 0) & (back >= 0), instructions[np.maximum(back, 0)], -1)
-    return Slots(np.where(own == 1, instructions[k], -1), pipe, stall, target, delay)
+    ends = np.cumsum(count)  # each instruction's slots end with itself
+    slots = rows[np.repeat(np.cumsum(lengths)[shape_of] - ends, count) + np.arange(ends[-1])]  # (columns: SLOT's fields)
+    slots[ends - 1, 0] = order
+    waiting = np.flatnonzero(slots[:, 3] >= 0)  # slots with a wait of N: the earlier instruction it needs completed
+    k = np.searchsorted(ends, waiting, side="right")  # their instructions (places in ``order``)
+    first = (np.cumsum(per_warp) - per_warp)[np.searchsorted(np.cumsum(per_warp), k, side="right")]  # where their warps begin
+    back = k - first - slots[waiting, 3] - 1
+    slots[waiting, 3] = np.where(back >= 0, order[first + np.maximum(back, 0)], -1)
+    warp_ends = ends[np.cumsum(per_warp) - 1]
+    return slots.view(SLOT).reshape(-1), np.diff(np.r_[0, warp_ends])
 
 
 def _distinct_rows(fields: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -118,22 +126,21 @@ def _distinct_rows(fields: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _shape(others: str, early: int, early_alu: int, issue: int, issue_alu: int, wait: int, delay: int, stall: int,
-           pipe_of: dict[str, int]) -> list[tuple[int, int, int, int, int]]:
-    """The slots of an instruction of this shape: (pipe, stall, wait N or NO_WAIT, delay, itself?) each."""
+           pipe_of: dict[str, int]) -> list[tuple[int, ...]]:
+    """The slots of an instruction of this shape, as ``SLOT``'s fields (``inst`` -1, its own set later; ``wait`` an N,
+    or NO_WAIT): its other instructions, then itself."""
     if others:
-        before = parse(others)
+        slots = []
+        for o in parse(others):
+            pipe = pipe_of.get(o.pipe, -1) if o.pipe is not None else -1
+            slots.append((-1, pipe, o.stall, NO_WAIT if o.wait is None else o.wait, 0, 1, int(pipe >= 0)))
     else:
-        before = _run(early, early_alu, None) + _run(issue, issue_alu, None if wait == NO_WAIT else wait)
+        alu = pipe_of.get("alu", -1)
+        runs = ((early, early_alu, NO_WAIT), (issue, issue_alu, wait))
+        slots = [(-1, alu if used and alu >= 0 else -1, 1, held, 0, count, used if alu >= 0 else 0) for count, used, held in runs if count]
         if issue:
             wait = NO_WAIT
-    slots = [(pipe_of.get(o.pipe, -1) if o.pipe is not None else -1, o.stall, NO_WAIT if o.wait is None else o.wait, 0, 0) for o in before]
-    return slots + [(-1, stall, wait, delay, 1)]
-
-
-def _run(count: int, alu: int, wait: int | None) -> tuple[Other, ...]:
-    """``count`` one-cycle others, ``alu`` of them on the ``alu`` pipe spread evenly; the first holds ``wait``."""
-    run = tuple(Other("alu" if k * alu // count != (k + 1) * alu // count else None) for k in range(count))
-    return (attrs.evolve(run[0], wait=wait), *run[1:]) if run and wait is not None else run
+    return slots + [(-1, -1, stall, wait, delay, 1, 0)]
 
 
 def _per_form(batch: InstructionBatch, arch: ArchConfig) -> tuple[np.ndarray, np.ndarray]:
