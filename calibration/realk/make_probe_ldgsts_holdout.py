@@ -1,0 +1,52 @@
+"""Write the data and manifest_ldgsts_holdout.json: held-out probes of cp.async .cg 16 B in its three SASS forms
+(src/probe_rules.cu: cpa_cg16 = .ZFILL with src-size in a register, cpa_cg16_pred = src-size 16 or 0 as a
+predicate, cpa_cg16_plain = no src-size), one warp, lanes driven by these arrays. Written before they were
+measured, to test the LDGSTS .cg rule fitted to the lg_cg16_* and rule_cpa_cg16_* probes. Run from
+calibration/realk: python make_probe_ldgsts_holdout.py"""
+import json
+
+import numpy as np
+
+L = np.arange(32)
+rng = np.random.default_rng(20261127)
+entries = []
+KERNEL = {"zf": "cpa_cg16", "pr": "cpa_cg16_pred", "pl": "cpa_cg16_plain"}
+WHAT = {"zf": "src-size in a register (.ZFILL)", "pr": "src-size 16 or 0 (a predicate)", "pl": "no src-size"}
+
+
+def arr(name, values):
+    path = f"data/probe_{name}.npy"
+    np.save(path, np.asarray(values, dtype=np.int32))
+    return f"npy:{path}"
+
+
+def entry(name, form, src, dst, size, what):
+    tag = f"ho_{form}_{name}"
+    args = ["zeros:8192", "npy:data/f32_red.npy", arr(f"{tag}_src", src), arr(f"{tag}_dst", dst), arr(f"{tag}_size", size)]
+    entries.append({"name": f"ho_cg16_{form}_{name}", "origin": "written here: held-out LDGSTS .cg probe", "source": "src/probe_rules.cu",
+                    "ptx": "ptx/probe_rules.ptx", "kernel": KERNEL[form], "grid": [1, 1, 1], "block": [32, 1, 1], "smem": 0,
+                    "args": args, "problem": f"cp.async.cg 16 B, {WHAT[form]}: {what}"})
+
+
+tri_src = (L // 4) * 256 + (L % 4) * 16  # Triton's A tile: 64 bytes of each 256-byte row
+tri_dst = np.load("data/probe_lg_tri0_dst.npy")
+con = 16 * L
+dup = np.where(L >= 26, 0, con)  # lanes 26-31 read one source
+full = np.full(32, 16)
+entry("rows", "zf", con, 128 * L % 8192, full, "contiguous sources, one 128-byte shared row a lane")
+entry("dup_zero", "zf", dup, con, np.where(L >= 26, 0, 16), "contiguous, lanes 26-31 zero-filled from one source")
+entry("dup_full", "zf", dup, con, full, "contiguous destinations, lanes 26-31 copy one source")
+entry("tri_q0zero", "zf", tri_src, tri_dst, np.where(L < 8, 0, 16), "Triton's A tile, lanes 0-7 zero-filled")
+entry("tri_q0true", "pr", tri_src, tri_dst, np.where(L < 8, 16, 0), "Triton's A tile, lanes 0-7 copy, the rest zero-fill")
+entry("tri_q0false", "pr", tri_src, tri_dst, np.where(L < 8, 0, 16), "Triton's A tile, lanes 0-7 zero-fill")
+entry("con_halfzero", "pr", con, con, np.where(L < 16, 16, 0), "contiguous, lanes 16-31 zero-fill")
+entry("rows_halfzero", "pr", 256 * L % 8192, con, np.where(L < 16, 16, 0), "sources 256 bytes apart, lanes 16-31 zero-fill")
+for k in range(3):
+    src = rng.integers(0, 2048, 32) * 16 % 32752  # 16-byte aligned, inside the 32 KiB input
+    dst = rng.permutation(512)[:32] * 16  # distinct 16-byte chunks of the 8 KiB tile
+    for form in ("zf", "pr", "pl"):
+        size = rng.choice([0, 16, 16, 8, 4], 32) if form == "zf" else rng.choice([0, 16, 16], 32) if form == "pr" else full
+        entry(f"rand{k}", form, src, dst, size, f"random sources, destinations and sizes (seed 20261127, draw {k})")
+
+json.dump(entries, open("manifest_ldgsts_holdout.json", "w"), indent=1)
+print(len(entries), "entries")
