@@ -69,7 +69,7 @@ def empty(timing, sub_partitions: int, capacity: int) -> np.ndarray:
 
 
 @compiled
-def step(path, spec, inst, cycles, through, i, arrive):  # pragma: no cover - compiled
+def step(path, inst, cycles, through, i, arrive):  # pragma: no cover - compiled
     """Pass the cycles up to ``through`` (the instructions finished: ``path.done``), then add instruction ``i``
     (-1: none; ``inst``: its record's table) as the youngest, reaching the banks at ``arrive``; the count of
     those finished. ``next`` is UNKNOWN afterwards (``next_finish`` finds it when asked) unless none finished and

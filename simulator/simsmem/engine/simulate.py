@@ -21,7 +21,7 @@ from . import sm
 from .jit import plain
 from .path import NEVER
 from .program import Program, program
-from .state import layout, views
+from .state import layout, slot_bytes, views
 from .timeline import Timeline
 
 #: Events processed between two calls of ``advance`` (progress bars).
@@ -48,9 +48,10 @@ def simulate(batch: InstructionBatch, counts: Counts, arch: ArchConfig, *, sub_p
             compiled = _compile(int(prog.slots["count"].sum()) + int(prog.wavefronts.sum()))
         rules = rules_of(compiled)
         buffer = layout(prog, arch.timing, arch.sub_partitions, log is not None)
-        st = plain(views)(buffer, prog.slots)
+        slots = slot_bytes(prog.slots)
+        st = plain(views)(buffer, slots)
         env = simpy.Environment()
-        env.process(_sm(env, rules, buffer, prog.slots))
+        env.process(_sm(env, rules, buffer, slots))
         issue = st.inst["issue"]
         told, step = 0, env.step
         try:
@@ -65,7 +66,7 @@ def simulate(batch: InstructionBatch, counts: Counts, arch: ArchConfig, *, sub_p
             pass
         if advance is not None:
             advance(len(prog) - told)
-        rules.finish(buffer, prog.slots)
+        rules.finish(buffer, slots)
         timeline = Timeline(issue.copy(), st.inst["complete"].copy(), st.inst["passed"].copy())
     if log is not None:
         log.extend(event_log(prog, timeline, st.cycles))

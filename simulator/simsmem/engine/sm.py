@@ -148,7 +148,7 @@ def _step(st, now, i, arrive):  # pragma: no cover - compiled
     """Pass the cycles before ``now + to_banks``, tell what finished, then add instruction ``i`` (-1: none),
     reaching the banks at ``arrive``."""
     through = min(now + st.sm[0]["to_banks"] - 1, NEVER)
-    finished = step(st.path, st.spec, st.inst, st.cycles, through, i, arrive)
+    finished = step(st.path, st.inst, st.cycles, through, i, arrive)
     done = st.path.done
     for k in range(finished):
         _served(st, done[k, 0], done[k, 1], done[k, 2])

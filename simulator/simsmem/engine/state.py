@@ -1,7 +1,7 @@
 """A run's state: named tables (numpy record arrays) laid out in one byte buffer, and the program's slots.
 
-The compiled rules take the buffer and the slots (few arguments: numba's cost of a call grows with them) and
-``views`` them as a ``State`` of tables, each field by name::
+The compiled rules take the buffer and the slots' bytes (``slot_bytes``; few arguments: numba's cost of a call grows
+with them) and ``views`` them as a ``State`` of tables, each field by name::
 
     sm       the SM's numbers: the timing, warps waiting, the scheduler running, the telling cued
     sps      each sub-partition's scheduler: the port, its MIO throttle, its LSU, its warps' rows, its alarm
@@ -26,7 +26,7 @@ from ..config import Timing
 from .jit import compiled, plain, table
 from .path import FEED, NUMBERS, ROW, Path, empty
 from .port import RULES
-from .program import Program
+from .program import SLOT, Program
 
 NONE = -1  # no cycle, no warp
 INT = np.dtype(np.int64)
@@ -81,6 +81,13 @@ _TABLES = ("sm", "sps", "pipes", "warps", "inst", "pools", "releases", "waiters"
 #: Where each table starts in the buffer and how many entries it has (the buffer's first record).
 LAYOUT = np.dtype([(f"{name}_{what}", np.int64) for name in _TABLES for what in ("at", "n")])
 HEAD = LAYOUT.itemsize
+SLOT_BYTES = SLOT.itemsize
+
+
+def slot_bytes(slots: np.ndarray) -> np.ndarray:
+    """``Program.slots`` as the bytes the rules take (not copied): numba's dispatcher types an array of records in
+    Python at every call (0.09 us of each, measured), one of bytes at once."""
+    return slots.view(np.uint8)
 
 
 def layout(prog: Program, timing: Timing, sub_partitions: int, log: bool) -> np.ndarray:
@@ -107,7 +114,7 @@ def layout(prog: Program, timing: Timing, sub_partitions: int, log: bool) -> np.
         at += np.dtype(dtype).itemsize * count
     buffer = np.zeros(at, dtype=np.uint8)
     buffer[:HEAD] = head.view(np.uint8)
-    st = plain(views)(buffer, prog.slots)
+    st = plain(views)(buffer, slot_bytes(prog.slots))
 
     sm = st.sm[0]
     sm["to_banks"], sm["accept_interval"], sm["issue_interval"], sm["shared_interval"] = t.to_banks, t.accept_interval, t.issue_interval, t.shared_issue_interval
@@ -139,13 +146,13 @@ def layout(prog: Program, timing: Timing, sub_partitions: int, log: bool) -> np.
 
 @compiled(inline=True)
 def views(buffer, slots):  # pragma: no cover - compiled
-    """The buffer's tables and the slots as a ``State`` (inlined: returned from a call, the ``State`` cost a third of
+    """The buffer's tables and the slots (``slot_bytes``) as a ``State`` (inlined: returned from a call, the ``State`` cost a third of
     a cycle's time, measured)."""
     h = table(buffer, 0, 1, LAYOUT)[0]
     pools = h["pools_n"]
     return State(
         table(buffer, h["sm_at"], 1, SM), table(buffer, h["sps_at"], h["sps_n"], SP), table(buffer, h["pipes_at"], h["pipes_n"], PIPE),
-        table(buffer, h["warps_at"], h["warps_n"], WARP), slots,
+        table(buffer, h["warps_at"], h["warps_n"], WARP), table(slots, 0, len(slots) // SLOT_BYTES, SLOT),
         table(buffer, h["inst_at"], h["inst_n"], INST), table(buffer, h["pools_at"], pools, POOL),
         table(buffer, h["releases_at"], (pools, h["releases_n"] // pools), INT), table(buffer, h["waiters_at"], (pools, h["waiters_n"] // pools), INT),
         Path(table(buffer, h["path_at"], 1, NUMBERS), table(buffer, h["rows_at"], h["rows_n"], ROW), table(buffer, h["feeds_at"], h["feeds_n"], FEED),
