@@ -24,12 +24,18 @@ def instructions(draw, forms=FORMS, span=4096):
     if num:
         return Instruction(op=op, num=num, trans=draw(st.booleans()), addrs=tuple(addrs))
     mask = draw(st.one_of(st.just(FULL_MASK), st.integers(0, FULL_MASK)))
-    src, bypass = None, False
+    src, bypass, copy = None, False, {}
     if op == "LDGSTS":  # global sources over a few 128-byte lines, so that positions collide too
         sources = draw(st.lists(st.integers(0, 4 * 128 // size - 1), min_size=1, max_size=32))
         src = tuple(draw(st.sampled_from(sources)) * size + 4096 if mask >> i & 1 else None for i in range(LANES))
         bypass = width == 128 and draw(st.booleans())  # cp.async .cg: 16 bytes only
-    return Instruction(op=op, width=width, mask=mask, addrs=tuple(a if mask >> i & 1 else None for i, a in enumerate(addrs)), src=src, bypass=bypass)
+        # src-size: none, in a register (.ZFILL: the zeroed lanes' sources unread for .ca) or a predicate (no source read)
+        srcsize, zeroed = draw(st.sampled_from(["", "register", "predicate"])), draw(st.integers(0, FULL_MASK)) & mask
+        if srcsize:
+            zfill = mask if srcsize == "predicate" else 0 if bypass else zeroed
+            copy = {"srcsize": srcsize == "register", "zeroed": zeroed, "zfill": zfill}
+    return Instruction(op=op, width=width, mask=mask, addrs=tuple(a if mask >> i & 1 else None for i, a in enumerate(addrs)), src=src, bypass=bypass,
+                       **copy)
 
 
 @st.composite

@@ -125,7 +125,8 @@ def test_fixes_are_counted_honestly(sm90, ins):
     """Each fix's conflict count is what the reference model gives for the moved instruction."""
     result = analyse(Trace(InstructionBatch.from_instructions([ins])), sm90)
     ex = explain(result, 0)
-    assert sum(c.extra for c in ex.conflicts) == ex.schedule.bank_conflicts
+    if not (ins.bypass and ins.zeroed):  # a .cg copy's zero-filled lanes: its conflicts are not its groups' (bank model, rule 6)
+        assert sum(c.extra for c in ex.conflicts) == ex.schedule.bank_conflicts
     for f in ex.fixes:
         moved = f.apply(result.trace.instructions)
         assert schedule(moved[0], sm90).bank_conflicts == f.conflicts < ex.schedule.bank_conflicts

@@ -2,26 +2,29 @@
 
 Provenance: H100 rows of calibration/h100/{instructions_v2,followup,holdout,holdout2,ldgsts2,ldgsts3}.json (runs
 2026-11-22-design, -followup, -holdout2, -ldgsts2, -ldgsts3; ncu 2025.3.1), counters smsp__sass_l1tex_*_op_ldgsts; the
-rules: RULES_v2.md, "LDGSTS", and calibration/harness/rule_ldgsts.py.
+rules: RULES_v2.md, "LDGSTS", and calibration/harness/rule_ldgsts.py. The src-size forms: the 40 single-warp probes of
+calibration/realk/manifest.json (kernels cpa_cg16*, runs/2026-11-27-rules and -ldgsts; docs/bank-model.md, rule 6).
 """
 
 
+import numpy as np
 import orjson
 import pytest
 
 from calibration.harness import rule_ldgsts
-from conftest import H100
+from conftest import H100, ROOT
 from simsmem.analysis import analyse
 from simsmem.banks import count
 from simsmem.cli import main
 from simsmem.config import load_arch
 from simsmem.corpus import corpus_trace, load_corpus
-from simsmem.trace import write_trace
+from simsmem.trace import Instruction, InstructionBatch, write_trace
 
 LDGSTS = [r for n in rule_ldgsts.CORPORA for r in load_corpus(H100 / f"{n}.json") if r["sass"].startswith("LDGSTS")]
 CA = [r for r in LDGSTS if r["sass"] in rule_ldgsts.WIDTH]
 CG = [r for r in LDGSTS if r["sass"] == rule_ldgsts.BYPASS]
 ROWS = {r["name"]: r for r in LDGSTS}
+REALK = ROOT / "calibration" / "realk"
 LIN = [16 * lane for lane in range(32)]
 GOOD = {"op": "LDGSTS", "width": 128, "addrs": LIN, "src": [4096 + a for a in LIN]}
 
@@ -38,6 +41,34 @@ def test_model_is_the_rule(sm90, rows, n):
         measured = (r["ncu"][rule_ldgsts.WAVEFRONTS], r["ncu"][rule_ldgsts.CONFLICTS])
         s = schedule(trace.instructions[i], sm90)
         assert (counts.wavefronts[i], counts.bank_conflicts[i]) == (len(s.wavefronts), s.bank_conflicts) == rule_ldgsts.counts(r) == measured, r["name"]
+
+
+#: The 40 single-warp LDGSTS form probes of calibration/realk/manifest.json (calibration/realk/src/probe_rules.cu): one
+#: cp.async.cg 16 B a lane from byte src[l] of the input to byte dst[l] of a tile, src-size size[l] (arguments 2-4, .npy),
+#: in the SASS form ptxas made of it, by kernel: plain, .ZFILL (src-size in a register) or src-size as a predicate
+SRC_SIZE_FORMS = {"cpa_cg16_plain": {}, "cpa_cg16": {"srcsize": True}, "cpa_cg16_pred": {"zfill": 0xFFFFFFFF}}
+PROBES = [e for e in orjson.loads((REALK / "manifest.json").read_bytes()) if e["kernel"] in SRC_SIZE_FORMS]
+
+
+def _probe(entry: dict) -> Instruction:
+    src, dst, size = (np.load(REALK / arg.removeprefix("npy:")).tolist() for arg in entry["args"][2:5])
+    form = SRC_SIZE_FORMS[entry["kernel"]]
+    zeroed = sum(1 << lane for lane, n in enumerate(size) if n == 0) if form else 0
+    return Instruction("LDGSTS", tuple(dst), width=128, bypass=True, src=tuple(src), zeroed=zeroed, **form)
+
+
+def test_src_size_forms_are_the_rule(sm90):
+    """The 40 probes of the three SASS forms (bank model, rule 6): the numba model and the readable reference give ncu's
+    SASS-level LDGSTS wavefronts and bank conflicts (the H100's, run 1; no probe varied)."""
+    from simsmem.banks.reference import schedule
+
+    rows = [_probe(e) for e in PROBES]
+    counts = count(InstructionBatch.from_instructions(rows), sm90)
+    assert len(rows) == 40 and counts.bank_conflicts.sum() > 0
+    for i, (e, ins) in enumerate(zip(PROBES, rows)):
+        measured = (e["ncu"][rule_ldgsts.WAVEFRONTS], e["ncu"][rule_ldgsts.CONFLICTS])
+        s = schedule(ins, sm90)
+        assert (counts.wavefronts[i], counts.bank_conflicts[i]) == (len(s.wavefronts), s.bank_conflicts) == measured, e["name"]
 
 
 def test_metrics_under_the_configured_counters(sm90):
@@ -68,6 +99,10 @@ def test_exists_from_sm_80(tmp_path, capsys, jsonl, refused):
     (lambda i: i["src"].__setitem__(3, 4104), ("src[3]",), "not aligned to the 16-byte copy"),
     (lambda i: i["src"].pop(), ("src",), "expected 32 entries"),
     (lambda i: i.update(op="LDS"), ("instruction 0",), "field 'src' is not valid for LDS"),
+    (lambda i: i.update(srcsize=1), ("instruction 0", "srcsize"), "expected true or false"),
+    (lambda i: i.update(op="LDS", srcsize=True) or i.pop("src"), ("instruction 0",), "field 'srcsize' is not valid for LDS"),
+    (lambda i: i.update(mask="0x0000ffff", zeroed="0x00010001"), ("instruction 0", "zeroed"), "lanes 0x00010000 are not in the mask"),
+    (lambda i: i.update(zeroed="lanes"), ("instruction 0", "zeroed"), "expected an integer or hex string"),
 ])
 def test_bad_ldgsts_is_one_line(tmp_path, suffix, edit, where, what, jsonl, refused):
     ins = orjson.loads(orjson.dumps(GOOD))

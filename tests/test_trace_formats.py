@@ -201,6 +201,7 @@ ONE_RULE = [
     Instruction("LDS", GOOD_LANES, others="alu", issue=2),
     Instruction("LDS", GOOD_LANES, others="alu:0"),
     Instruction("LDGSTS", tuple(a if a < 16 else None for a in GOOD_LANES), mask=0xF, src=tuple(range(0, 128, 4)), zfill=0x10),
+    Instruction("LDGSTS", tuple(a if a < 16 else None for a in GOOD_LANES), mask=0xF, src=tuple(range(0, 128, 4)), zeroed=0x30),
 ]
 
 

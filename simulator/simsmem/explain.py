@@ -168,7 +168,8 @@ def diagnose(ins: Instruction, s: Schedule, conflicts: Iterable[Conflict], fixes
     else:
         where = f"{noun} {worst.group}" + (f" (and {len(conflicts) - 1} more)" if len(conflicts) > 1 else "")
     if not worst.banks and s.shape.source_positions:  # cp.async: the lanes' global sources collide, not their banks
-        return f"{len(worst.lanes)}-way conflict in {where}: {_source_clash(ins, s.shape, worst.group * span, span)} -> " + (
+        lanes = sorted({r.lane for w in s.wavefronts if w.group == worst.group for r in w.requests})
+        return f"{len(worst.lanes)}-way conflict in {where}: {_source_clash(ins, s.shape, lanes)} -> " + (
             "the shared-memory layout does not change that: give the lanes of each group distinct positions in their lines"
             + (f" (destinations: {_remedy(fixes, s.bank_conflicts, trace_conflicts)})" if fixes else ""))
     base = worst.group * span if matrix else 0
@@ -183,11 +184,11 @@ def diagnose(ins: Instruction, s: Schedule, conflicts: Iterable[Conflict], fixes
     return line + " -> " + _remedy(fixes, s.bank_conflicts, trace_conflicts)
 
 
-def _source_clash(ins: Instruction, shape, first: int, span: int) -> str:
-    """Which lanes of the group from lane ``first`` read one position of different global lines (cp.async)."""
+def _source_clash(ins: Instruction, shape, group: list[int]) -> str:
+    """Which lanes of a group (``group``: its lanes) read one position of different global lines (cp.async)."""
     line = shape.access_bytes * shape.source_positions
     at: dict[int, list[int]] = {}
-    for lane in range(first, first + span):
+    for lane in group:
         if ins.src is not None and ins.src[lane] is not None:
             at.setdefault(ins.src[lane] % line // shape.access_bytes, []).append(lane)
     position, lanes = max(at.items(), key=lambda kv: (len(kv[1]), -kv[0]))

@@ -17,7 +17,7 @@ import attrs
 import numba
 import numpy as np
 
-from ..config import ArchConfig
+from ..config import ArchConfig, OpSpec
 from ..trace.records import INACTIVE, IS_LANES, LANES, Form, InstructionBatch
 from .blocks import count_blocks
 from .phases import PACK_PARTNERS, Shape, shape_of
@@ -50,6 +50,8 @@ def count(batch: InstructionBatch, arch: ArchConfig) -> Counts:
         spec = arch.op(f.op)
         shape = shape_of(spec, arch, f.width, f.num, f.atom, f.bypass)
         count_rows(batch.addrs, counted_sources(batch) if shape.source_positions else batch.src, rows, shape, arch, out)
+        if shape.source_sector:
+            count_src_size(batch, rows, spec, f.width, arch, out)
         if shape.single_pass:  # one pass per phase that has lanes: as many as ideal
             out[0, rows] = out[1, rows]
         if shape.rounds > 1:  # every pass takes `rounds` wavefronts; the conflicts stay one round's
@@ -99,8 +101,32 @@ def counted_sources(batch: InstructionBatch) -> np.ndarray:
     """The LDGSTS sources the count reads: a ``zfill`` lane's source is its destination (reference.py, rule 5)."""
     if not batch.zfill.any():
         return batch.src
-    lanes = (batch.zfill[:, None] >> np.arange(LANES, dtype=np.uint32)) & np.uint32(1) != 0
-    return np.where(lanes, batch.addrs.astype(np.int64), batch.src)
+    return np.where(_lanes(batch.zfill), batch.addrs.astype(np.int64), batch.src)
+
+
+def _lanes(masks: np.ndarray) -> np.ndarray:
+    """Lane masks as (n, 32) bools."""
+    return (masks[:, None] >> np.arange(LANES, dtype=np.uint32)) & np.uint32(1) != 0
+
+
+def count_src_size(batch: InstructionBatch, rows: np.ndarray, spec: OpSpec, width: int, arch: ArchConfig, out: np.ndarray) -> None:
+    """LDGSTS .cg ``rows``, counted into ``out``: the ``.ZFILL`` form's quarter-warp passes and the bank conflicts of the
+    src-size forms, rule 4 over the lanes that copy data, each lane at its own source (reference.py, rule 5)."""
+    mask = batch.mask[rows]
+    zeroed = batch.zeroed[rows] & mask
+    rows = rows[batch.srcsize[rows] | ((zeroed != 0) & (zeroed != mask))]
+    if not len(rows):
+        return
+    quarter = shape_of(spec, arch, width, 0)
+    every = np.arange(len(rows))
+    addrs, src = batch.addrs[rows], batch.src[rows]
+    q = np.zeros((OUT_ROWS, len(rows)), dtype=np.int64)
+    count_rows(np.where(_lanes(batch.zeroed[rows]), INACTIVE, addrs).astype(addrs.dtype), src, every, quarter, arch, q)
+    conflicts = q[0] - q[1]
+    count_rows(addrs, src, every, quarter, arch, q)
+    added = np.where(batch.srcsize[rows], q[0], 0)
+    out[0, rows] += added
+    out[1, rows] += added - conflicts
 
 
 def count_rows(addrs: np.ndarray, src: np.ndarray, rows: np.ndarray, shape: Shape, arch: ArchConfig, out: np.ndarray) -> None:

@@ -24,11 +24,19 @@ The rule (it reproduces the H100 measurements in ``calibration/h100``; see ``RUL
    copies from one source sector to one destination sector with one value of
    ``(src ^ dst) % (2 * sector) // chunk`` (bits 4-5) form a *sector move*; its *halves* are the chunks
    of the source sector it reads. One wavefront carries the sector moves of one round, source line,
-   destination row, XOR value and halves. ncu counts no bank conflicts for ``.cg``: every wavefront
-   is ideal. (Sector moves of different halves do not share a wavefront even where the chunks would
+   destination row, XOR value and halves. ncu counts no bank conflicts for the plain ``.cg`` copy: every
+   wavefront is ideal. (Sector moves of different halves do not share a wavefront even where the chunks would
    fit: chunks {0, 1, 2, 5} copied in place take 3.) A ``zfill`` lane's source is not read: the count
    takes its destination for it (measured: cp.async lanes with src-size 0, and every lane of the SASS
    form that takes src-size as a predicate, ``LDGSTS ..., P``).
+   The src-size forms (``calibration/realk``, the single-warp probes ``lg_cg16_*`` and ``rule_cpa_cg16_*``):
+   the form that takes src-size in a register (``srcsize``, SASS ``.ZFILL``) adds to these wavefronts the
+   passes rule 4 gives its active lanes (16 bytes a lane: quarter-warp phases), zero-filled ones included, and
+   has the bank conflicts rule 4 gives the lanes that copy data (not ``zeroed``). The predicate form has those
+   bank conflicts where some of its active lanes are ``zeroed`` but not all (one probe), none otherwise.
+   Rule 4 reads each lane at its own source here, a ``zfill`` lane's too. The ``.ZFILL`` form's passes serve its
+   lanes again, in groups after the sector moves; where lanes are ``zeroed``, its conflicts are not those groups'
+   extra passes, and the predicate form's belong to no wavefront (ncu's two counters, not one schedule).
 6. ncu's *bank conflicts* are wavefronts minus ideal wavefronts.
 7. The compare-and-store of the compiler's atomic loops (``ATOMS.CAST.SPIN``) makes a single pass per
    phase, the first: a lane whose word that pass does not serve fails, and the loop tries it again.
@@ -43,15 +51,18 @@ kernel's global loads and stores through L1, and each SM reports its counts roun
    word its wavefronts serve. An LDGSTS ``.cg`` copy writes its bytes into shared memory (L1 holds none of them);
    a ``.ca`` copy reads each lane's words out of L1 and writes them to shared memory, and L1 writes the 32-byte
    sectors it fills from global memory (one per distinct source sector: an L1 that held none of them). Not in
-   the rule: zero-filled LDGSTS lanes (the trace does not say which lanes copy fewer bytes) and the extra reads
-   of a ``.ca`` copy whose phase takes several wavefronts (measured: more than the lanes' words, by no rule found).
+   the rule: zero-filled LDGSTS lanes (``zeroed`` says which lanes copy nothing; no field says which copy fewer
+   bytes) and the extra reads of a ``.ca`` copy whose phase takes several wavefronts (measured: more than the
+   lanes' words, by no rule found).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import attrs
 
-from ..config import ArchConfig
+from ..config import ArchConfig, OpSpec
 from ..trace.records import Instruction
 from .phases import PACK_PARTNERS, Shape, shape_of
 
@@ -105,23 +116,26 @@ def schedule(ins: Instruction, arch: ArchConfig) -> Schedule:
     spec = arch.op(ins.op)
     shape = shape_of(spec, arch, ins.width, ins.num, ins.atom, ins.bypass)
     lanes = ins.active_lanes
-    by_phase: list[list[Request]] = [[] for _ in range(shape.phases)]
-    for lane in lanes:
-        phase = lane // shape.lanes_per_phase
-        first = ins.addrs[lane] // arch.bank_width
-        for word in range(first, first + shape.words_per_lane):
-            by_phase[phase].append(Request(lane, phase, word, word % arch.banks))
+    by_phase = _requests(ins, lanes, shape, arch)
 
-    if shape.source_sector:  # .cg: one unit per wavefront, so none is a conflict
+    if shape.source_sector:  # .cg: one unit per wavefront, so none is a conflict but those of the src-size forms
         passes = _sector_moves(by_phase[0], ins, shape, arch)
         units = len(passes)
+        if ins.srcsize:  # the .ZFILL form serves its lanes again in quarter-warp passes (rule 5), groups after the sector moves'
+            added = _quarter_passes(ins, lanes, spec, arch)[0]
+            passes += [attrs.evolve(w, group=units + w.group) for w in added]
+            units += len(added)
+        data = [lane for lane in lanes if not ins.zeroed >> lane & 1]
+        if ins.srcsize or 0 < len(data) < len(lanes):
+            served, quarters = _quarter_passes(ins, data, spec, arch)
+            units -= len(served) - quarters
     else:
         if shape.group > 1 and _packed(ins):
             groups = [[r for reqs in by_phase[p : p + shape.group] for r in reqs] for p in range(0, shape.phases, shape.group)]
         else:
             groups = by_phase
         if shape.source_positions:
-            passes = [w for g, reqs in enumerate(groups) for w in _copy_passes(g, reqs, ins, shape)]
+            passes = [w for g, reqs in enumerate(groups) for w in _copy_passes(g, reqs, lambda lane: _source(ins, lane), shape)]
         else:
             passes = [w for g, reqs in enumerate(groups) for w in _passes(g, reqs, shape.broadcast)[: 1 if shape.single_pass else None]]
         units = sum(1 for reqs in groups if reqs)
@@ -162,13 +176,33 @@ def _packed(ins: Instruction) -> bool:
     return any(all(ins.addrs[t] == ins.addrs[t ^ x] for t in active if t ^ x in active) for x in PACK_PARTNERS)
 
 
-def _copy_passes(group: int, reqs: list[Request], ins: Instruction, shape: Shape) -> list[Wavefront]:
+def _requests(ins: Instruction, lanes: list[int], shape: Shape, arch: ArchConfig) -> list[list[Request]]:
+    """Per phase of ``shape``, the requests of those of ``lanes`` in it."""
+    by_phase: list[list[Request]] = [[] for _ in range(shape.phases)]
+    for lane in lanes:
+        phase = lane // shape.lanes_per_phase
+        first = ins.addrs[lane] // arch.bank_width
+        for word in range(first, first + shape.words_per_lane):
+            by_phase[phase].append(Request(lane, phase, word, word % arch.banks))
+    return by_phase
+
+
+def _quarter_passes(ins: Instruction, lanes: list[int], spec: OpSpec, arch: ArchConfig) -> tuple[list[Wavefront], int]:
+    """An LDGSTS .cg's ``lanes`` served as a ``.ca`` copy of their width (rule 4: quarter-warp phases), each lane read
+    from its own source: (the passes, the phases with lanes)."""
+    shape = shape_of(spec, arch, ins.width, 0)
+    phases = _requests(ins, lanes, shape, arch)
+    passes = [w for p, reqs in enumerate(phases) for w in _copy_passes(p, reqs, ins.src.__getitem__, shape)]
+    return passes, sum(1 for reqs in phases if reqs)
+
+
+def _copy_passes(group: int, reqs: list[Request], source: Callable[[int], int], shape: Shape) -> list[Wavefront]:
     """LDGSTS: a lane conflicts with the lanes whose source takes its position in the line or whose
     destination takes its bank; the phase takes as many passes as the largest such set (the lane
     included). The measured counts fix only that number, not which lane goes where: here each lane
     goes to the first pass free of its conflicts, and where that needs fewer passes than the hardware
-    takes, the last lanes of shared passes move to passes of their own."""
-    ends = {r.lane: (_source(ins, r.lane) // shape.access_bytes % shape.source_positions, r.bank // shape.words_per_lane) for r in reqs}
+    takes, the last lanes of shared passes move to passes of their own. ``source``: a lane's source."""
+    ends = {r.lane: (source(r.lane) // shape.access_bytes % shape.source_positions, r.bank // shape.words_per_lane) for r in reqs}
     conflicts = {lane: {m for m, e in ends.items() if e[0] == s or e[1] == d} for lane, (s, d) in ends.items()}
     passes: dict[int, int] = {}
     for lane in sorted(ends):

@@ -49,7 +49,7 @@ class Recorder:
         self.since[warps] += 1
 
     def shared(self, ins: Instruction, form: dict, ex: np.ndarray, act: np.ndarray, addr: np.ndarray, src: np.ndarray | None,
-               zfill: np.ndarray | None = None) -> None:
+               zfill: np.ndarray | None = None, zeroed: np.ndarray | None = None) -> None:
         m = self.machine
         slots = np.flatnonzero(ex.reshape(-1, LANES).any(axis=1))
         n = len(slots)
@@ -77,13 +77,15 @@ class Recorder:
             "generic": np.full(n, bool(form.get("generic", False)), dtype=bool),
             "atom": np.full(n, ATOM_KINDS.index(form["atom"]) if op == "ATOMS" else 0, dtype=np.uint8),
             "bypass": np.full(n, bool(form.get("bypass", False)), dtype=bool),
+            "srcsize": np.full(n, bool(form.get("srcsize", False)), dtype=bool),
             "addrs": lanes,
             "pc": np.full(n, ins.pc, dtype=np.int32),
         }
         if src is not None:
             part["src"] = np.where(acts, src.reshape(-1, LANES)[slots], INACTIVE).astype(np.int64)
-        if zfill is not None:
-            part["zfill"] = ((zfill.reshape(-1, LANES)[slots] & acts).astype(np.uint64) * _BITS).sum(axis=1).astype(np.uint32)
+        for name, lanes_of in (("zfill", zfill), ("zeroed", zeroed)):
+            if lanes_of is not None:
+                part[name] = ((lanes_of.reshape(-1, LANES)[slots] & acts).astype(np.uint64) * _BITS).sum(axis=1).astype(np.uint32)
         self.parts.append(part)
         self.rows += n
 

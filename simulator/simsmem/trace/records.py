@@ -5,7 +5,9 @@ a million instructions without building a Python object for each. ``batch[i]`` g
 ``Instruction`` back. Addresses of inactive lanes (and of LDSM/STSM lanes that give no row address)
 are stored as ``-1``, as are the global sources (``src``) of every lane but an LDGSTS's active ones.
 ``bypass`` marks an LDGSTS that is cp.async ``.cg`` (SASS ``LDGSTS.E.BYPASS.128``); it is False elsewhere.
-``zfill`` is the lane mask of an LDGSTS's lanes whose source ncu's SASS-level counters do not read (0 elsewhere).
+``zfill`` is the lane mask of an LDGSTS's lanes whose source ncu's SASS-level wavefront count does not read (0 elsewhere).
+``srcsize`` marks an LDGSTS that takes cp.async's src-size in a register (SASS ``.ZFILL``), and ``zeroed`` is the lane
+mask of an LDGSTS's lanes whose src-size is 0 (they copy only zeros; 0 elsewhere).
 """
 
 from __future__ import annotations
@@ -136,6 +138,8 @@ class Instruction:
     src: tuple[int | None, ...] | None = None  # LDGSTS: 32 global source byte addresses; None for other ops
     bypass: bool = False  # LDGSTS: cp.async .cg (L1 bypassed, 16 bytes a lane); False: .ca, and for other ops
     zfill: int = 0  # LDGSTS: lanes whose source the count does not read (src-size 0, or the predicate form's lanes)
+    srcsize: bool = False  # LDGSTS: src-size is a register operand (SASS .ZFILL); False: none, or a predicate, and for other ops
+    zeroed: int = 0  # LDGSTS: lanes whose src-size is 0 (they copy only zeros)
     early: int = 0  # other instructions the warp issues before its wait, one issue slot each (timing)
     early_alu: int = 0  # how many of the early ones use the sub-partition's integer-ALU pipe (timing)
     issue_alu: int = 0  # how many of the issue ones use it (timing)
@@ -218,6 +222,10 @@ class InstructionBatch:
     pc: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.full(len(b.op), NO_PC, dtype=np.int32), takes_self=True))
     #: uint32: LDGSTS lanes whose source ncu's SASS-level count does not read (the default: none)
     zfill: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.uint32), takes_self=True))
+    #: bool: an LDGSTS whose src-size is a register operand, SASS .ZFILL (the default: none)
+    srcsize: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=bool), takes_self=True))
+    #: uint32: LDGSTS lanes whose src-size is 0 (the default: none)
+    zeroed: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.uint32), takes_self=True))
     #: the block ops' fields (``Instruction``; zeros for the other ops)
     n: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.uint16), takes_self=True))
     gtype: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.uint8), takes_self=True))
@@ -266,6 +274,8 @@ class InstructionBatch:
             stall=int(self.stall[i]),
             pc=int(self.pc[i]),
             zfill=int(self.zfill[i]),
+            srcsize=bool(self.srcsize[i]),
+            zeroed=int(self.zeroed[i]),
             n=int(self.n[i]),
             gtype=GMMA_TYPES[self.gtype[i]],
             desc_a=int(self.desc_a[i]),
@@ -334,6 +344,8 @@ class InstructionBatch:
             stall=np.array([r.stall for r in rows], dtype=np.int32),
             pc=np.array([r.pc for r in rows], dtype=np.int32),
             zfill=np.array([r.zfill for r in rows], dtype=np.uint32),
+            srcsize=np.array([r.srcsize for r in rows], dtype=bool),
+            zeroed=np.array([r.zeroed for r in rows], dtype=np.uint32),
             n=np.array([r.n for r in rows], dtype=np.uint16),
             gtype=np.array([GMMA_TYPES.index(r.gtype) for r in rows], dtype=np.uint8),
             desc_a=np.array([r.desc_a for r in rows], dtype=np.uint64),

@@ -139,10 +139,10 @@ def _form(ins: Instruction | str, **extra) -> dict:
 
 
 def _report(m: Machine, ins: Instruction, form: dict, ex: np.ndarray, act: np.ndarray, addr: np.ndarray | None, src: np.ndarray | None = None,
-            zfill: np.ndarray | None = None) -> None:
+            zfill: np.ndarray | None = None, zeroed: np.ndarray | None = None) -> None:
     """Tell the machine's listener of a shared-memory instruction: per thread, the address where it acts."""
     if m.on_shared is not None:
-        m.on_shared(ins, form, ex, act, addr, src, zfill)
+        m.on_shared(ins, form, ex, act, addr, src, zfill, zeroed)
 
 
 def _full(m: Machine, ix: np.ndarray, values: np.ndarray, dtype=np.int64, fill=-1) -> np.ndarray:
@@ -383,7 +383,7 @@ def _ldgsts(ins: Instruction, env: Env):
     src = address64(operand(ins, 1), env)
     copy = read(operand(ins, 2), "pred") if len(ins.operands) > 2 and ins.operands[2].kind in ("P", "UP") else None
     zfill = "ZFILL" in ins.mods
-    form = _form(ins)
+    form = _form(ins, srcsize=zfill)
 
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
         ix = np.flatnonzero(act)
@@ -403,14 +403,16 @@ def _ldgsts(ins: Instruction, env: Env):
             for k in np.flatnonzero((n > 0) & ~whole):  # a partial copy reads only its bytes
                 data[k, : n[k]] = m.memory.load(s[k] + np.arange(n[k], dtype=np.uint64), 1).reshape(-1)
             shared_store(m, ix, a, data)
-        # what ncu's SASS-level counters do not see the source of (calibration/realk rule and lg probes): every lane of the
-        # predicate form, and the zero-fill lanes of a .ca copy (.cg's .ZFILL form counts them with their sources)
-        unsourced = np.zeros(m.n, dtype=bool)
-        if len(ix) and copy is not None and not zfill:
-            unsourced[ix] = True
-        elif len(ix) and zfill and not form.get("bypass"):
-            unsourced[ix[n == 0]] = True
-        _report(m, ins, form, ex, act, _full(m, ix, a), _full(m, ix, s.astype(np.int64)), unsourced)
+        zeroed = np.zeros(m.n, dtype=bool)  # the lanes of src-size 0
+        if len(ix):
+            zeroed[ix] = n == 0
+        # what ncu's SASS-level wavefront count does not see the source of (calibration/realk rule and lg probes): every
+        # lane of the predicate form, and the zero-fill lanes of a .ca copy (.cg's .ZFILL form counts them with their sources)
+        if copy is not None and not zfill:
+            unsourced = act
+        else:
+            unsourced = zeroed if zfill and not form.get("bypass") else np.zeros(m.n, dtype=bool)
+        _report(m, ins, form, ex, act, _full(m, ix, a), _full(m, ix, s.astype(np.int64)), unsourced, zeroed)
         m.pc[ex] += 1
     return run
 
