@@ -51,6 +51,7 @@ def count(batch: InstructionBatch, arch: ArchConfig) -> Counts:
         shape = shape_of(spec, arch, f.width, f.num, f.atom, f.bypass)
         count_rows(batch.addrs, counted_sources(batch) if shape.source_positions else batch.src, rows, shape, arch, out)
         if shape.source_sector:
+            count_predicate_form(batch, rows, spec, f.width, arch, out)
             count_src_size(batch, rows, spec, f.width, arch, out)
         if shape.single_pass:  # one pass per phase that has lanes: as many as ideal
             out[0, rows] = out[1, rows]
@@ -107,6 +108,17 @@ def counted_sources(batch: InstructionBatch) -> np.ndarray:
 def _lanes(masks: np.ndarray) -> np.ndarray:
     """Lane masks as (n, 32) bools."""
     return (masks[:, None] >> np.arange(LANES, dtype=np.uint32)) & np.uint32(1) != 0
+
+
+def count_predicate_form(batch: InstructionBatch, rows: np.ndarray, spec: OpSpec, width: int, arch: ArchConfig, out: np.ndarray) -> None:
+    """LDGSTS .cg ``rows`` of the predicate form (lanes ``zfill``), counted into ``out``: rule 4's quarter-warp passes,
+    each ``zfill`` lane at its destination, every one ideal (reference.py, rule 5)."""
+    rows = rows[(batch.zfill[rows] & batch.mask[rows]) != 0]
+    if not len(rows):
+        return
+    q = np.zeros((OUT_ROWS, len(rows)), dtype=np.int64)
+    count_rows(batch.addrs[rows], counted_sources(batch)[rows], np.arange(len(rows)), shape_of(spec, arch, width, 0), arch, q)
+    out[0, rows] = out[1, rows] = q[0]
 
 
 def count_src_size(batch: InstructionBatch, rows: np.ndarray, spec: OpSpec, width: int, arch: ArchConfig, out: np.ndarray) -> None:

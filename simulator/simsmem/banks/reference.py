@@ -28,12 +28,15 @@ The rule (it reproduces the H100 measurements in ``calibration/h100``; see ``RUL
    wavefront is ideal. (Sector moves of different halves do not share a wavefront even where the chunks would
    fit: chunks {0, 1, 2, 5} copied in place take 3.) A ``zfill`` lane's source is not read: the count
    takes its destination for it (measured: cp.async lanes with src-size 0, and every lane of the SASS
-   form that takes src-size as a predicate, ``LDGSTS ..., P``).
-   The src-size forms (``calibration/realk``, the single-warp probes ``lg_cg16_*`` and ``rule_cpa_cg16_*``):
+   form that takes src-size as a predicate, ``LDGSTS ..., P``). That predicate form (lanes ``zfill``) is not
+   served by sector moves: its wavefronts are rule 4's quarter-warp passes, each lane at its destination,
+   that is each quarter-warp's most lanes writing one 16-byte column of the 128-byte rows, all ideal.
+   The src-size forms (``calibration/realk``, the single-warp probes ``lg_cg16_*``, ``rule_cpa_cg16_*`` and
+   ``ho_cg16_*``):
    the form that takes src-size in a register (``srcsize``, SASS ``.ZFILL``) adds to these wavefronts the
    passes rule 4 gives its active lanes (16 bytes a lane: quarter-warp phases), zero-filled ones included, and
    has the bank conflicts rule 4 gives the lanes that copy data (not ``zeroed``). The predicate form has those
-   bank conflicts where some of its active lanes are ``zeroed`` but not all (one probe), none otherwise.
+   bank conflicts where some of its active lanes are ``zeroed`` but not all, none otherwise.
    Rule 4 reads each lane at its own source here, a ``zfill`` lane's too. The ``.ZFILL`` form's passes serve its
    lanes again, in groups after the sector moves; where lanes are ``zeroed``, its conflicts are not those groups'
    extra passes, and the predicate form's belong to no wavefront (ncu's two counters, not one schedule).
@@ -119,7 +122,10 @@ def schedule(ins: Instruction, arch: ArchConfig) -> Schedule:
     by_phase = _requests(ins, lanes, shape, arch)
 
     if shape.source_sector:  # .cg: one unit per wavefront, so none is a conflict but those of the src-size forms
-        passes = _sector_moves(by_phase[0], ins, shape, arch)
+        if ins.zfill & ins.mask:  # the predicate form: rule 4's quarter-warp passes, each zfill lane at its destination
+            passes = _quarter_passes(ins, lanes, spec, arch, lambda lane: _source(ins, lane))[0]
+        else:
+            passes = _sector_moves(by_phase[0], ins, shape, arch)
         units = len(passes)
         if ins.srcsize:  # the .ZFILL form serves its lanes again in quarter-warp passes (rule 5), groups after the sector moves'
             added = _quarter_passes(ins, lanes, spec, arch)[0]
@@ -187,12 +193,13 @@ def _requests(ins: Instruction, lanes: list[int], shape: Shape, arch: ArchConfig
     return by_phase
 
 
-def _quarter_passes(ins: Instruction, lanes: list[int], spec: OpSpec, arch: ArchConfig) -> tuple[list[Wavefront], int]:
+def _quarter_passes(ins: Instruction, lanes: list[int], spec: OpSpec, arch: ArchConfig,
+                    source: Callable[[int], int] | None = None) -> tuple[list[Wavefront], int]:
     """An LDGSTS .cg's ``lanes`` served as a ``.ca`` copy of their width (rule 4: quarter-warp phases), each lane read
-    from its own source: (the passes, the phases with lanes)."""
+    from ``source(lane)`` (default: its own source): (the passes, the phases with lanes)."""
     shape = shape_of(spec, arch, ins.width, 0)
     phases = _requests(ins, lanes, shape, arch)
-    passes = [w for p, reqs in enumerate(phases) for w in _copy_passes(p, reqs, ins.src.__getitem__, shape)]
+    passes = [w for p, reqs in enumerate(phases) for w in _copy_passes(p, reqs, source or ins.src.__getitem__, shape)]
     return passes, sum(1 for reqs in phases if reqs)
 
 
