@@ -1,9 +1,11 @@
 """Write the data and manifest_ldgsts_holdout.json: held-out probes of cp.async .cg 16 B in its three SASS forms
 (src/probe_rules.cu: cpa_cg16 = .ZFILL with src-size in a register, cpa_cg16_pred = src-size 16 or 0 as a
 predicate, cpa_cg16_plain = no src-size), one warp, lanes driven by these arrays. Written before they were
-measured, to test the LDGSTS .cg rule fitted to the lg_cg16_* and rule_cpa_cg16_* probes. Run from
-calibration/realk: python make_probe_ldgsts_holdout.py"""
+measured, to test the LDGSTS .cg rule fitted to the lg_cg16_* and rule_cpa_cg16_* probes (round 1,
+manifest_ldgsts_holdout.json), then the predicate form's wavefront rule found on round 1's random probes (round 2,
+manifest_ldgsts_holdout2.json). Run from calibration/realk: python make_probe_ldgsts_holdout.py 1|2"""
 import json
+import sys
 
 import numpy as np
 
@@ -21,32 +23,51 @@ def arr(name, values):
 
 
 def entry(name, form, src, dst, size, what):
-    tag = f"ho_{form}_{name}"
+    tag = f"ho_{form}_{name}" if ROUND == 1 else f"ho2_{form}_{name}"
     args = ["zeros:8192", "npy:data/f32_red.npy", arr(f"{tag}_src", src), arr(f"{tag}_dst", dst), arr(f"{tag}_size", size)]
-    entries.append({"name": f"ho_cg16_{form}_{name}", "origin": "written here: held-out LDGSTS .cg probe", "source": "src/probe_rules.cu",
+    entries.append({"name": f"ho_cg16_{form}_{name}" if ROUND == 1 else f"ho2_cg16_{form}_{name}", "origin": "written here: held-out LDGSTS .cg probe", "source": "src/probe_rules.cu",
                     "ptx": "ptx/probe_rules.ptx", "kernel": KERNEL[form], "grid": [1, 1, 1], "block": [32, 1, 1], "smem": 0,
                     "args": args, "problem": f"cp.async.cg 16 B, {WHAT[form]}: {what}"})
 
 
-tri_src = (L // 4) * 256 + (L % 4) * 16  # Triton's A tile: 64 bytes of each 256-byte row
-tri_dst = np.load("data/probe_lg_tri0_dst.npy")
-con = 16 * L
-dup = np.where(L >= 26, 0, con)  # lanes 26-31 read one source
-full = np.full(32, 16)
-entry("rows", "zf", con, 128 * L % 8192, full, "contiguous sources, one 128-byte shared row a lane")
-entry("dup_zero", "zf", dup, con, np.where(L >= 26, 0, 16), "contiguous, lanes 26-31 zero-filled from one source")
-entry("dup_full", "zf", dup, con, full, "contiguous destinations, lanes 26-31 copy one source")
-entry("tri_q0zero", "zf", tri_src, tri_dst, np.where(L < 8, 0, 16), "Triton's A tile, lanes 0-7 zero-filled")
-entry("tri_q0true", "pr", tri_src, tri_dst, np.where(L < 8, 16, 0), "Triton's A tile, lanes 0-7 copy, the rest zero-fill")
-entry("tri_q0false", "pr", tri_src, tri_dst, np.where(L < 8, 0, 16), "Triton's A tile, lanes 0-7 zero-fill")
-entry("con_halfzero", "pr", con, con, np.where(L < 16, 16, 0), "contiguous, lanes 16-31 zero-fill")
-entry("rows_halfzero", "pr", 256 * L % 8192, con, np.where(L < 16, 16, 0), "sources 256 bytes apart, lanes 16-31 zero-fill")
-for k in range(3):
-    src = rng.integers(0, 2048, 32) * 16 % 32752  # 16-byte aligned, inside the 32 KiB input
-    dst = rng.permutation(512)[:32] * 16  # distinct 16-byte chunks of the 8 KiB tile
-    for form in ("zf", "pr", "pl"):
-        size = rng.choice([0, 16, 16, 8, 4], 32) if form == "zf" else rng.choice([0, 16, 16], 32) if form == "pr" else full
-        entry(f"rand{k}", form, src, dst, size, f"random sources, destinations and sizes (seed 20261127, draw {k})")
+def round1():
+    tri_src = (L // 4) * 256 + (L % 4) * 16  # Triton's A tile: 64 bytes of each 256-byte row
+    tri_dst = np.load("data/probe_lg_tri0_dst.npy")
+    con = 16 * L
+    dup = np.where(L >= 26, 0, con)  # lanes 26-31 read one source
+    full = np.full(32, 16)
+    entry("rows", "zf", con, 128 * L % 8192, full, "contiguous sources, one 128-byte shared row a lane")
+    entry("dup_zero", "zf", dup, con, np.where(L >= 26, 0, 16), "contiguous, lanes 26-31 zero-filled from one source")
+    entry("dup_full", "zf", dup, con, full, "contiguous destinations, lanes 26-31 copy one source")
+    entry("tri_q0zero", "zf", tri_src, tri_dst, np.where(L < 8, 0, 16), "Triton's A tile, lanes 0-7 zero-filled")
+    entry("tri_q0true", "pr", tri_src, tri_dst, np.where(L < 8, 16, 0), "Triton's A tile, lanes 0-7 copy, the rest zero-fill")
+    entry("tri_q0false", "pr", tri_src, tri_dst, np.where(L < 8, 0, 16), "Triton's A tile, lanes 0-7 zero-fill")
+    entry("con_halfzero", "pr", con, con, np.where(L < 16, 16, 0), "contiguous, lanes 16-31 zero-fill")
+    entry("rows_halfzero", "pr", 256 * L % 8192, con, np.where(L < 16, 16, 0), "sources 256 bytes apart, lanes 16-31 zero-fill")
+    for k in range(3):
+        src = rng.integers(0, 2048, 32) * 16 % 32752  # 16-byte aligned, inside the 32 KiB input
+        dst = rng.permutation(512)[:32] * 16  # distinct 16-byte chunks of the 8 KiB tile
+        for form in ("zf", "pr", "pl"):
+            size = rng.choice([0, 16, 16, 8, 4], 32) if form == "zf" else rng.choice([0, 16, 16], 32) if form == "pr" else full
+            entry(f"rand{k}", form, src, dst, size, f"random sources, destinations and sizes (seed 20261127, draw {k})")
 
-json.dump(entries, open("manifest_ldgsts_holdout.json", "w"), indent=1)
+
+def round2():
+    rng2 = np.random.default_rng(20261128)
+    rows = 128 * L % 8192  # every lane in 16-byte column 0 of its own row: 8 lanes a quarter-warp on one column
+    entry("rows_true", "pr", 16 * L, rows, np.full(32, 16), "every lane copies, destinations down one column")
+    entry("rows_false", "pr", 16 * L, rows, np.zeros(32), "every lane zero-fills, destinations down one column")
+    entry("pairs_mixed", "pr", 16 * L, 128 * L % 8192 + 16 * (L // 2 % 8), 16 * (L % 2), "lane pairs on one column (rows apart), odd lanes copy")
+    for k in range(4):
+        src = rng2.integers(0, 2048, 32) * 16 % 32752
+        dst = rng2.permutation(512)[:32] * 16
+        entry(f"rand{k}", "pr", src, dst, rng2.choice([0, 16, 16], 32), f"random lanes (seed 20261128, draw {k})")
+        if k < 3:
+            entry(f"rand{k}", "zf", src, dst, rng2.choice([0, 16, 16, 8, 4], 32), f"random lanes (seed 20261128, draw {k})")
+        if k == 0:
+            entry(f"rand{k}", "pl", src, dst, np.full(32, 16), f"random lanes (seed 20261128, draw {k})")
+
+ROUND = int(sys.argv[1]) if len(sys.argv) > 1 else 1
+(round1 if ROUND == 1 else round2)()
+json.dump(entries, open("manifest_ldgsts_holdout.json" if ROUND == 1 else "manifest_ldgsts_holdout2.json", "w"), indent=1)
 print(len(entries), "entries")
