@@ -63,9 +63,6 @@ OPEN = {
     "rule_generic_st128_contig": "a generic 128-bit store to 512 contiguous bytes: the H100 counts 5 wavefronts, STS.128's rule 4",
     "rule_sts_ldg_div_b256_g8": STORES,
     "rule_sts_alu_div_b256_g8": STORES,
-    **{name: f"held out, random lanes: SASS-level LDGSTS bank conflicts {h100} measured, {model} by the src-size forms' rule "
-             "(wavefronts exact; tests/test_ldgsts.py CONFLICTS_OPEN)" for name, (h100, model) in
-       {"ho_cg16_zf_rand0": (12, 11), "ho_cg16_zf_rand1": (10, 8), "ho_cg16_pr_rand1": (10, 6)}.items()},
 }
 
 

@@ -123,17 +123,16 @@ def count_predicate_form(batch: InstructionBatch, rows: np.ndarray, spec: OpSpec
 
 def count_src_size(batch: InstructionBatch, rows: np.ndarray, spec: OpSpec, width: int, arch: ArchConfig, out: np.ndarray) -> None:
     """LDGSTS .cg ``rows``, counted into ``out``: the ``.ZFILL`` form's quarter-warp passes and the bank conflicts of the
-    src-size forms, rule 4 over the lanes that copy data, each lane at its own source (reference.py, rule 5)."""
-    mask = batch.mask[rows]
-    zeroed = batch.zeroed[rows] & mask
-    rows = rows[batch.srcsize[rows] | ((zeroed != 0) & (zeroed != mask))]
+    src-size forms, rule 4 over the active lanes, each at its own source but a ``zeroed`` lane at none
+    (reference.py, rule 5)."""
+    rows = rows[batch.srcsize[rows] | ((batch.zeroed[rows] & batch.mask[rows]) != 0)]
     if not len(rows):
         return
     quarter = shape_of(spec, arch, width, 0)
     every = np.arange(len(rows))
     addrs, src = batch.addrs[rows], batch.src[rows]
     q = np.zeros((OUT_ROWS, len(rows)), dtype=np.int64)
-    count_rows(np.where(_lanes(batch.zeroed[rows]), INACTIVE, addrs).astype(addrs.dtype), src, every, quarter, arch, q)
+    count_rows(addrs, np.where(_lanes(batch.zeroed[rows]), INACTIVE, src), every, quarter, arch, q)
     conflicts = q[0] - q[1]
     count_rows(addrs, src, every, quarter, arch, q)
     added = np.where(batch.srcsize[rows], q[0], 0)
@@ -198,7 +197,7 @@ def _count_rows(addrs, src, rows, width, unit, unit_banks, access, per_phase, gr
             where[j] = _rem(units[j], unit_banks) if a >= 0 else -1
             if positions > 0:
                 sunits[j] = _quot(src[i, j], access)
-                swhere[j] = sunits[j] % positions if a >= 0 else -1
+                swhere[j] = sunits[j] % positions if a >= 0 and src[i, j] >= 0 else -2 - j  # (no source: a position of its own)
         wavefronts = 0
         ideal = 0
         distinct = 0

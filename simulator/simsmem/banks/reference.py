@@ -35,8 +35,9 @@ The rule (it reproduces the H100 measurements in ``calibration/h100``; see ``RUL
    ``ho_cg16_*``):
    the form that takes src-size in a register (``srcsize``, SASS ``.ZFILL``) adds to these wavefronts the
    passes rule 4 gives its active lanes (16 bytes a lane: quarter-warp phases), zero-filled ones included, and
-   has the bank conflicts rule 4 gives the lanes that copy data (not ``zeroed``). The predicate form has those
-   bank conflicts where some of its active lanes are ``zeroed`` but not all, none otherwise.
+   has the bank conflicts rule 4 gives its active lanes, a ``zeroed`` lane taking no source position (it
+   conflicts through its destination alone). The predicate form has those bank conflicts where some of its
+   active lanes are ``zeroed``, none where every lane copies.
    Rule 4 reads each lane at its own source here, a ``zfill`` lane's too. The ``.ZFILL`` form's passes serve its
    lanes again, in groups after the sector moves; where lanes are ``zeroed``, its conflicts are not those groups'
    extra passes, and the predicate form's belong to no wavefront (ncu's two counters, not one schedule).
@@ -131,9 +132,8 @@ def schedule(ins: Instruction, arch: ArchConfig) -> Schedule:
             added = _quarter_passes(ins, lanes, spec, arch)[0]
             passes += [attrs.evolve(w, group=units + w.group) for w in added]
             units += len(added)
-        data = [lane for lane in lanes if not ins.zeroed >> lane & 1]
-        if ins.srcsize or 0 < len(data) < len(lanes):
-            served, quarters = _quarter_passes(ins, data, spec, arch)
+        if ins.srcsize or ins.zeroed & ins.mask:  # conflicts: rule 4 over every lane, a zeroed one at no source
+            served, quarters = _quarter_passes(ins, lanes, spec, arch, lambda lane: None if ins.zeroed >> lane & 1 else ins.src[lane])
             units -= len(served) - quarters
     else:
         if shape.group > 1 and _packed(ins):
@@ -194,23 +194,26 @@ def _requests(ins: Instruction, lanes: list[int], shape: Shape, arch: ArchConfig
 
 
 def _quarter_passes(ins: Instruction, lanes: list[int], spec: OpSpec, arch: ArchConfig,
-                    source: Callable[[int], int] | None = None) -> tuple[list[Wavefront], int]:
+                    source: Callable[[int], int | None] | None = None) -> tuple[list[Wavefront], int]:
     """An LDGSTS .cg's ``lanes`` served as a ``.ca`` copy of their width (rule 4: quarter-warp phases), each lane read
-    from ``source(lane)`` (default: its own source): (the passes, the phases with lanes)."""
+    from ``source(lane)`` (default: its own source; None: none): (the passes, the phases with lanes)."""
     shape = shape_of(spec, arch, ins.width, 0)
     phases = _requests(ins, lanes, shape, arch)
     passes = [w for p, reqs in enumerate(phases) for w in _copy_passes(p, reqs, source or ins.src.__getitem__, shape)]
     return passes, sum(1 for reqs in phases if reqs)
 
 
-def _copy_passes(group: int, reqs: list[Request], source: Callable[[int], int], shape: Shape) -> list[Wavefront]:
+def _copy_passes(group: int, reqs: list[Request], source: Callable[[int], int | None], shape: Shape) -> list[Wavefront]:
     """LDGSTS: a lane conflicts with the lanes whose source takes its position in the line or whose
     destination takes its bank; the phase takes as many passes as the largest such set (the lane
     included). The measured counts fix only that number, not which lane goes where: here each lane
     goes to the first pass free of its conflicts, and where that needs fewer passes than the hardware
-    takes, the last lanes of shared passes move to passes of their own. ``source``: a lane's source."""
-    ends = {r.lane: (source(r.lane) // shape.access_bytes % shape.source_positions, r.bank // shape.words_per_lane) for r in reqs}
-    conflicts = {lane: {m for m, e in ends.items() if e[0] == s or e[1] == d} for lane, (s, d) in ends.items()}
+    takes, the last lanes of shared passes move to passes of their own. ``source``: a lane's source (None: a lane
+    with none, which conflicts through its destination alone)."""
+    positions = {r.lane: source(r.lane) for r in reqs}
+    ends = {r.lane: (None if positions[r.lane] is None else positions[r.lane] // shape.access_bytes % shape.source_positions,
+                     r.bank // shape.words_per_lane) for r in reqs}
+    conflicts = {lane: {m for m, e in ends.items() if (s is not None and e[0] == s) or e[1] == d} for lane, (s, d) in ends.items()}
     passes: dict[int, int] = {}
     for lane in sorted(ends):
         taken = {passes[m] for m in conflicts[lane] if m in passes}
