@@ -3,7 +3,8 @@
 predicate, cpa_cg16_plain = no src-size), one warp, lanes driven by these arrays. Written before they were
 measured, to test the LDGSTS .cg rule fitted to the lg_cg16_* and rule_cpa_cg16_* probes (round 1,
 manifest_ldgsts_holdout.json), then the predicate form's wavefront rule found on round 1's random probes (round 2,
-manifest_ldgsts_holdout2.json). Run from calibration/realk: python make_probe_ldgsts_holdout.py 1|2"""
+manifest_ldgsts_holdout2.json), then the src-size forms' conflict rule refitted on both (round 3,
+manifest_ldgsts_holdout3.json). Run from calibration/realk: python make_probe_ldgsts_holdout.py 1|2|3"""
 import json
 import sys
 
@@ -23,9 +24,9 @@ def arr(name, values):
 
 
 def entry(name, form, src, dst, size, what):
-    tag = f"ho_{form}_{name}" if ROUND == 1 else f"ho2_{form}_{name}"
+    tag = f"ho_{form}_{name}" if ROUND == 1 else f"ho{ROUND}_{form}_{name}"
     args = ["zeros:8192", "npy:data/f32_red.npy", arr(f"{tag}_src", src), arr(f"{tag}_dst", dst), arr(f"{tag}_size", size)]
-    entries.append({"name": f"ho_cg16_{form}_{name}" if ROUND == 1 else f"ho2_cg16_{form}_{name}", "origin": "written here: held-out LDGSTS .cg probe", "source": "src/probe_rules.cu",
+    entries.append({"name": f"ho_cg16_{form}_{name}" if ROUND == 1 else f"ho{ROUND}_cg16_{form}_{name}", "origin": "written here: held-out LDGSTS .cg probe", "source": "src/probe_rules.cu",
                     "ptx": "ptx/probe_rules.ptx", "kernel": KERNEL[form], "grid": [1, 1, 1], "block": [32, 1, 1], "smem": 0,
                     "args": args, "problem": f"cp.async.cg 16 B, {WHAT[form]}: {what}"})
 
@@ -67,7 +68,22 @@ def round2():
         if k == 0:
             entry(f"rand{k}", "pl", src, dst, np.full(32, 16), f"random lanes (seed 20261128, draw {k})")
 
+def round3():
+    rng3 = np.random.default_rng(20261129)
+    col = 128 * L % 8192  # lane l in column 0 of row l
+    entry("pairs_false", "pr", 16 * L, 128 * L % 8192 + 16 * (L // 2 % 8), np.zeros(32), "every lane zero-fills, lane pairs on a column")
+    entry("srccol_mixed", "pr", 128 * L % 32768, 16 * L, 16 * (L % 4 != 0), "copying lanes on one source column, every fourth zero-fills")
+    entry("col_q0copies", "pr", 16 * L, col, 16 * (L < 8), "destinations down one column, lanes 0-7 copy")
+    entry("col_zeroed_half", "zf", 16 * L, col, 16 * (L % 2), "destinations down one column, even lanes zero-filled")
+    entry("srccol_zeroed", "zf", 128 * L % 32768, 16 * L, 16 * (L % 4 != 0), "sources on one column, every fourth lane zero-filled")
+    for k in range(3):
+        src = rng3.integers(0, 2048, 32) * 16 % 32752
+        dst = rng3.permutation(512)[:32] * 16
+        entry(f"rand{k}", "pr", src, dst, rng3.choice([0, 16], 32), f"random lanes (seed 20261129, draw {k})")
+        entry(f"rand{k}", "zf", src, dst, rng3.choice([0, 0, 16, 8], 32), f"random lanes (seed 20261129, draw {k})")
+
+
 ROUND = int(sys.argv[1]) if len(sys.argv) > 1 else 1
-(round1 if ROUND == 1 else round2)()
-json.dump(entries, open("manifest_ldgsts_holdout.json" if ROUND == 1 else "manifest_ldgsts_holdout2.json", "w"), indent=1)
+{1: round1, 2: round2, 3: round3}[ROUND]()
+json.dump(entries, open("manifest_ldgsts_holdout.json" if ROUND == 1 else f"manifest_ldgsts_holdout{ROUND}.json", "w"), indent=1)
 print(len(entries), "entries")
