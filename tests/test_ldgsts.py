@@ -43,12 +43,13 @@ def test_model_is_the_rule(sm90, rows, n):
         assert (counts.wavefronts[i], counts.bank_conflicts[i]) == (len(s.wavefronts), s.bank_conflicts) == rule_ldgsts.counts(r) == measured, r["name"]
 
 
-#: The 68 single-warp LDGSTS form probes of calibration/realk/manifest.json (calibration/realk/src/probe_rules.cu): one
+#: The 79 single-warp LDGSTS form probes of calibration/realk/manifest.json (calibration/realk/src/probe_rules.cu): one
 #: cp.async.cg 16 B a lane from byte src[l] of the input to byte dst[l] of a tile, src-size size[l] (arguments 2-4, .npy),
 #: in the SASS form ptxas made of it, by kernel: plain, .ZFILL (src-size in a register) or src-size as a predicate. The
 #: rule was fitted to the 40 lg_cg16_* and rule_cpa_cg16_*, then to the 17 ho_cg16_* written and predicted before they
 #: ran (runs/2026-11-27-ldgsts-holdout/PREDICTED.txt: 12 of 17 exact), then to the 11 ho2_cg16_* likewise
-#: (runs/2026-11-27-ldgsts-holdout2/PREDICTED.txt: every wavefront count exact, 4 of 11 conflict counts).
+#: (runs/2026-11-27-ldgsts-holdout2/PREDICTED.txt: every wavefront count exact, 4 of 11 conflict counts), and then
+#: predicted the 11 ho3_cg16_* before they ran (runs/2026-11-27-ldgsts-holdout3/PREDICTED.txt: 11 of 11 exact).
 SRC_SIZE_FORMS = {"cpa_cg16_plain": {}, "cpa_cg16": {"srcsize": True}, "cpa_cg16_pred": {"zfill": 0xFFFFFFFF}}
 PROBES = [e for e in orjson.loads((REALK / "manifest.json").read_bytes()) if e["kernel"] in SRC_SIZE_FORMS]
 
@@ -61,13 +62,13 @@ def _probe(entry: dict) -> Instruction:
 
 
 def test_src_size_forms_are_the_rule(sm90):
-    """The 68 probes of the three SASS forms (bank model, rule 6): the numba model and the readable reference give ncu's
+    """The 79 probes of the three SASS forms (bank model, rule 6): the numba model and the readable reference give ncu's
     SASS-level LDGSTS wavefronts and bank conflicts (H100, ncu 2025.3.1, run 1; no probe varied) on every one."""
     from simsmem.banks.reference import schedule
 
     rows = [_probe(e) for e in PROBES]
     counts = count(InstructionBatch.from_instructions(rows), sm90)
-    assert len(rows) == 68 and counts.bank_conflicts.sum() > 0
+    assert len(rows) == 79 and counts.bank_conflicts.sum() > 0
     for i, (e, ins) in enumerate(zip(PROBES, rows)):
         measured = (e["ncu"][rule_ldgsts.WAVEFRONTS], e["ncu"][rule_ldgsts.CONFLICTS])
         s = schedule(ins, sm90)
