@@ -13,8 +13,9 @@ import numpy as np
 L = np.arange(32)
 rng = np.random.default_rng(20261127)
 entries = []
-KERNEL = {"zf": "cpa_cg16", "pr": "cpa_cg16_pred", "pl": "cpa_cg16_plain"}
-WHAT = {"zf": "src-size in a register (.ZFILL)", "pr": "src-size 16 or 0 (a predicate)", "pl": "no src-size"}
+KERNEL = {"zf": "cpa_cg16", "pr": "cpa_cg16_pred", "pl": "cpa_cg16_plain", "neg": "cpa_cg16_pred_neg", "off": "cpa_cg16_pred_off"}
+WHAT = {"zf": "src-size in a register (.ZFILL)", "pr": "src-size 16 or 0 (a predicate)", "pl": "no src-size",
+        "neg": "src-size 16 or 0 (a negated predicate: size 0 copies)", "off": "src-size 16 or 0 (a predicate), source + 64 as an immediate"}
 
 
 def arr(name, values):
@@ -26,8 +27,9 @@ def arr(name, values):
 def entry(name, form, src, dst, size, what):
     tag = f"ho_{form}_{name}" if ROUND == 1 else f"ho{ROUND}_{form}_{name}"
     args = ["zeros:8192", "npy:data/f32_red.npy", arr(f"{tag}_src", src), arr(f"{tag}_dst", dst), arr(f"{tag}_size", size)]
-    entries.append({"name": f"ho_cg16_{form}_{name}" if ROUND == 1 else f"ho{ROUND}_cg16_{form}_{name}", "origin": "written here: held-out LDGSTS .cg probe", "source": "src/probe_rules.cu",
-                    "ptx": "ptx/probe_rules.ptx", "kernel": KERNEL[form], "grid": [1, 1, 1], "block": [32, 1, 1], "smem": 0,
+    entries.append({"name": f"ho_cg16_{form}_{name}" if ROUND == 1 else f"ho{ROUND}_cg16_{form}_{name}", "origin": "written here: held-out LDGSTS .cg probe",
+                    "source": "src/probe_ldgsts_forms.cu" if form in ("neg", "off") else "src/probe_rules.cu",
+                    "ptx": "ptx/probe_ldgsts_forms.ptx" if form in ("neg", "off") else "ptx/probe_rules.ptx", "kernel": KERNEL[form], "grid": [1, 1, 1], "block": [32, 1, 1], "smem": 0,
                     "args": args, "problem": f"cp.async.cg 16 B, {WHAT[form]}: {what}"})
 
 
@@ -83,7 +85,24 @@ def round3():
         entry(f"rand{k}", "zf", src, dst, rng3.choice([0, 0, 16, 8], 32), f"random lanes (seed 20261129, draw {k})")
 
 
+def round4():
+    rng4 = np.random.default_rng(20261130)
+    tri_src = (L // 4) * 256 + (L % 4) * 16
+    tri_dst = np.load("data/probe_lg_tri0_dst.npy")
+    copy, none = np.zeros(32), np.full(32, 16)  # cpa_cg16_pred_neg copies where size is 0
+    entry("tri_all", "neg", tri_src, tri_dst, copy, "Triton's A tile, every lane copies")
+    entry("tri_q0zero", "neg", tri_src, tri_dst, np.where(L < 8, 16, 0), "Triton's A tile, lanes 0-7 zero-fill")
+    entry("rows_all", "neg", 256 * L % 8192, 16 * L, copy, "sources 256 bytes apart, every lane copies")
+    entry("rows_none", "neg", 256 * L % 8192, 16 * L, none, "sources 256 bytes apart, every lane zero-fills")
+    src, dst = rng4.integers(0, 2048, 32) * 16 % 32752, rng4.permutation(512)[:32] * 16
+    entry("rand0", "neg", src, dst, rng4.choice([0, 16], 32), "random lanes (seed 20261130)")
+    entry("tri_all", "off", tri_src, tri_dst, np.full(32, 16), "Triton's A tile, every lane copies")
+    entry("rows_all", "off", 256 * L % 8192, 16 * L, np.full(32, 16), "sources 256 bytes apart, every lane copies")
+    entry("con_all", "off", 16 * L, 16 * L, np.full(32, 16), "contiguous, every lane copies")
+    entry("rand0", "off", src % 32688, dst, rng4.choice([0, 16], 32), "random lanes (seed 20261130; inside the input after the 64)")
+
+
 ROUND = int(sys.argv[1]) if len(sys.argv) > 1 else 1
-{1: round1, 2: round2, 3: round3}[ROUND]()
+{1: round1, 2: round2, 3: round3, 4: round4}[ROUND]()
 json.dump(entries, open("manifest_ldgsts_holdout.json" if ROUND == 1 else f"manifest_ldgsts_holdout{ROUND}.json", "w"), indent=1)
 print(len(entries), "entries")
