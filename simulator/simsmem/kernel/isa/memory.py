@@ -406,9 +406,10 @@ def _ldgsts(ins: Instruction, env: Env):
         zeroed = np.zeros(m.n, dtype=bool)  # the lanes of src-size 0
         if len(ix):
             zeroed[ix] = n == 0
-        # what ncu's SASS-level wavefront count does not see the source of (calibration/realk rule and lg probes): every
-        # lane of the predicate form, and the zero-fill lanes of a .ca copy (.cg's .ZFILL form counts them with their sources)
-        if copy is not None and not zfill:
+        # what ncu's SASS-level wavefront count does not see the source of (calibration/realk rule, lg and ho probes): every
+        # lane of the predicate form (LDGSTS ..., P0; with the operand negated, !P0, it reads the sources as the plain copy
+        # does: ho4_cg16_neg_*), and the zero-fill lanes of a .ca copy (.cg's .ZFILL form counts them with their sources)
+        if copy is not None and not zfill and not ins.operands[2].inv:
             unsourced = act
         else:
             unsourced = zeroed if zfill and not form.get("bypass") else np.zeros(m.n, dtype=bool)
