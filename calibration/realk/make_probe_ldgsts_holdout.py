@@ -13,9 +13,12 @@ import numpy as np
 L = np.arange(32)
 rng = np.random.default_rng(20261127)
 entries = []
-KERNEL = {"zf": "cpa_cg16", "pr": "cpa_cg16_pred", "pl": "cpa_cg16_plain", "neg": "cpa_cg16_pred_neg", "off": "cpa_cg16_pred_off"}
+KERNEL = {"zf": "cpa_cg16", "pr": "cpa_cg16_pred", "pl": "cpa_cg16_plain", "neg": "cpa_cg16_pred_neg", "off": "cpa_cg16_pred_off",
+          "two": "cpa_cg16_pred_two"}
 WHAT = {"zf": "src-size in a register (.ZFILL)", "pr": "src-size 16 or 0 (a predicate)", "pl": "no src-size",
-        "neg": "src-size 16 or 0 (a negated predicate: size 0 copies)", "off": "src-size 16 or 0 (a predicate), source + 64 as an immediate"}
+        "neg": "src-size 16 or 0 (a negated predicate: size 0 copies)", "off": "src-size 16 or 0 (a predicate), source + 64 as an immediate",
+        "two": "two copies, src-size 16 or 0 by bits 0 and 1 of size (predicates P2 and P0)"}
+SOURCE = {"neg": "probe_ldgsts_forms", "off": "probe_ldgsts_forms", "two": "probe_ldgsts_pred2"}
 
 
 def arr(name, values):
@@ -28,8 +31,7 @@ def entry(name, form, src, dst, size, what):
     tag = f"ho_{form}_{name}" if ROUND == 1 else f"ho{ROUND}_{form}_{name}"
     args = ["zeros:8192", "npy:data/f32_red.npy", arr(f"{tag}_src", src), arr(f"{tag}_dst", dst), arr(f"{tag}_size", size)]
     entries.append({"name": f"ho_cg16_{form}_{name}" if ROUND == 1 else f"ho{ROUND}_cg16_{form}_{name}", "origin": "written here: held-out LDGSTS .cg probe",
-                    "source": "src/probe_ldgsts_forms.cu" if form in ("neg", "off") else "src/probe_rules.cu",
-                    "ptx": "ptx/probe_ldgsts_forms.ptx" if form in ("neg", "off") else "ptx/probe_rules.ptx", "kernel": KERNEL[form], "grid": [1, 1, 1], "block": [32, 1, 1], "smem": 0,
+                    "source": f"src/{SOURCE.get(form, 'probe_rules')}.cu", "ptx": f"ptx/{SOURCE.get(form, 'probe_rules')}.ptx", "kernel": KERNEL[form], "grid": [1, 1, 1], "block": [32, 1, 1], "smem": 0,
                     "args": args, "problem": f"cp.async.cg 16 B, {WHAT[form]}: {what}"})
 
 
@@ -102,7 +104,17 @@ def round4():
     entry("rand0", "off", src % 32688, dst, rng4.choice([0, 16], 32), "random lanes (seed 20261130; inside the input after the 64)")
 
 
+def round5():
+    rng5 = np.random.default_rng(20261201)
+    tri_src = (L // 4) * 256 + (L % 4) * 16
+    tri_dst = np.load("data/probe_lg_tri0_dst.npy")
+    entry("tri_both", "two", tri_src, tri_dst, np.full(32, 3), "Triton's A tile, both copies in every lane")
+    entry("tri_first", "two", tri_src, tri_dst, np.full(32, 1), "Triton's A tile, the first copy (P2) in every lane, the second zero-fills")
+    entry("rows_both", "two", 256 * L % 8192, 16 * L, np.full(32, 3), "sources 256 bytes apart, both copies in every lane")
+    entry("rand0", "two", rng5.integers(0, 1792, 32) * 16, rng5.permutation(256)[:32] * 16, rng5.integers(0, 4, 32), "random lanes (seed 20261201)")
+
+
 ROUND = int(sys.argv[1]) if len(sys.argv) > 1 else 1
-{1: round1, 2: round2, 3: round3, 4: round4}[ROUND]()
+{1: round1, 2: round2, 3: round3, 4: round4, 5: round5}[ROUND]()
 json.dump(entries, open("manifest_ldgsts_holdout.json" if ROUND == 1 else f"manifest_ldgsts_holdout{ROUND}.json", "w"), indent=1)
 print(len(entries), "entries")
