@@ -47,9 +47,6 @@ COUNTERS = [f"l1tex__data_{k}_mem_shared_op_{op}.sum" for op in ("ld", "st", "at
     "smsp__sass_inst_executed_op_tma_ld.sum", "smsp__sass_inst_executed_op_tma_st.sum", "smsp__inst_executed_op_tma_ld.sum",
     "smsp__inst_executed_op_tma_st.sum",
 ]
-TRITON_TILES = ("LDGSTS with src-size as a predicate over Triton's operand tiles, three stages: the loop's copies (!P0) count their sources "
-                "as the probes of that form do (ho4_cg16_neg_*), the prologue's (P0, P1) their destinations (lg_cg16_pred_*, ho4_cg16_off_*); "
-                "128 wavefronts short, as if one prologue pair of A-tile copies counted its sources")
 STORES = "stores of warps whose threads took both sides of a branch, with other warps running: the H100 counts extra store wavefronts that vary run to run (one warp alone never does: the b32_g1 twins)"
 OPEN = {
     "hist256_atomic_misc_skewed": "which warp's lane arrives first at each bin decides which warps run the first-arrival branches; the H100's "
@@ -58,8 +55,9 @@ OPEN = {
                      "(lg_cg16_*, rule_cpa_cg16_*) gives 140 SASS-level LDGSTS wavefronts, the H100 counts 128",
     "generic_smem_axpy": "generic ST.E of eight warps: 8 more store wavefronts than the shared-store rule gives (one warp alone matches: rule_generic_st_*)",
     "generic_mixed": "generic stores of several warps: extra store wavefronts, varying run to run (145-147)",
-    "triton_matmul_f16": TRITON_TILES + " (H100 2176, simulated 2048)",
-    "triton_matmul_f16_sm90": TRITON_TILES + " (H200 2176, simulated 2048: the same copies as triton_matmul_f16's, read by wgmma)",
+    "ho5_cg16_two_rand0": "two predicate-form copies a lane (P2 reading its sources, P0 its destinations) over random lanes: 40 "
+                          "SASS-level LDGSTS wavefronts measured, 44 by the rules that hold each copy alone (32 + 12); the structured "
+                          "probes of the pair match",
     "rule_generic_st128_contig": "a generic 128-bit store to 512 contiguous bytes: the H100 counts 5 wavefronts, STS.128's rule 4",
     "rule_sts_ldg_div_b256_g8": STORES,
     "rule_sts_alu_div_b256_g8": STORES,
