@@ -14,11 +14,13 @@ L = np.arange(32)
 rng = np.random.default_rng(20261127)
 entries = []
 KERNEL = {"zf": "cpa_cg16", "pr": "cpa_cg16_pred", "pl": "cpa_cg16_plain", "neg": "cpa_cg16_pred_neg", "off": "cpa_cg16_pred_off",
-          "two": "cpa_cg16_pred_two"}
+          "two": "cpa_cg16_pred_two", "ca": "cpa_ca4_pred", "caneg": "cpa_ca4_pred_neg"}
 WHAT = {"zf": "src-size in a register (.ZFILL)", "pr": "src-size 16 or 0 (a predicate)", "pl": "no src-size",
         "neg": "src-size 16 or 0 (a negated predicate: size 0 copies)", "off": "src-size 16 or 0 (a predicate), source + 64 as an immediate",
-        "two": "two copies, src-size 16 or 0 by bits 0 and 1 of size (predicates P2 and P0)"}
-SOURCE = {"neg": "probe_ldgsts_forms", "off": "probe_ldgsts_forms", "two": "probe_ldgsts_pred2"}
+        "two": "two copies, src-size 16 or 0 by bits 0 and 1 of size (predicates P2 and P0)",
+        "ca": "cp.async.ca 4 B, src-size 4 or 0 (predicate P0)", "caneg": "cp.async.ca 4 B, src-size 4 or 0 (predicate !P0: size 0 copies)"}
+SOURCE = {"neg": "probe_ldgsts_forms", "off": "probe_ldgsts_forms", "two": "probe_ldgsts_pred2", "ca": "probe_ldgsts_ca_pred",
+          "caneg": "probe_ldgsts_ca_pred"}
 
 
 def arr(name, values):
@@ -30,9 +32,10 @@ def arr(name, values):
 def entry(name, form, src, dst, size, what):
     tag = f"ho_{form}_{name}" if ROUND == 1 else f"ho{ROUND}_{form}_{name}"
     args = ["zeros:8192", "npy:data/f32_red.npy", arr(f"{tag}_src", src), arr(f"{tag}_dst", dst), arr(f"{tag}_size", size)]
-    entries.append({"name": f"ho_cg16_{form}_{name}" if ROUND == 1 else f"ho{ROUND}_cg16_{form}_{name}", "origin": "written here: held-out LDGSTS .cg probe",
+    kind = "ca4" if form in ("ca", "caneg") else "cg16"
+    entries.append({"name": f"ho_cg16_{form}_{name}" if ROUND == 1 else f"ho{ROUND}_{kind}_{form}_{name}", "origin": "written here: held-out LDGSTS .cg probe",
                     "source": f"src/{SOURCE.get(form, 'probe_rules')}.cu", "ptx": f"ptx/{SOURCE.get(form, 'probe_rules')}.ptx", "kernel": KERNEL[form], "grid": [1, 1, 1], "block": [32, 1, 1], "smem": 0,
-                    "args": args, "problem": f"cp.async.cg 16 B, {WHAT[form]}: {what}"})
+                    "args": args, "problem": f"{'' if form in ('ca', 'caneg') else 'cp.async.cg 16 B, '}{WHAT[form]}: {what}"})
 
 
 def round1():
@@ -114,7 +117,20 @@ def round5():
     entry("rand0", "two", rng5.integers(0, 1792, 32) * 16, rng5.permutation(256)[:32] * 16, rng5.integers(0, 4, 32), "random lanes (seed 20261201)")
 
 
+def round6():
+    rng6 = np.random.default_rng(20261202)
+    con = 4 * L
+    first8 = L < 8  # lanes 0-7 copy, the others zero-fill from one source (cpasync_zfill's last copy)
+    for form in ("ca", "caneg"):
+        copies = (lambda c: np.where(c, 4, 0)) if form == "ca" else (lambda c: np.where(c, 0, 4))
+        entry("dupzero", form, np.where(first8, con, 0), con, copies(first8), "lanes 0-7 copy, 8-31 zero-fill from one source")
+        entry("srccol", form, 128 * L, con, copies(np.ones(32, bool)), "every lane copies, sources 128 bytes apart")
+        entry("dupall", form, np.zeros(32), con, copies(np.ones(32, bool)), "every lane copies one source word")
+        src, dst = rng6.integers(0, 8188, 32) * 4, rng6.permutation(2048)[:32] * 4
+        entry("rand", form, src, dst, copies(rng6.random(32) < 0.6), "random lanes (seed 20261202)")
+
+
 ROUND = int(sys.argv[1]) if len(sys.argv) > 1 else 1
-{1: round1, 2: round2, 3: round3, 4: round4, 5: round5}[ROUND]()
+{1: round1, 2: round2, 3: round3, 4: round4, 5: round5, 6: round6}[ROUND]()
 json.dump(entries, open("manifest_ldgsts_holdout.json" if ROUND == 1 else f"manifest_ldgsts_holdout{ROUND}.json", "w"), indent=1)
 print(len(entries), "entries")

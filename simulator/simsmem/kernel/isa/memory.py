@@ -407,10 +407,11 @@ def _ldgsts(ins: Instruction, env: Env):
         if len(ix):
             zeroed[ix] = n == 0
         # what ncu's SASS-level wavefront count does not see the source of (calibration/realk rule, lg and ho probes): every
-        # lane of the predicate form whose predicate is P0 (LDGSTS ..., P0; under any other, !P0 or P2, it reads the sources
-        # as the plain copy does: ho4_cg16_neg_*, ho5_cg16_two_*), and the zero-fill lanes of a .ca copy (.cg's .ZFILL form
-        # counts them with their sources)
-        if copy is not None and not zfill and ins.operands[2].kind == "P" and ins.operands[2].index == 0 and not ins.operands[2].inv:
+        # lane of the predicate form under P0 (under any other predicate, !P0 or P2, the copy reads its sources as the
+        # plain copy does: ho4_cg16_neg_*, ho5_cg16_two_*, triton_matmul_tf32_sm90's .ca copies), and the zero-filled lanes
+        # of a .ca copy's .ZFILL form (.cg's counts them with their sources)
+        p0 = copy is not None and ins.operands[2].kind == "P" and ins.operands[2].index == 0 and not ins.operands[2].inv
+        if p0 and not zfill:
             unsourced = act
         else:
             unsourced = zeroed if zfill and not form.get("bypass") else np.zeros(m.n, dtype=bool)
