@@ -99,10 +99,15 @@ FILL_SECTOR = 32
 
 
 def counted_sources(batch: InstructionBatch) -> np.ndarray:
-    """The LDGSTS sources the count reads: a ``zfill`` lane's source is its destination (reference.py, rule 5)."""
-    if not batch.zfill.any():
-        return batch.src
-    return np.where(_lanes(batch.zfill), batch.addrs.astype(np.int64), batch.src)
+    """The LDGSTS sources the count reads: a ``zfill`` lane's source is its destination, a ``.ca`` copy's ``zeroed``
+    lane has none (``INACTIVE``) (reference.py, rules 4 and 5)."""
+    src = batch.src
+    if batch.zfill.any():
+        src = np.where(_lanes(batch.zfill), batch.addrs.astype(np.int64), src)
+    none = np.where(batch.bypass, np.uint32(0), batch.zeroed)
+    if none.any():
+        src = np.where(_lanes(none), INACTIVE, src)
+    return src
 
 
 def _lanes(masks: np.ndarray) -> np.ndarray:

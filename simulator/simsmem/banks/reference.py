@@ -27,8 +27,9 @@ The rule (it reproduces the H100 measurements in ``calibration/h100``; see ``RUL
    destination row, XOR value and halves. ncu counts no bank conflicts for the plain ``.cg`` copy: every
    wavefront is ideal. (Sector moves of different halves do not share a wavefront even where the chunks would
    fit: chunks {0, 1, 2, 5} copied in place take 3.) A ``zfill`` lane's source is not read: the count
-   takes its destination for it (measured: cp.async lanes with src-size 0, and every lane of the SASS
-   form that takes src-size as a predicate, ``LDGSTS ..., P``). That predicate form (lanes ``zfill``) is not
+   takes its destination for it (measured: every lane of a ``.cg`` copy in the SASS form that takes src-size
+   as a predicate, under ``P0``). A ``.ca`` copy's ``zeroed`` lane (src-size 0) has no source: in rule 4 it
+   conflicts through its destination alone (``ho6_ca4_*``). That predicate form (lanes ``zfill``) is not
    served by sector moves: its wavefronts are rule 4's quarter-warp passes, each lane at its destination,
    that is each quarter-warp's most lanes writing one 16-byte column of the 128-byte rows, all ideal.
    The src-size forms (``calibration/realk``, the single-warp probes ``lg_cg16_*``, ``rule_cpa_cg16_*`` and
@@ -229,8 +230,11 @@ def _copy_passes(group: int, reqs: list[Request], source: Callable[[int], int | 
     return [Wavefront(group, tuple(r for r in reqs if passes[r.lane] == j)) for j in range(needed)]
 
 
-def _source(ins: Instruction, lane: int) -> int:
-    """The source the count reads for an LDGSTS lane: its own, or for a ``zfill`` lane its destination."""
+def _source(ins: Instruction, lane: int) -> int | None:
+    """The source the count reads for an LDGSTS lane: its own, for a ``zeroed`` lane of a ``.ca`` copy none, for
+    another ``zfill`` lane its destination."""
+    if not ins.bypass and ins.zeroed >> lane & 1:
+        return None
     return ins.addrs[lane] if ins.zfill >> lane & 1 else ins.src[lane]
 
 

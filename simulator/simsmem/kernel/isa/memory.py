@@ -406,15 +406,11 @@ def _ldgsts(ins: Instruction, env: Env):
         zeroed = np.zeros(m.n, dtype=bool)  # the lanes of src-size 0
         if len(ix):
             zeroed[ix] = n == 0
-        # what ncu's SASS-level wavefront count does not see the source of (calibration/realk rule, lg and ho probes): every
-        # lane of the predicate form under P0 (under any other predicate, !P0 or P2, the copy reads its sources as the
-        # plain copy does: ho4_cg16_neg_*, ho5_cg16_two_*, triton_matmul_tf32_sm90's .ca copies), and the zero-filled lanes
-        # of a .ca copy's .ZFILL form (.cg's counts them with their sources)
+        # the lanes whose source ncu's SASS-level wavefront count does not read (calibration/realk rule, lg and ho probes):
+        # every lane of a .cg copy in the predicate form under P0; none under another predicate (!P0, P2: ho4_cg16_neg_*,
+        # ho5_cg16_two_*), in the .ZFILL form, or of a .ca copy (whose zero-filled lanes, ``zeroed``, have no source)
         p0 = copy is not None and ins.operands[2].kind == "P" and ins.operands[2].index == 0 and not ins.operands[2].inv
-        if p0 and not zfill:
-            unsourced = act
-        else:
-            unsourced = zeroed if zfill and not form.get("bypass") else np.zeros(m.n, dtype=bool)
+        unsourced = act if form.get("bypass") and p0 and not zfill else np.zeros(m.n, dtype=bool)
         _report(m, ins, form, ex, act, _full(m, ix, a), _full(m, ix, s.astype(np.int64)), unsourced, zeroed)
         m.pc[ex] += 1
     return run
