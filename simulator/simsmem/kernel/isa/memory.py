@@ -164,7 +164,7 @@ def _lds(ins: Instruction, env: Env):
         if len(ix):
             _write_words(m, ix, file, regs, as_words(shared_load(m, ix, a, size), signed))
         _report(m, ins, form, ex, act, _full(m, ix, a))
-        m.pc[ex] += 1
+        m.pc += ex
     return run
 
 
@@ -181,7 +181,7 @@ def _sts(ins: Instruction, env: Env):
         if len(ix):
             shared_store(m, ix, a, as_bytes(_read_words(m, ix, file, regs), size))
         _report(m, ins, form, ex, act, _full(m, ix, a))
-        m.pc[ex] += 1
+        m.pc += ex
     return run
 
 
@@ -279,7 +279,7 @@ def _atoms(ins: Instruction, env: Env):
                 old = atomic(mread, mwrite, len(ix), kind, values, compare, flat, signed, floating)
             _write_words(m, ix, dfile, dregs, np.ascontiguousarray(old).view(np.uint32).reshape(len(ix), -1))
         _report(m, ins, form, ex, act, _full(m, ix, a))
-        m.pc[ex] += 1
+        m.pc += ex
     return run
 
 
@@ -342,7 +342,7 @@ def _ldsm(ins: Instruction, env: Env):
                 if r != (255 if file == "R" else 63):
                     out[r, lanes] = words[:, i].reshape(-1)
         _report(m, ins, form, ex, act, full)
-        m.pc[ex] += 1
+        m.pc += ex
     return run
 
 
@@ -367,7 +367,7 @@ def _stsm(ins: Instruction, env: Env):
                 halves[:, :, _ROW, _COL + 1] = (words >> np.uint32(16)).astype(np.uint16)
             m.shared.reshape(-1)[flat[:, :, None] + np.arange(16)] = halves.view(np.uint8).reshape(len(warps), num * 8, 16)
         _report(m, ins, form, ex, act, full)
-        m.pc[ex] += 1
+        m.pc += ex
     return run
 
 
@@ -411,7 +411,7 @@ def _ldgsts(ins: Instruction, env: Env):
         elif len(ix) and zfill and not form.get("bypass"):
             unsourced[ix[n == 0]] = True
         _report(m, ins, form, ex, act, _full(m, ix, a), _full(m, ix, s.astype(np.int64)), unsourced)
-        m.pc[ex] += 1
+        m.pc += ex
     return run
 
 
@@ -458,7 +458,7 @@ def _ld(ins: Instruction, env: Env):
             if on_shared.any():
                 _report(m, ins, form, ex & _warps_with(on_shared), on_shared,
                         _full(m, ix[shared_lanes], (a[shared_lanes] & np.uint64(0xFFFF_FFFF)).astype(np.int64)))
-        m.pc[ex] += 1
+        m.pc += ex
     return run
 
 
@@ -507,7 +507,7 @@ def _st(ins: Instruction, env: Env):
             if on_shared.any():
                 _report(m, ins, form, ex & _warps_with(on_shared), on_shared,
                         _full(m, ix[shared_lanes], (a[shared_lanes] & np.uint64(0xFFFF_FFFF)).astype(np.int64)))
-        m.pc[ex] += 1
+        m.pc += ex
     return run
 
 
