@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
-from simsmem.kernel.isa.ieee import _nearest32, exact_fma, fma
+from simsmem.kernel.isa.ieee import _nearest32, exact_fma, fma, small
 
 F32 = np.float32
 EDGES = np.array([0x0, 0x8000_0000, 0x1, 0x807F_FFFF, 0x0080_0000, 0x7F7F_FFFF, 0xFF7F_FFFF, 0x7F80_0000, 0xFF80_0000,
@@ -51,3 +51,28 @@ def test_quick_path_cases() -> None:
     _same(one, tiny, one)
     _same(np.array([1, -1], dtype=F32), F32(2.0**-24) + np.array([0, 2.0**-47], dtype=F32), np.array([1, -1], dtype=F32))
     _same(np.ones((4, 2), dtype=F32), F32(3), F32(1))  # packed pairs (HFMA2.F32)
+
+
+def test_float16_nearest() -> None:
+    """float64 values to float16 rounded to nearest even (numpy's conversion, once) give the nearer of the directed
+    roundings' results (ties: the even one; infinity counts as 2^16): values near every halfway point, just off them
+    (where rounding twice would fail), spread over all exponents, and specials."""
+    rng = np.random.default_rng(0)
+    base = rng.integers(0, 0x7BFF, 20000).astype(np.uint16)
+    lo, hi = base.view(np.float16).astype(np.float64), (base + 1).view(np.float16).astype(np.float64)
+    mid = (lo + hi) / 2
+    off = mid + rng.choice([-1, 1], len(mid)) * np.ldexp(mid, -rng.integers(12, 52, len(mid)))
+    spread = rng.standard_normal(20000) * np.exp2(rng.integers(-30, 20, 20000))
+    x = np.concatenate([mid, off, spread, [0.0, 65504.0, 65519.99, 65520.0, 1e6, np.inf, 2.0**-25, 2.0**-24, 3 * 2.0**-26, 1e-9]])
+    x = np.concatenate([x, -x])
+    rn, down, up = (small(x, "F16", mode) for mode in ("RN", "RM", "RP"))
+
+    def value(bits):
+        v = bits.astype(np.uint16).view(np.float16).astype(np.float64)
+        return np.where(np.isinf(v), np.copysign(65536.0, v), v)
+
+    dd, du = np.abs(x - value(down)), np.abs(x - value(up))
+    want = np.where(dd < du, down, np.where(du < dd, up, np.where(down % 2 == 0, down, up)))
+    want = np.where(np.isinf(x), down, want)
+    np.testing.assert_array_equal(rn, want)
+    assert small(np.array([np.nan]), "F16")[0] == 0x7FFF

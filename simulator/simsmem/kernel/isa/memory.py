@@ -42,7 +42,8 @@ def address32(op: Operand, env: Env):
     def f(m: Machine, ix: np.ndarray) -> np.ndarray:
         a = np.full(len(ix), offset, dtype=np.int64)
         for r, scale in terms:
-            a += np.asarray(r(m, ix)).astype(np.int64) * scale
+            v = r(m, ix)
+            a += v if scale == 1 else v.astype(np.int64) * scale
         return a & 0xFFFF_FFFF
     return f
 
@@ -73,12 +74,11 @@ def address64(op: Operand, env: Env):
 def shared_index(m: Machine, ix: np.ndarray, addr: np.ndarray, size: int) -> np.ndarray:
     """Flat byte indices into ``m.shared`` of the accesses; a fault for any out of the window or misaligned."""
     window = m.shared.shape[1]
-    bad = (addr < 0) | (addr + size > window)
-    if bad.any():
-        k = int(np.flatnonzero(bad)[0])
+    if len(addr) and (addr.min() < 0 or addr.max() + size > window):
+        k = int(np.flatnonzero((addr < 0) | (addr + size > window))[0])
         raise MemoryFault(int(ix[k]), f"shared address {int(addr[k]):#x} + {size} bytes is past the CTA's shared window "
                                      f"({window:#x} bytes: {m.window['describe']})")
-    if size > 1 and (addr % size).any():
+    if size > 1 and np.bitwise_or.reduce(addr) % size:  # sizes are powers of two
         k = int(np.flatnonzero(addr % size)[0])
         raise MemoryFault(int(ix[k]), f"shared address {int(addr[k]):#x} is not aligned to the {size}-byte access")
     return m.cta_slot[ix] * window + addr
