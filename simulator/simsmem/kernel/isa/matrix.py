@@ -90,7 +90,7 @@ def _hmma(ins: Instruction, env: Env):
     def fragment(m: Machine, file: str, regs: list[int], lanes: np.ndarray, w: int) -> np.ndarray:
         if regs[0] == (255 if file == "R" else 63):  # RZ: a zero accumulator
             return np.zeros((w, len(regs), LANES), dtype=np.uint32)
-        return getattr(m, file)[regs[0] : regs[0] + len(regs), lanes].reshape(len(regs), w, LANES).transpose(1, 0, 2)  # (warps, regs, 32)
+        return getattr(m, file)[regs[0] : regs[0] + len(regs)].take(lanes, axis=1).reshape(len(regs), w, LANES).transpose(1, 0, 2)  # (warps, regs, 32)
 
     def f(m: Machine, ix: np.ndarray) -> None:
         w = len(ix) // LANES

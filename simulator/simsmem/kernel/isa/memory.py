@@ -123,12 +123,12 @@ def _write_words(m: Machine, ix: np.ndarray, file: str, regs: list[int], words: 
     zero = 255 if file == "R" else 63
     for k, r in enumerate(regs):
         if r != zero:
-            arr[r, ix] = words[:, k]
+            arr[r][ix] = words[:, k]
 
 
 def _read_words(m: Machine, ix: np.ndarray, file: str, regs: list[int]) -> np.ndarray:
     arr = getattr(m, file)
-    return np.stack([arr[r, ix] for r in regs], axis=1)
+    return np.stack([arr[r][ix] for r in regs], axis=1)
 
 
 def _form(ins: Instruction | str, **extra) -> dict:
@@ -340,7 +340,7 @@ def _ldsm(ins: Instruction, env: Env):
             out = getattr(m, file)
             for i, r in enumerate(regs):
                 if r != (255 if file == "R" else 63):
-                    out[r, lanes] = words[:, i].reshape(-1)
+                    out[r][lanes] = words[:, i].reshape(-1)
         _report(m, ins, form, ex, act, full)
         m.pc += ex
     return run
