@@ -188,8 +188,11 @@ def _nearest32(a, b, c) -> np.ndarray | None:
     correct rounding unless it fell exactly on a float32 halfway point (low 29 bits 1000...0), or the result is not
     a normal float32 (zero, subnormal, overflow, NaN), which the exact path handles."""
     c = F32(0) if c is None else c  # + 0 changes no normal result
-    shape = np.broadcast(a, b, c).shape
-    a, b, c = [x if x.shape == shape and len(shape) == 1 else np.broadcast_to(x, shape).reshape(-1) for x in (a, b, c)]
+    if a.shape == b.shape == c.shape and a.ndim == 1:  # columns as they are
+        shape = a.shape
+    else:
+        shape = np.broadcast(a, b, c).shape
+        a, b, c = [np.broadcast_to(x, shape).reshape(-1) for x in (a, b, c)]
     out = np.empty(shape, dtype=F32)
     return out if _nearest32_lanes(a, b, c, out.reshape(-1)) else None
 
