@@ -198,7 +198,7 @@ class Machine:
 
     def advance(self, ex: np.ndarray) -> None:
         """Move the executing threads to the next instruction."""
-        self.pc[ex] += 1
+        self.pc += ex
 
     def jump(self, threads: np.ndarray, target: int) -> None:
         """Send ``threads`` to the instruction at byte offset ``target`` of the code."""

@@ -29,7 +29,10 @@ from ..trace.v1 import DTYPES, FIELDS, LANE_COLUMNS
 from .machine import LANES, Machine
 from .sass import Instruction
 
-_BITS = np.uint64(1) << np.arange(LANES, dtype=np.uint64)
+
+def _mask(lanes: np.ndarray) -> np.ndarray:
+    """Each row of 32 booleans as a uint32 mask, lane 0 its lowest bit."""
+    return np.packbits(lanes, axis=1, bitorder="little").view("<u4").reshape(len(lanes))
 
 
 class Recorder:
@@ -38,7 +41,7 @@ class Recorder:
     def __init__(self, machine: Machine) -> None:
         self.machine = machine
         self.since = np.zeros(machine.n // LANES, dtype=np.int64)  # instructions each warp executed since its last shared one (this one included)
-        self.parts: list[dict[str, np.ndarray]] = []
+        self.parts: list[tuple[int, dict]] = []  # (rows, their columns: arrays, or one value for all of them)
         self.rows = 0
         machine.on_step = self.step
         machine.on_shared = self.shared
@@ -46,7 +49,7 @@ class Recorder:
         machine.on_copy = self.copy
 
     def step(self, ins: Instruction, warps: np.ndarray) -> None:
-        self.since[warps] += 1
+        self.since += warps
 
     def shared(self, ins: Instruction, form: dict, ex: np.ndarray, act: np.ndarray, addr: np.ndarray, src: np.ndarray | None,
                zfill: np.ndarray | None = None, zeroed: np.ndarray | None = None) -> None:
@@ -56,47 +59,45 @@ class Recorder:
         if not n:
             return
         acts = act.reshape(-1, LANES)[slots]
-        lanes = np.where(acts, addr.reshape(-1, LANES)[slots], INACTIVE).astype(np.int32)
+        lanes = np.where(acts, addr.reshape(-1, LANES)[slots], INACTIVE)
         op = form["op"]
         matrix = op in MATRIX_OPS
         if matrix:
             lanes[:, 8 * form["num"] :] = INACTIVE
-            mask = np.full(n, FULL_MASK, dtype=np.uint32)
+            mask = FULL_MASK
         else:
-            mask = (acts.astype(np.uint64) * _BITS).sum(axis=1).astype(np.uint32)
+            mask = _mask(acts)
         issue = self.since[slots] - 1
         self.since[slots] = 0
         part = {
-            "op": np.full(n, OPS.index(op), dtype=np.uint8),
-            "width": np.full(n, 0 if matrix else form["width"], dtype=np.uint8),
-            "num": np.full(n, form.get("num", 0) if matrix else 0, dtype=np.uint8),
-            "trans": np.full(n, bool(form.get("trans", False)), dtype=bool),
+            "op": OPS.index(op),
+            "width": 0 if matrix else form["width"],
+            "num": form.get("num", 0) if matrix else 0,
+            "trans": bool(form.get("trans", False)),
             "mask": mask,
-            "warp": m.warp_id[slots * LANES].astype(np.int32),
-            "issue": issue.astype(np.int32),
-            "generic": np.full(n, bool(form.get("generic", False)), dtype=bool),
-            "atom": np.full(n, ATOM_KINDS.index(form["atom"]) if op == "ATOMS" else 0, dtype=np.uint8),
-            "bypass": np.full(n, bool(form.get("bypass", False)), dtype=bool),
-            "srcsize": np.full(n, bool(form.get("srcsize", False)), dtype=bool),
+            "warp": m.warp_id[slots * LANES],
+            "issue": issue,
+            "generic": bool(form.get("generic", False)),
+            "atom": ATOM_KINDS.index(form["atom"]) if op == "ATOMS" else 0,
+            "bypass": bool(form.get("bypass", False)),
+            "srcsize": bool(form.get("srcsize", False)),
             "addrs": lanes,
-            "pc": np.full(n, ins.pc, dtype=np.int32),
+            "pc": ins.pc,
         }
         if src is not None:
-            part["src"] = np.where(acts, src.reshape(-1, LANES)[slots], INACTIVE).astype(np.int64)
+            part["src"] = np.where(acts, src.reshape(-1, LANES)[slots], INACTIVE)
         for name, lanes_of in (("zfill", zfill), ("zeroed", zeroed)):
             if lanes_of is not None:
-                part[name] = ((lanes_of.reshape(-1, LANES)[slots] & acts).astype(np.uint64) * _BITS).sum(axis=1).astype(np.uint32)
-        self.parts.append(part)
+                part[name] = _mask(lanes_of.reshape(-1, LANES)[slots] & acts)
+        self.parts.append((n, part))
         self.rows += n
 
     def _block(self, ins: Instruction, slots: np.ndarray, op: str, fields: dict[str, int | bool]) -> None:
         """One row of a block op (a warpgroup's wgmma, a copy), numbered by the first of the warps ``slots``."""
         issue = int(self.since[slots[0]]) - 1
         self.since[slots] = 0
-        part = {"op": np.array([OPS.index(op)], dtype=np.uint8), "warp": self.machine.warp_id[slots[:1] * LANES].astype(np.int32),
-                "issue": np.array([issue], dtype=np.int32), "pc": np.array([ins.pc], dtype=np.int32)}
-        part |= {name: np.array([value], dtype=DTYPES[name]) for name, value in fields.items()}
-        self.parts.append(part)
+        part = {"op": OPS.index(op), "warp": self.machine.warp_id[slots[0] * LANES], "issue": issue, "pc": ins.pc}
+        self.parts.append((1, part | fields))
         self.rows += 1
 
     def gmma(self, ins: Instruction, slots: np.ndarray, info: dict) -> None:
@@ -120,22 +121,26 @@ class Recorder:
         while self.parts and (self.rows >= at_least or at_least == 0):
             held, k = 0, 0
             while k < len(self.parts) and (held < at_least or at_least == 0):
-                held += len(self.parts[k]["op"])
+                held += self.parts[k][0]
                 k += 1
             parts, self.parts = self.parts[:k], self.parts[k:]
             self.rows -= held
             yield batch_of(parts)
 
 
-def batch_of(parts: list[dict[str, np.ndarray]]) -> InstructionBatch:
+def batch_of(parts: list[tuple[int, dict]]) -> InstructionBatch:
     """One ``InstructionBatch`` of recorded parts; a column a part leaves out holds the field's default there."""
-    n = sum(len(p["op"]) for p in parts)
+    ends = np.cumsum([n for n, _ in parts]).tolist()
+    n = ends[-1] if ends else 0
     columns = {}
     for name, dtype in DTYPES.items():
-        if name == "src" and not any("src" in p for p in parts):
+        if name == "src" and not any("src" in p for _, p in parts):
             columns[name] = no_sources(n)
             continue
-        default = FIELDS[name].default if name in FIELDS else 0
-        columns[name] = np.concatenate([p[name] if name in p else np.full((len(p["op"]), LANES) if name in LANE_COLUMNS else len(p["op"]),
-                                                                         default, dtype=dtype) for p in parts])
+        column = columns[name] = np.full((n, LANES) if name in LANE_COLUMNS else n, FIELDS[name].default if name in FIELDS else 0, dtype=dtype)
+        start = 0
+        for end, (_, p) in zip(ends, parts):
+            if name in p:
+                column[start:end] = p[name]
+            start = end
     return InstructionBatch(**columns)

@@ -15,6 +15,7 @@ time only if it is executed: ``unsupported`` names it then.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import attrs
@@ -84,6 +85,7 @@ def modelled() -> frozenset[str]:
     return frozenset(ALU) | frozenset(STEP)
 
 
+@functools.cache
 def _register() -> None:
     from . import control, floating, gmma, integer, matrix, memory, tma, warp  # noqa: F401 - they register their builders
 
@@ -110,7 +112,7 @@ def build(ins: Instruction, env: Env) -> Callable[[Machine, np.ndarray], None]:
                 ix = m.ex_ix if always else np.flatnonzero(act(m, ex))
                 if len(ix):
                     compute(m, ix)
-                m.pc[ex] += 1
+                m.pc += ex
             simple.plain = True
             return simple
     except (ValueError, IndexError, KeyError, StopIteration) as exc:

@@ -99,7 +99,7 @@ def _bpt(ins: Instruction, env: Env):
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
         if act.any():
             raise ExecError(f"{ins.text}: the kernel traps (__trap() or a failed assert)", ins.pc)
-        m.pc[ex] += 1
+        m.pc += ex
     return run
 
 
@@ -109,7 +109,7 @@ def _bssy(ins: Instruction, env: Env):
 
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
         m.convergence[b, act] = True
-        m.pc[ex] += 1
+        m.pc += ex
     return run
 
 
@@ -128,7 +128,7 @@ def _break(ins: Instruction, env: Env):
 
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
         m.convergence[b, act] = False
-        m.pc[ex] += 1
+        m.pc += ex
         m.release()
     return run
 
@@ -145,7 +145,7 @@ def _bmov(ins: Instruction, env: Env):
             ix = np.flatnonzero(act)
             bits = np.asarray(get(m, ix)).astype(np.uint32)
             m.convergence[b, ix] = (bits >> m.lane[ix]) & np.uint32(1) != 0
-            m.pc[ex] += 1
+            m.pc += ex
         return restore
     if src.kind != "B":
         raise BuildError("BMOV between registers")
@@ -160,7 +160,7 @@ def _bmov(ins: Instruction, env: Env):
             getattr(m, file)[r, ix] = np.repeat(mask, LANES)[ix]
         if clear:
             m.convergence[b, np.repeat(act.reshape(-1, LANES).any(axis=1), LANES)] = False
-        m.pc[ex] += 1
+        m.pc += ex
     return save
 
 
@@ -168,7 +168,7 @@ def _bmov(ins: Instruction, env: Env):
 def _warpsync(ins: Instruction, env: Env):
     """Threads of a warp at one counter run together already; a WARPSYNC has nothing left to do."""
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
-        m.pc[ex] += 1
+        m.pc += ex
     return run
 
 
@@ -214,5 +214,5 @@ def _b2r(ins: Instruction, env: Env):
         d(m, ix, m.bar_result[ix].astype(np.uint32))
         if p is not None:
             p(m, ix, m.bar_result[ix] != 0)
-        m.pc[ex] += 1
+        m.pc += ex
     return run

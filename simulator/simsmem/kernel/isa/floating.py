@@ -47,13 +47,18 @@ def to_f32(x: np.ndarray, mode: str = "RN") -> np.ndarray:
     return np.where(back < x, np.nextafter(r, F32(np.inf)), r)
 
 
-def _finish(ins: Instruction, r: np.ndarray) -> np.ndarray:
-    """A float32 result after .FTZ (denormals to zero) and .SAT (clamped to [0, 1], NaN to +0); NaN canonical."""
-    if "FTZ" in ins.mods:
-        r = flush(r)
-    if "SAT" in ins.mods:
-        r = np.where(np.isnan(r), F32(0), np.clip(r, F32(0), F32(1))) + F32(0)  # + 0: -0 to +0
-    return ieee.canonical_nan(r)
+def _finish(ins: Instruction):
+    """The function giving a float32 result after .FTZ (denormals to zero) and .SAT (clamped to [0, 1], NaN to +0); NaN
+    canonical."""
+    ftz, sat = "FTZ" in ins.mods, "SAT" in ins.mods
+
+    def finish(r: np.ndarray) -> np.ndarray:
+        if ftz:
+            r = flush(r)
+        if sat:
+            r = np.where(np.isnan(r), F32(0), np.clip(r, F32(0), F32(1))) + F32(0)  # + 0: -0 to +0
+        return ieee.canonical_nan(r)
+    return finish
 
 
 def _inputs(ins: Instruction, env: Env, count: int, ty: str = "f32"):
@@ -69,6 +74,7 @@ def _fadd(ins: Instruction, env: Env):
     ftz = "FTZ" in ins.mods
     mul = ins.name.startswith("FMUL")
     scale = {"D2": 0.5, "D4": 0.25, "D8": 0.125, "M2": 2.0, "M4": 4.0, "M8": 8.0}.get(next((m for m in ins.mods if m[:1] in "DM" and m[1:].isdigit()), ""), 1.0)
+    finish = _finish(ins)
 
     def f(m: Machine, ix: np.ndarray) -> None:
         x, y = np.asarray(a(m, ix), dtype=F32), np.asarray(b(m, ix), dtype=F32)
@@ -80,7 +86,7 @@ def _fadd(ins: Instruction, env: Env):
             r = ieee.fma(x.astype(np.float64) * scale, y, None, mode, F32)
         else:
             r = ieee.fma(x, F32(1), y, mode, F32)
-        d(m, ix, np.broadcast_to(_finish(ins, r), (len(ix),)))
+        d(m, ix, finish(r))
     return f
 
 
@@ -91,12 +97,13 @@ def _ffma(ins: Instruction, env: Env):
     a, b, c = _inputs(ins, env, 3)
     mode = rounding(ins)
     ftz = "FTZ" in ins.mods
+    finish = _finish(ins)
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        x, y, z = (np.asarray(v(m, ix), dtype=F32) for v in (a, b, c))
+        x, y, z = a(m, ix), b(m, ix), c(m, ix)
         if ftz:
             x, y, z = flush(x), flush(y), flush(z)
-        d(m, ix, np.broadcast_to(_finish(ins, ieee.fma(x, y, z, mode, F32)), (len(ix),)))
+        d(m, ix, finish(ieee.fma(x, y, z, mode, F32)))
     return f
 
 

@@ -12,6 +12,7 @@ sums: proved algorithms using rounding to odd", IEEE Trans. Computers 57(4), 200
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 F32 = np.float32
@@ -105,6 +106,10 @@ def small(x, fmt: str, mode: str = "RN", satfinite: bool = False) -> np.ndarray:
     maxbits = (top << mbits) | mtop
     inf = maxbits if fmt == "E4M3" or satfinite else (top + 1) << mbits
     x = np.asarray(x, dtype=F64)
+    if fmt == "F16" and mode == "RN" and not satfinite:  # numpy's conversion rounds so, once (test_ieee)
+        with np.errstate(over="ignore"):
+            bits = x.astype(np.float16).view(np.uint16).astype(np.uint32)
+        return np.where(np.isnan(x), np.uint32(nan), bits)
     neg = np.signbit(x)
     a = np.where(np.isfinite(x), np.abs(x), 0.0)
     _, e = np.frexp(a)
@@ -134,6 +139,11 @@ def fma(a, b, c, mode: str, target) -> np.ndarray:
         fast = _nearest32(a, b, c)
         if fast is not None:
             return fast
+    return exact_fma(a, b, c, mode, target)
+
+
+def exact_fma(a, b, c, mode: str, target) -> np.ndarray:
+    """``fma`` without its quick path for float32 rounded to nearest."""
     w = working(target)
     args = np.broadcast_arrays(*(np.asarray(x).astype(w) for x in ((a, b) if c is None else (a, b, c))))
     a, b, cw = args[0], args[1], (args[2] if c is not None else None)
@@ -172,20 +182,31 @@ def fma(a, b, c, mode: str, target) -> np.ndarray:
     return np.where(zero, np.where(zsign, t(-0.0), t(0.0)), r).astype(target)
 
 
-def _nearest32(a: np.ndarray, b: np.ndarray, c: np.ndarray | None) -> np.ndarray | None:
+def _nearest32(a, b, c) -> np.ndarray | None:
     """float32 a * b (+ c) rounded to nearest the quick way, or None where that could be wrong. The float64 product of
     two float32 is exact, so the float64 result is the exact one rounded once; rounding it again to float32 is the
     correct rounding unless it fell exactly on a float32 halfway point (low 29 bits 1000...0), or the result is not
     a normal float32 (zero, subnormal, overflow, NaN), which the exact path handles."""
-    with np.errstate(invalid="ignore", over="ignore"):
-        v = np.multiply(a, b, dtype=F64)
-        if c is not None:
-            v = np.add(v, c, dtype=F64)
-    v = np.asarray(v)
-    mag = np.abs(v)
-    if ((v.view(np.uint64) & np.uint64(0x1FFF_FFFF)) == np.uint64(0x1000_0000)).any() or not ((mag >= 2.0**-126) & (mag < 2.0**128)).all():
-        return None
-    return v.astype(F32)
+    c = F32(0) if c is None else c  # + 0 changes no normal result
+    if a.shape == b.shape == c.shape and a.ndim == 1:  # columns as they are
+        shape = a.shape
+    else:
+        shape = np.broadcast(a, b, c).shape
+        a, b, c = [np.broadcast_to(x, shape).reshape(-1) for x in (a, b, c)]
+    out = np.empty(shape, dtype=F32)
+    return out if _nearest32_lanes(a, b, c, out.reshape(-1)) else None
+
+
+@numba.njit(cache=True, nogil=True)
+def _nearest32_lanes(a: np.ndarray, b: np.ndarray, c: np.ndarray, out: np.ndarray) -> bool:  # pragma: no cover - compiled
+    """``_nearest32`` lane by lane into ``out``; False at the first lane the quick way could get wrong."""
+    for i in range(len(out)):
+        v = np.float64(a[i]) * np.float64(b[i]) + np.float64(c[i])
+        mag = abs(v)
+        if not 2.0**-126 <= mag < 2.0**128 or np.float64(v).view(np.uint64) & np.uint64(0x1FFF_FFFF) == np.uint64(0x1000_0000):
+            return False
+        out[i] = np.float32(v)
+    return True
 
 
 def canonical_nan(r: np.ndarray) -> np.ndarray:

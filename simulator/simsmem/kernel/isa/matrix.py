@@ -7,6 +7,8 @@ product is formed per warp in float64 and rounded once to float32.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..machine import LANES, ExecError, Machine
@@ -32,16 +34,36 @@ def _places(kind: str, k: int, halves: bool) -> tuple[np.ndarray, np.ndarray]:
             regs = [2 * t, 2 * t + 8][: 2 if k == 16 else 1]
             return np.array([[r, r + 1] for r in regs]).transpose(0, 2, 1), np.array([[g, g] for _ in regs]).transpose(0, 2, 1)
         return np.array([t, t + 4]), np.array([g, g])
-    # C and D, float32: element i at row g + 8*(i//2), column 2t + i%2
-    return np.array([g + 8 * (i // 2) for i in range(4)]), np.array([2 * t + i % 2 for i in range(4)])
+    # C and D, float32: element i at row g + 8*(i//2), column 2t + i%2; f16 (halves): register i holds elements 2i and 2i+1
+    rows, cols = np.array([g + 8 * (i // 2) for i in range(4)]), np.array([2 * t + i % 2 for i in range(4)])
+    if halves:
+        return rows.reshape(2, 2, LANES).transpose(0, 2, 1), cols.reshape(2, 2, LANES).transpose(0, 2, 1)
+    return rows, cols
 
 
-def _unpack(words: np.ndarray, bf16: bool) -> np.ndarray:
-    """(..., 2) float32 halves of uint32 words (f16 or bf16)."""
-    h = words[..., None] >> np.array([0, 16], dtype=np.uint32) & np.uint32(0xFFFF)
-    if bf16:
-        return (h << np.uint32(16)).view(np.float32)
-    return h.astype(np.uint16).view(np.float16).astype(np.float32)
+@functools.cache
+def _held(kind: str, k: int, halves: bool) -> np.ndarray:
+    """For each element of the matrix (A: 16 x k, B: k x 8, C: 16 x 8), its place among the fragment's values in
+    ``_places`` order (flattened)."""
+    rows, cols = _places(kind, k, halves)
+    at = np.full({"A": (16, k), "B": (k, 8), "C": (16, 8)}[kind], -1)
+    at[rows, cols] = np.arange(rows.size).reshape(rows.shape)
+    if (at < 0).any():
+        raise BuildError("a fragment that does not hold the whole matrix")
+    return at
+
+
+def _values(words: np.ndarray, form: str) -> np.ndarray:
+    """(warps, values) float64 of (warps, registers, 32) uint32 fragments in ``_places`` order: f32, tf32 (the low 13 bits
+    dropped), or f16/bf16 halves, the low one first."""
+    w = len(words)
+    if form in ("f32", "tf32"):
+        bits = words & np.uint32(0xFFFFE000) if form == "tf32" else words
+        return bits.reshape(w, -1).view(np.float32).astype(np.float64)
+    halves = np.ascontiguousarray(words).view(np.uint16).reshape(w, -1)
+    if form == "bf16":
+        return (halves.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
+    return halves.view(np.float16).astype(np.float64)
 
 
 @alu("HMMA")
@@ -60,16 +82,15 @@ def _hmma(ins: Instruction, env: Env):
     afile, ar = registers(operand(ins, 1), a_regs)
     bfile, br = registers(operand(ins, 2), b_regs)
     cfile, cr = registers(operand(ins, 3), c_regs)
-    a_rows, a_cols = _places("A", k, not tf32)
-    b_rows, b_cols = _places("B", k, not tf32)
-    c_rows, c_cols = _places("C", k, False)
-    if not f32_acc:  # f16 accumulators: register i holds elements 2i and 2i+1 (row g + 8i, columns 2t, 2t+1)
-        c_rows, c_cols = c_rows.reshape(2, 2, LANES).transpose(0, 2, 1), c_cols.reshape(2, 2, LANES).transpose(0, 2, 1)
+    ab_form = "tf32" if tf32 else "bf16" if bf16 else "f16"
+    c_form = "f32" if f32_acc else "f16"
+    c_rows, c_cols = _places("C", k, not f32_acc)
+    a_at, b_at, c_at = _held("A", k, not tf32), _held("B", k, not tf32), _held("C", k, not f32_acc)
 
     def fragment(m: Machine, file: str, regs: list[int], lanes: np.ndarray, w: int) -> np.ndarray:
         if regs[0] == (255 if file == "R" else 63):  # RZ: a zero accumulator
             return np.zeros((w, len(regs), LANES), dtype=np.uint32)
-        return getattr(m, file)[regs[0] : regs[0] + len(regs), lanes].reshape(len(regs), w, LANES).transpose(1, 0, 2)  # (warps, regs, 32)
+        return getattr(m, file)[regs[0] : regs[0] + len(regs)].take(lanes, axis=1).reshape(len(regs), w, LANES).transpose(1, 0, 2)  # (warps, regs, 32)
 
     def f(m: Machine, ix: np.ndarray) -> None:
         w = len(ix) // LANES
@@ -77,18 +98,9 @@ def _hmma(ins: Instruction, env: Env):
         if len(ix) % LANES or (first % LANES).any() or (ix[LANES - 1 :: LANES] - first != LANES - 1).any():
             raise ExecError(f"{ins.text}: every lane of a warp must execute mma.sync", ins.pc)
         lanes = ix
-        A = np.zeros((w, 16, k))
-        B = np.zeros((w, k, 8))
-        C = np.zeros((w, 16, 8))
-        fa, fb = fragment(m, afile, ar, lanes, w), fragment(m, bfile, br, lanes, w)
-        if tf32:
-            A[:, a_rows, a_cols] = (fa & np.uint32(0xFFFFE000)).view(np.float32)
-            B[:, b_rows, b_cols] = (fb & np.uint32(0xFFFFE000)).view(np.float32)
-        else:
-            A[:, a_rows, a_cols] = _unpack(fa, bf16)
-            B[:, b_rows, b_cols] = _unpack(fb, bf16)
-        fc = fragment(m, cfile, cr, lanes, w)
-        C[:, c_rows, c_cols] = fc.view(np.float32) if f32_acc else _unpack(fc, False)
+        A = _values(fragment(m, afile, ar, lanes, w), ab_form)[:, a_at]
+        B = _values(fragment(m, bfile, br, lanes, w), ab_form)[:, b_at]
+        C = _values(fragment(m, cfile, cr, lanes, w), c_form)[:, c_at]
         D = (A @ B + C).astype(np.float32)
         out = getattr(m, dfile)
         if f32_acc:

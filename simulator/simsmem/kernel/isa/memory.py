@@ -42,7 +42,8 @@ def address32(op: Operand, env: Env):
     def f(m: Machine, ix: np.ndarray) -> np.ndarray:
         a = np.full(len(ix), offset, dtype=np.int64)
         for r, scale in terms:
-            a += np.asarray(r(m, ix)).astype(np.int64) * scale
+            v = r(m, ix)
+            a += v if scale == 1 else v.astype(np.int64) * scale
         return a & 0xFFFF_FFFF
     return f
 
@@ -73,12 +74,11 @@ def address64(op: Operand, env: Env):
 def shared_index(m: Machine, ix: np.ndarray, addr: np.ndarray, size: int) -> np.ndarray:
     """Flat byte indices into ``m.shared`` of the accesses; a fault for any out of the window or misaligned."""
     window = m.shared.shape[1]
-    bad = (addr < 0) | (addr + size > window)
-    if bad.any():
-        k = int(np.flatnonzero(bad)[0])
+    if len(addr) and (addr.min() < 0 or addr.max() + size > window):
+        k = int(np.flatnonzero((addr < 0) | (addr + size > window))[0])
         raise MemoryFault(int(ix[k]), f"shared address {int(addr[k]):#x} + {size} bytes is past the CTA's shared window "
                                      f"({window:#x} bytes: {m.window['describe']})")
-    if size > 1 and (addr % size).any():
+    if size > 1 and np.bitwise_or.reduce(addr) % size:  # sizes are powers of two
         k = int(np.flatnonzero(addr % size)[0])
         raise MemoryFault(int(ix[k]), f"shared address {int(addr[k]):#x} is not aligned to the {size}-byte access")
     return m.cta_slot[ix] * window + addr
@@ -123,12 +123,12 @@ def _write_words(m: Machine, ix: np.ndarray, file: str, regs: list[int], words: 
     zero = 255 if file == "R" else 63
     for k, r in enumerate(regs):
         if r != zero:
-            arr[r, ix] = words[:, k]
+            arr[r][ix] = words[:, k]
 
 
 def _read_words(m: Machine, ix: np.ndarray, file: str, regs: list[int]) -> np.ndarray:
     arr = getattr(m, file)
-    return np.stack([arr[r, ix] for r in regs], axis=1)
+    return np.stack([arr[r][ix] for r in regs], axis=1)
 
 
 def _form(ins: Instruction | str, **extra) -> dict:
@@ -164,7 +164,7 @@ def _lds(ins: Instruction, env: Env):
         if len(ix):
             _write_words(m, ix, file, regs, as_words(shared_load(m, ix, a, size), signed))
         _report(m, ins, form, ex, act, _full(m, ix, a))
-        m.pc[ex] += 1
+        m.pc += ex
     return run
 
 
@@ -181,7 +181,7 @@ def _sts(ins: Instruction, env: Env):
         if len(ix):
             shared_store(m, ix, a, as_bytes(_read_words(m, ix, file, regs), size))
         _report(m, ins, form, ex, act, _full(m, ix, a))
-        m.pc[ex] += 1
+        m.pc += ex
     return run
 
 
@@ -279,7 +279,7 @@ def _atoms(ins: Instruction, env: Env):
                 old = atomic(mread, mwrite, len(ix), kind, values, compare, flat, signed, floating)
             _write_words(m, ix, dfile, dregs, np.ascontiguousarray(old).view(np.uint32).reshape(len(ix), -1))
         _report(m, ins, form, ex, act, _full(m, ix, a))
-        m.pc[ex] += 1
+        m.pc += ex
     return run
 
 
@@ -340,9 +340,9 @@ def _ldsm(ins: Instruction, env: Env):
             out = getattr(m, file)
             for i, r in enumerate(regs):
                 if r != (255 if file == "R" else 63):
-                    out[r, lanes] = words[:, i].reshape(-1)
+                    out[r][lanes] = words[:, i].reshape(-1)
         _report(m, ins, form, ex, act, full)
-        m.pc[ex] += 1
+        m.pc += ex
     return run
 
 
@@ -367,7 +367,7 @@ def _stsm(ins: Instruction, env: Env):
                 halves[:, :, _ROW, _COL + 1] = (words >> np.uint32(16)).astype(np.uint16)
             m.shared.reshape(-1)[flat[:, :, None] + np.arange(16)] = halves.view(np.uint8).reshape(len(warps), num * 8, 16)
         _report(m, ins, form, ex, act, full)
-        m.pc[ex] += 1
+        m.pc += ex
     return run
 
 
@@ -412,7 +412,7 @@ def _ldgsts(ins: Instruction, env: Env):
         p0 = copy is not None and ins.operands[2].kind == "P" and ins.operands[2].index == 0 and not ins.operands[2].inv
         unsourced = act if form.get("bypass") and p0 and not zfill else np.zeros(m.n, dtype=bool)
         _report(m, ins, form, ex, act, _full(m, ix, a), _full(m, ix, s.astype(np.int64)), unsourced, zeroed)
-        m.pc[ex] += 1
+        m.pc += ex
     return run
 
 
@@ -459,7 +459,7 @@ def _ld(ins: Instruction, env: Env):
             if on_shared.any():
                 _report(m, ins, form, ex & _warps_with(on_shared), on_shared,
                         _full(m, ix[shared_lanes], (a[shared_lanes] & np.uint64(0xFFFF_FFFF)).astype(np.int64)))
-        m.pc[ex] += 1
+        m.pc += ex
     return run
 
 
@@ -508,7 +508,7 @@ def _st(ins: Instruction, env: Env):
             if on_shared.any():
                 _report(m, ins, form, ex & _warps_with(on_shared), on_shared,
                         _full(m, ix[shared_lanes], (a[shared_lanes] & np.uint64(0xFFFF_FFFF)).astype(np.int64)))
-        m.pc[ex] += 1
+        m.pc += ex
     return run
 
 

