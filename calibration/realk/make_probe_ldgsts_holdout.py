@@ -14,13 +14,14 @@ L = np.arange(32)
 rng = np.random.default_rng(20261127)
 entries = []
 KERNEL = {"zf": "cpa_cg16", "pr": "cpa_cg16_pred", "pl": "cpa_cg16_plain", "neg": "cpa_cg16_pred_neg", "off": "cpa_cg16_pred_off",
-          "two": "cpa_cg16_pred_two", "ca": "cpa_ca4_pred", "caneg": "cpa_ca4_pred_neg"}
+          "two": "cpa_cg16_pred_two", "ca": "cpa_ca4_pred", "caneg": "cpa_ca4_pred_neg", "zf2": "cpa_cg16_zfill_two"}
 WHAT = {"zf": "src-size in a register (.ZFILL)", "pr": "src-size 16 or 0 (a predicate)", "pl": "no src-size",
         "neg": "src-size 16 or 0 (a negated predicate: size 0 copies)", "off": "src-size 16 or 0 (a predicate), source + 64 as an immediate",
         "two": "two copies, src-size 16 or 0 by bits 0 and 1 of size (predicates P2 and P0)",
-        "ca": "cp.async.ca 4 B, src-size 4 or 0 (predicate P0)", "caneg": "cp.async.ca 4 B, src-size 4 or 0 (predicate !P0: size 0 copies)"}
+        "ca": "cp.async.ca 4 B, src-size 4 or 0 (predicate P0)", "caneg": "cp.async.ca 4 B, src-size 4 or 0 (predicate !P0: size 0 copies)",
+        "zf2": "two copies, src-size in a register (.ZFILL): bits 0-4 and 5-9 of size (predicates P2 and P0)"}
 SOURCE = {"neg": "probe_ldgsts_forms", "off": "probe_ldgsts_forms", "two": "probe_ldgsts_pred2", "ca": "probe_ldgsts_ca_pred",
-          "caneg": "probe_ldgsts_ca_pred"}
+          "caneg": "probe_ldgsts_ca_pred", "zf2": "probe_ldgsts_zfill2"}
 
 
 def arr(name, values):
@@ -130,7 +131,20 @@ def round6():
         entry("rand", form, src, dst, copies(rng6.random(32) < 0.6), "random lanes (seed 20261202)")
 
 
+def round7():
+    rng7 = np.random.default_rng(20261203)
+    con, dup = 16 * L, np.where(L >= 26, 0, 16 * L)  # lanes 26-31 on one source (cpasync_zfill's clamped lanes)
+    zero6 = np.where(L >= 26, 0, 16)
+    entry("dupzero_first", "zf2", dup, con, zero6 + 16 * 32, "the P2 copy's lanes 26-31 zero-filled from one source, the P0 copy whole")
+    entry("dupzero_second", "zf2", dup, con, 16 + zero6 * 32, "the P2 copy whole, the P0 copy's lanes 26-31 zero-filled from one source")
+    entry("rows_zero_first", "zf2", 256 * L % 8192, con, np.full(32, 16 * 32), "sources 256 bytes apart, the P2 copy all zero-filled")
+    entry("rows_zero_second", "zf2", 256 * L % 8192, con, np.full(32, 16), "sources 256 bytes apart, the P0 copy all zero-filled")
+    for k in range(2):
+        sizes = rng7.choice([0, 16, 16, 8], 32) + 32 * rng7.choice([0, 16, 16, 8], 32)
+        entry(f"rand{k}", "zf2", rng7.integers(0, 1792, 32) * 16, rng7.permutation(256)[:32] * 16, sizes, f"random lanes (seed 20261203, draw {k})")
+
+
 ROUND = int(sys.argv[1]) if len(sys.argv) > 1 else 1
-{1: round1, 2: round2, 3: round3, 4: round4, 5: round5, 6: round6}[ROUND]()
+{1: round1, 2: round2, 3: round3, 4: round4, 5: round5, 6: round6, 7: round7}[ROUND]()
 json.dump(entries, open("manifest_ldgsts_holdout.json" if ROUND == 1 else f"manifest_ldgsts_holdout{ROUND}.json", "w"), indent=1)
 print(len(entries), "entries")
