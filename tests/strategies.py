@@ -33,7 +33,7 @@ def instructions(draw, forms=FORMS, span=4096):
         srcsize, zeroed = draw(st.sampled_from(["", "register", "predicate"])), draw(st.integers(0, FULL_MASK)) & mask
         if srcsize:
             zfill = mask if srcsize == "predicate" else 0 if bypass else zeroed
-            copy = {"srcsize": srcsize == "register", "zeroed": zeroed, "zfill": zfill}
+            copy = {"srcsize": srcsize == "register", "zeroed": zeroed, "zfill": zfill, "p0": draw(st.booleans())}
     return Instruction(op=op, width=width, mask=mask, addrs=tuple(a if mask >> i & 1 else None for i, a in enumerate(addrs)), src=src, bypass=bypass,
                        **copy)
 

@@ -51,8 +51,6 @@ STORES = "stores of warps whose threads took both sides of a branch, with other 
 OPEN = {
     "hist256_atomic_misc_skewed": "which warp's lane arrives first at each bin decides which warps run the first-arrival branches; the H100's "
                                   "interleaving of warps is not lock-step (atom instructions 2922-2929 in five runs, simulated 2930)",
-    "cpasync_zfill": "the .cg copy's .ZFILL form (src-size in a register) in 2 CTAs of 4 warps: the rule of the single-warp probes "
-                     "(lg_cg16_*, rule_cpa_cg16_*) gives 140 SASS-level LDGSTS wavefronts, the H100 counts 128",
     "generic_smem_axpy": "generic ST.E of eight warps: 8 more store wavefronts than the shared-store rule gives (one warp alone matches: rule_generic_st_*)",
     "generic_mixed": "generic stores of several warps: extra store wavefronts, varying run to run (145-147)",
     "ho5_cg16_two_rand0": "two predicate-form copies a lane (P2 reading its sources, P0 its destinations) over random lanes: 40 "

@@ -52,7 +52,7 @@ def count(batch: InstructionBatch, arch: ArchConfig) -> Counts:
         count_rows(batch.addrs, counted_sources(batch) if shape.source_positions else batch.src, rows, shape, arch, out)
         if shape.source_sector:
             count_predicate_form(batch, rows, spec, f.width, arch, out)
-            count_src_size(batch, rows, spec, f.width, arch, out)
+            count_src_size(batch, rows, spec, shape, arch, out)
         if shape.single_pass:  # one pass per phase that has lanes: as many as ideal
             out[0, rows] = out[1, rows]
         if shape.rounds > 1:  # every pass takes `rounds` wavefronts; the conflicts stay one round's
@@ -126,21 +126,27 @@ def count_predicate_form(batch: InstructionBatch, rows: np.ndarray, spec: OpSpec
     out[0, rows] = out[1, rows] = q[0]
 
 
-def count_src_size(batch: InstructionBatch, rows: np.ndarray, spec: OpSpec, width: int, arch: ArchConfig, out: np.ndarray) -> None:
-    """LDGSTS .cg ``rows``, counted into ``out``: the ``.ZFILL`` form's quarter-warp passes and the bank conflicts of the
-    src-size forms, rule 4 over the active lanes, each at its own source but a ``zeroed`` lane at none
-    (reference.py, rule 5)."""
+def count_src_size(batch: InstructionBatch, rows: np.ndarray, spec: OpSpec, shape: Shape, arch: ArchConfig, out: np.ndarray) -> None:
+    """LDGSTS .cg ``rows`` (of ``shape``), counted into ``out``: the ``.ZFILL`` form's quarter-warp passes and the bank
+    conflicts of the src-size forms, rule 4 over the active lanes, each at its own source but a ``zeroed`` lane at none;
+    under a predicate other than P0 (not ``p0``) the ``.ZFILL`` form's ``zeroed`` lanes take no part in the sector moves
+    and no source in its passes either (reference.py, rule 5)."""
     rows = rows[batch.srcsize[rows] | ((batch.zeroed[rows] & batch.mask[rows]) != 0)]
     if not len(rows):
         return
-    quarter = shape_of(spec, arch, width, 0)
+    quarter = shape_of(spec, arch, shape.access_bytes * 8, 0)
     every = np.arange(len(rows))
-    addrs, src = batch.addrs[rows], batch.src[rows]
+    addrs, src, zeroed = batch.addrs[rows], batch.src[rows], _lanes(batch.zeroed[rows])
+    apart = batch.srcsize[rows] & ~batch.p0[rows]  # sector moves of the lanes that copy data only
+    if apart.any():
+        moves = np.zeros((OUT_ROWS, len(rows)), dtype=np.int64)
+        count_rows(np.where(zeroed, INACTIVE, addrs).astype(addrs.dtype), src, every, shape, arch, moves)
+        out[0, rows[apart]] = out[1, rows[apart]] = moves[0, apart]
     q = np.zeros((OUT_ROWS, len(rows)), dtype=np.int64)
-    count_rows(addrs, np.where(_lanes(batch.zeroed[rows]), INACTIVE, src), every, quarter, arch, q)
-    conflicts = q[0] - q[1]
+    count_rows(addrs, np.where(zeroed, INACTIVE, src), every, quarter, arch, q)
+    conflicts, sourceless = q[0] - q[1], q[0].copy()
     count_rows(addrs, src, every, quarter, arch, q)
-    added = np.where(batch.srcsize[rows], q[0], 0)
+    added = np.where(batch.srcsize[rows], np.where(apart, sourceless, q[0]), 0)
     out[0, rows] += added
     out[1, rows] += added - conflicts
 

@@ -38,7 +38,9 @@ The rule (it reproduces the H100 measurements in ``calibration/h100``; see ``RUL
    passes rule 4 gives its active lanes (16 bytes a lane: quarter-warp phases), zero-filled ones included, and
    has the bank conflicts rule 4 gives its active lanes, a ``zeroed`` lane taking no source position (it
    conflicts through its destination alone). The predicate form has those bank conflicts where some of its
-   active lanes are ``zeroed``, none where every lane copies.
+   active lanes are ``zeroed``, none where every lane copies. Under a predicate other than ``P0`` (not ``p0``:
+   ``ho7_cg16_zf2_*``, ``cpasync_zfill``) the ``.ZFILL`` form's ``zeroed`` lanes take no part in its sector moves and
+   no source in its quarter-warp passes.
    Rule 4 reads each lane at its own source here, a ``zfill`` lane's too. The ``.ZFILL`` form's passes serve its
    lanes again, in groups after the sector moves; where lanes are ``zeroed``, its conflicts are not those groups'
    extra passes, and the predicate form's belong to no wavefront (ncu's two counters, not one schedule).
@@ -124,17 +126,19 @@ def schedule(ins: Instruction, arch: ArchConfig) -> Schedule:
     by_phase = _requests(ins, lanes, shape, arch)
 
     if shape.source_sector:  # .cg: one unit per wavefront, so none is a conflict but those of the src-size forms
+        sourceless = lambda lane: None if ins.zeroed >> lane & 1 else ins.src[lane]  # noqa: E731 (a zeroed lane: no source)
+        apart = ins.srcsize and not ins.p0  # the .ZFILL form under another predicate than P0: zeroed lanes apart
         if ins.zfill & ins.mask:  # the predicate form: rule 4's quarter-warp passes, each zfill lane at its destination
             passes = _quarter_passes(ins, lanes, spec, arch, lambda lane: _source(ins, lane))[0]
         else:
-            passes = _sector_moves(by_phase[0], ins, shape, arch)
+            passes = _sector_moves([r for r in by_phase[0] if not (apart and ins.zeroed >> r.lane & 1)], ins, shape, arch)
         units = len(passes)
         if ins.srcsize:  # the .ZFILL form serves its lanes again in quarter-warp passes (rule 5), groups after the sector moves'
-            added = _quarter_passes(ins, lanes, spec, arch)[0]
+            added = _quarter_passes(ins, lanes, spec, arch, sourceless if apart else None)[0]
             passes += [attrs.evolve(w, group=units + w.group) for w in added]
             units += len(added)
         if ins.srcsize or ins.zeroed & ins.mask:  # conflicts: rule 4 over every lane, a zeroed one at no source
-            served, quarters = _quarter_passes(ins, lanes, spec, arch, lambda lane: None if ins.zeroed >> lane & 1 else ins.src[lane])
+            served, quarters = _quarter_passes(ins, lanes, spec, arch, sourceless)
             units -= len(served) - quarters
     else:
         if shape.group > 1 and _packed(ins):
@@ -240,12 +244,13 @@ def _source(ins: Instruction, lane: int) -> int | None:
 
 def _sector_moves(reqs: list[Request], ins: Instruction, shape: Shape, arch: ArchConfig) -> list[Wavefront]:
     """LDGSTS .cg (rule 5): one wavefront per (round, source line, destination row, XOR value, halves)
-    of the warp's sector moves, in order of their lowest lane. A lane whose destination chunk a lower
-    lane writes rides in that lane's wavefront."""
+    of the sector moves of the lanes of ``reqs``, in order of their lowest lane. A lane whose destination
+    chunk a lower lane writes rides in that lane's wavefront."""
     chunk, sector = shape.access_bytes, shape.source_sector
     line, row = chunk * shape.source_positions, arch.phase_bytes
+    lanes = sorted({r.lane for r in reqs})
     served: dict[int, int] = {}  # destination chunk -> the lowest lane writing it
-    for lane in ins.active_lanes:
+    for lane in lanes:
         served.setdefault(ins.addrs[lane] // chunk, lane)
     copies = sorted(served.values())
 
@@ -263,7 +268,7 @@ def _sector_moves(reqs: list[Request], ins: Instruction, shape: Shape, arch: Arc
         halves[move(lane)] = halves.get(move(lane), frozenset()) | {_source(ins, lane) % sector // chunk}
     key = {lane: (*move(lane)[:4], halves[move(lane)]) for lane in copies}
     keys = list(dict.fromkeys(key[lane] for lane in copies))
-    of_lane = {lane: key[served[ins.addrs[lane] // chunk]] for lane in ins.active_lanes}
+    of_lane = {lane: key[served[ins.addrs[lane] // chunk]] for lane in lanes}
     return [Wavefront(g, tuple(r for r in reqs if of_lane[r.lane] == k)) for g, k in enumerate(keys)]
 
 

@@ -81,6 +81,7 @@ class Recorder:
             "atom": ATOM_KINDS.index(form["atom"]) if op == "ATOMS" else 0,
             "bypass": bool(form.get("bypass", False)),
             "srcsize": bool(form.get("srcsize", False)),
+            "p0": bool(form.get("p0", True)),
             "addrs": lanes,
             "pc": ins.pc,
         }

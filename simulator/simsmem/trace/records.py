@@ -7,7 +7,8 @@ are stored as ``-1``, as are the global sources (``src``) of every lane but an L
 ``bypass`` marks an LDGSTS that is cp.async ``.cg`` (SASS ``LDGSTS.E.BYPASS.128``); it is False elsewhere.
 ``zfill`` is the lane mask of an LDGSTS's lanes whose source ncu's SASS-level wavefront count does not read (0 elsewhere).
 ``srcsize`` marks an LDGSTS that takes cp.async's src-size in a register (SASS ``.ZFILL``), and ``zeroed`` is the lane
-mask of an LDGSTS's lanes whose src-size is 0 (they copy only zeros; 0 elsewhere).
+mask of an LDGSTS's lanes whose src-size is 0 (they copy only zeros; 0 elsewhere). ``p0`` is False for an LDGSTS whose
+SASS predicate operand is another than ``P0`` (ncu's SASS-level counters treat those zero-filled lanes apart; True elsewhere).
 """
 
 from __future__ import annotations
@@ -140,6 +141,7 @@ class Instruction:
     zfill: int = 0  # LDGSTS: lanes whose source the count does not read (src-size 0, or the predicate form's lanes)
     srcsize: bool = False  # LDGSTS: src-size is a register operand (SASS .ZFILL); False: none, or a predicate, and for other ops
     zeroed: int = 0  # LDGSTS: lanes whose src-size is 0 (they copy only zeros)
+    p0: bool = True  # LDGSTS: its SASS predicate operand is P0 (or it has none); False: another (!P0, P1, ...)
     early: int = 0  # other instructions the warp issues before its wait, one issue slot each (timing)
     early_alu: int = 0  # how many of the early ones use the sub-partition's integer-ALU pipe (timing)
     issue_alu: int = 0  # how many of the issue ones use it (timing)
@@ -226,6 +228,7 @@ class InstructionBatch:
     srcsize: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=bool), takes_self=True))
     #: uint32: LDGSTS lanes whose src-size is 0 (the default: none)
     zeroed: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.uint32), takes_self=True))
+    p0: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.ones(len(b.op), dtype=bool), takes_self=True))
     #: the block ops' fields (``Instruction``; zeros for the other ops)
     n: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.uint16), takes_self=True))
     gtype: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.uint8), takes_self=True))
@@ -276,6 +279,7 @@ class InstructionBatch:
             zfill=int(self.zfill[i]),
             srcsize=bool(self.srcsize[i]),
             zeroed=int(self.zeroed[i]),
+            p0=bool(self.p0[i]),
             n=int(self.n[i]),
             gtype=GMMA_TYPES[self.gtype[i]],
             desc_a=int(self.desc_a[i]),
@@ -346,6 +350,7 @@ class InstructionBatch:
             zfill=np.array([r.zfill for r in rows], dtype=np.uint32),
             srcsize=np.array([r.srcsize for r in rows], dtype=bool),
             zeroed=np.array([r.zeroed for r in rows], dtype=np.uint32),
+            p0=np.array([r.p0 for r in rows], dtype=bool),
             n=np.array([r.n for r in rows], dtype=np.uint16),
             gtype=np.array([GMMA_TYPES.index(r.gtype) for r in rows], dtype=np.uint8),
             desc_a=np.array([r.desc_a for r in rows], dtype=np.uint64),

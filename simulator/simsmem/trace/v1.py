@@ -453,6 +453,7 @@ FIELDS: dict[str, Field] = {
     "zfill": Field(LanesOf("mask"), np.uint32, 0),
     "srcsize": Field(Flag(), np.bool_, False),
     "zeroed": Field(LanesOf("mask"), np.uint32, 0),
+    "p0": Field(Flag(), np.bool_, True),
     "generic": Field(Flag(), np.bool_, False),
     "wait": Field(Wait(), np.int32, NO_WAIT),
     "early": Field(Count(), np.int32, 0),
@@ -512,7 +513,7 @@ OP_FIELDS = {
     "ATOMS": OpFields("width", WIDTHS, frozenset({"mask", "atom"})),
     "LDSM": OpFields("num", NUMS, frozenset({"trans"})),
     "STSM": OpFields("num", NUMS, frozenset({"trans"})),
-    "LDGSTS": OpFields("width", (32, 64, 128), frozenset({"mask", "bypass", "zfill", "srcsize", "zeroed"}), frozenset({"src"})),  # cp.async; bypass: .cg
+    "LDGSTS": OpFields("width", (32, 64, 128), frozenset({"mask", "bypass", "zfill", "srcsize", "zeroed", "p0"}), frozenset({"src"})),  # cp.async; bypass: .cg
     # wgmma.mma_async (HGMMA, QGMMA, IGMMA): one row per warpgroup instruction, its first warp's number
     "GMMA": OpFields("n", tuple(range(8, 257, 8)), frozenset({"desc_a", "tnsp", "sparse"}), frozenset({"gtype", "desc_b"}), lanes=False),
     # cp.async.bulk.tensor into / out of shared memory; size: the bytes moved through shared memory

@@ -383,7 +383,9 @@ def _ldgsts(ins: Instruction, env: Env):
     src = address64(operand(ins, 1), env)
     copy = read(operand(ins, 2), "pred") if len(ins.operands) > 2 and ins.operands[2].kind in ("P", "UP") else None
     zfill = "ZFILL" in ins.mods
-    form = _form(ins, srcsize=zfill)
+    pred = ins.operands[2] if copy is not None else None
+    p0 = pred is None or (pred.kind == "P" and pred.index == 0 and not pred.inv)  # ncu's SASS-level counters tell P0 apart
+    form = _form(ins, srcsize=zfill, p0=p0)
 
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
         ix = np.flatnonzero(act)
@@ -409,8 +411,7 @@ def _ldgsts(ins: Instruction, env: Env):
         # the lanes whose source ncu's SASS-level wavefront count does not read (calibration/realk rule, lg and ho probes):
         # every lane of a .cg copy in the predicate form under P0; none under another predicate (!P0, P2: ho4_cg16_neg_*,
         # ho5_cg16_two_*), in the .ZFILL form, or of a .ca copy (whose zero-filled lanes, ``zeroed``, have no source)
-        p0 = copy is not None and ins.operands[2].kind == "P" and ins.operands[2].index == 0 and not ins.operands[2].inv
-        unsourced = act if form.get("bypass") and p0 and not zfill else np.zeros(m.n, dtype=bool)
+        unsourced = act if form.get("bypass") and copy is not None and p0 and not zfill else np.zeros(m.n, dtype=bool)
         _report(m, ins, form, ex, act, _full(m, ix, a), _full(m, ix, s.astype(np.int64)), unsourced, zeroed)
         m.pc += ex
     return run
