@@ -318,6 +318,23 @@ def _matrix_warps(m: Machine, ins: Instruction, act: np.ndarray, addr, num: int)
 #: A lane's place in a matrix op's 8x8 b16 matrices: row and the column of its low half, plain and transposed.
 _T = np.arange(LANES)
 _ROW, _COL = _T // 4, 2 * (_T % 4)
+#: The quick paths' indices: in halfwords of the row starts (/2), (rows, column) of each lane's two halves transposed; in
+#: words (/4), each lane's word of its row.
+_COL2, _ROW2 = np.stack([_COL, _COL + 1], axis=-1), (_T // 4)[:, None]
+_WORD = _T % 4
+
+
+def _matrix_rows(m: Machine, a: np.ndarray, num: int) -> np.ndarray | None:
+    """For an 8x8 matrix op that every thread executes and acts on (``a``: each thread's row address): the flat shared
+    byte index of each warp's 8*num rows (warps, 8*num), given by lanes 0..8*num-1; None where a row is out of the
+    window or misaligned, or the window is not of whole 16-byte rows (``_matrix_warps`` then says what is wrong)."""
+    window = m.shared.shape[1]
+    if window % 16:
+        return None
+    rows = a.reshape(-1, LANES)[:, : 8 * num]
+    if rows.min() < 0 or rows.max() + 16 > window or np.bitwise_or.reduce(rows, axis=None) % 16:
+        return None
+    return m.cta_slot[::LANES, None] * window + rows
 
 
 @step("LDSM")
@@ -327,7 +344,24 @@ def _ldsm(ins: Instruction, env: Env):
     file, regs = registers(operand(ins, 0), num)
     addr = address32(operand(ins, 1), env)
 
+    zero = 255 if file == "R" else 63
+    consecutive = regs == list(range(regs[0], regs[0] + num)) and zero not in regs
+
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        if consecutive and len(m.ex_ix) == m.n and (act is ex or act.all()):
+            a = addr(m, m.ex_ix)
+            flat = _matrix_rows(m, a, num)
+            if flat is not None:  # every thread acts, rows in bounds and aligned, a window of whole 16-byte rows
+                w = len(flat)
+                base = flat.reshape(w, num, 8) >> (1 if trans else 2)  # in halfwords or words
+                if trans:  # lane t: rows 2(t%4) and 2(t%4)+1 of column t/4, the low half first
+                    words = m.shared.reshape(-1).view(np.uint16)[base.take(_COL2, axis=2) + _ROW2].view(np.uint32)[..., 0]
+                else:  # lane t: the word t%4 of row t/4
+                    words = m.shared.reshape(-1).view(np.uint32)[base.take(_ROW, axis=2) + _WORD]
+                getattr(m, file)[regs[0] : regs[0] + num] = words.transpose(1, 0, 2).reshape(num, -1)
+                _report(m, ins, form, ex, act, a)
+                m.pc += ex
+                return
         warps, full, flat = _matrix_warps(m, ins, act, addr, num)
         if len(warps):
             halves = m.shared.reshape(-1)[flat[:, :, None] + np.arange(16)].view(np.uint16).reshape(len(warps), num, 8, 8)
