@@ -89,6 +89,9 @@ def shared_load(m: Machine, ix: np.ndarray, addr: np.ndarray, size: int) -> np.n
     return m.shared.reshape(-1)[flat[:, None] + np.arange(size)]
 
 
+_ORDERS: dict[tuple[int, int], np.ndarray] = {}
+
+
 def store_order(ix: np.ndarray, size: int) -> np.ndarray:
     """The order in which a store's lanes write, so that where lanes of a warp store to one address the H100's
     winner stays: the last phase's (phases go in order: a half-warp for 8 bytes, a quarter-warp for 16), and within
@@ -98,11 +101,25 @@ def store_order(ix: np.ndarray, size: int) -> np.ndarray:
     return np.lexsort((-lane, phase, ix // LANES))
 
 
+def _store_order(m: Machine, ix: np.ndarray, size: int) -> np.ndarray:
+    """``store_order``, kept per thread count and size where ``ix`` is every thread of the machine (0..n-1)."""
+    if len(ix) != m.n:
+        return store_order(ix, size)
+    order = _ORDERS.get((m.n, size))
+    if order is None:
+        order = _ORDERS[(m.n, size)] = store_order(ix, size)
+    return order
+
+
 def shared_store(m: Machine, ix: np.ndarray, addr: np.ndarray, data: np.ndarray) -> None:
     """Write (n, size) bytes, lanes in ``store_order``."""
-    flat = shared_index(m, ix, addr, data.shape[1])
-    order = store_order(ix, data.shape[1])
-    m.shared.reshape(-1)[flat[order, None] + np.arange(data.shape[1])] = data[order]
+    size = data.shape[1]
+    flat = shared_index(m, ix, addr, size)
+    order = _store_order(m, ix, size)
+    if m.shared.shape[1] % size == 0:  # aligned rows of ``size`` bytes (shared_index checked the addresses' alignment)
+        m.shared.reshape(-1, size)[flat[order] // size] = data[order]
+    else:
+        m.shared.reshape(-1)[flat[order, None] + np.arange(size)] = data[order]
 
 
 def local_index(m: Machine, ix: np.ndarray, addr: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -419,32 +436,36 @@ def _ldgsts(ins: Instruction, env: Env):
     zfill = "ZFILL" in ins.mods
     form = _form(ins, srcsize=zfill)
 
+    # the lanes whose source ncu's SASS-level wavefront count does not read (calibration/realk rule, lg and ho probes):
+    # every lane of a .cg copy in the predicate form under P0; none under another predicate (!P0, P2: ho4_cg16_neg_*,
+    # ho5_cg16_two_*), in the .ZFILL form, or of a .ca copy (whose zero-filled lanes, ``zeroed``, have no source)
+    p0 = copy is not None and ins.operands[2].kind == "P" and ins.operands[2].index == 0 and not ins.operands[2].inv
+    unsourced_all = bool(form.get("bypass")) and p0 and not zfill
+
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
-        ix = np.flatnonzero(act)
+        ix = m.ex_ix if act is ex else np.flatnonzero(act)
         a, s = dst(m, ix), src(m, ix)
+        zeroed = np.zeros(m.n, dtype=bool)  # the lanes of src-size 0
         if len(ix):
-            n = np.full(len(ix), size, dtype=np.int64)
+            n = None  # every lane copies all ``size`` bytes
             if zfill:
                 low = (s & np.uint64(size - 1)).astype(np.int64)
                 s = s - low.astype(np.uint64)
-                n -= low
+                n = size - low
             if copy is not None:
-                n = np.where(np.asarray(copy(m, ix)), n, 0)
-            data = np.zeros((len(ix), size), dtype=np.uint8)
-            whole = n == size
-            if whole.any():
-                data[whole] = m.memory.load(s[whole], size)
-            for k in np.flatnonzero((n > 0) & ~whole):  # a partial copy reads only its bytes
-                data[k, : n[k]] = m.memory.load(s[k] + np.arange(n[k], dtype=np.uint64), 1).reshape(-1)
+                n = np.where(np.asarray(copy(m, ix)), size if n is None else n, 0)
+            if n is None or (n == size).all():
+                data = m.memory.load(s, size)
+            else:
+                data = np.zeros((len(ix), size), dtype=np.uint8)
+                whole = n == size
+                if whole.any():
+                    data[whole] = m.memory.load(s[whole], size)
+                for k in np.flatnonzero((n > 0) & ~whole):  # a partial copy reads only its bytes
+                    data[k, : n[k]] = m.memory.load(s[k] + np.arange(n[k], dtype=np.uint64), 1).reshape(-1)
+                zeroed[ix] = n == 0
             shared_store(m, ix, a, data)
-        zeroed = np.zeros(m.n, dtype=bool)  # the lanes of src-size 0
-        if len(ix):
-            zeroed[ix] = n == 0
-        # the lanes whose source ncu's SASS-level wavefront count does not read (calibration/realk rule, lg and ho probes):
-        # every lane of a .cg copy in the predicate form under P0; none under another predicate (!P0, P2: ho4_cg16_neg_*,
-        # ho5_cg16_two_*), in the .ZFILL form, or of a .ca copy (whose zero-filled lanes, ``zeroed``, have no source)
-        p0 = copy is not None and ins.operands[2].kind == "P" and ins.operands[2].index == 0 and not ins.operands[2].inv
-        unsourced = act if form.get("bypass") and p0 and not zfill else np.zeros(m.n, dtype=bool)
+        unsourced = act if unsourced_all else np.zeros(m.n, dtype=bool)
         _report(m, ins, form, ex, act, _full(m, ix, a), _full(m, ix, s.astype(np.int64)), unsourced, zeroed)
         m.pc += ex
     return run
