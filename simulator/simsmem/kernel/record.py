@@ -89,8 +89,8 @@ class Recorder:
             part["src"] = src.reshape(-1, LANES).astype(np.int64) if everyone else np.where(acts, src.reshape(-1, LANES)[slots], INACTIVE)
         for name, lanes_of in (("zfill", zfill), ("zeroed", zeroed)):
             if lanes_of is not None:
-                if everyone:
-                    part[name] = _mask(lanes_of.reshape(-1, LANES)) if lanes_of.any() else 0  # no lane: 0, as _mask gives
+                if everyone:  # every lane acts: lanes_of as it is
+                    part[name] = FULL_MASK if lanes_of is act else _mask(lanes_of.reshape(-1, LANES)) if lanes_of.any() else 0
                 else:
                     part[name] = _mask(lanes_of.reshape(-1, LANES)[slots] & acts)
         self.parts.append((n, part))
@@ -150,14 +150,21 @@ class Recorder:
 
 def batch_of(parts: list[tuple[int, dict]]) -> InstructionBatch:
     """One ``InstructionBatch`` of recorded parts; a column a part leaves out holds the field's default there."""
-    ends = np.cumsum([n for n, _ in parts]).tolist()
+    counts = [n for n, _ in parts]
+    ends = np.cumsum(counts).tolist()
     n = ends[-1] if ends else 0
     columns = {}
     for name, dtype in DTYPES.items():
         if name == "src" and not any("src" in p for _, p in parts):
             columns[name] = no_sources(n)
             continue
-        column = columns[name] = np.full((n, LANES) if name in LANE_COLUMNS else n, FIELDS[name].default if name in FIELDS else 0, dtype=dtype)
+        default = FIELDS[name].default if name in FIELDS else 0
+        if name not in LANE_COLUMNS and dtype is not np.str_ and any(name in p for _, p in parts):
+            values = [p.get(name, default) for _, p in parts]
+            if not any(isinstance(v, np.ndarray) for v in values):  # one value a part: repeated over its rows
+                columns[name] = np.repeat(np.array(values, dtype=dtype), counts)
+                continue
+        column = columns[name] = np.full((n, LANES) if name in LANE_COLUMNS else n, default, dtype=dtype)
         start = 0
         for end, (_, p) in zip(ends, parts):
             if name in p:

@@ -453,7 +453,9 @@ def _ldgsts(ins: Instruction, env: Env):
                 s = s - low.astype(np.uint64)
                 n = size - low
             if copy is not None:
-                n = np.where(np.asarray(copy(m, ix)), size if n is None else n, 0)
+                copies = np.asarray(copy(m, ix))
+                if n is not None or not copies.all():
+                    n = np.where(copies, size if n is None else n, 0)
             if n is None or (n == size).all():
                 data = m.memory.load(s, size)
             else:
