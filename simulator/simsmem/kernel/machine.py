@@ -125,6 +125,8 @@ class Machine:
         self.on_step: Callable[[Instruction, np.ndarray], None] | None = None
         self.on_gmma: Callable[[Instruction, np.ndarray, dict], None] | None = None  # each warpgroup MMA: its 4 warp slots, operands
         self.current: Instruction | None = None
+        self.ex: np.ndarray | None = None  # the threads at the step that runs (``ex_ix``: their indices)
+        self.ex_ix = np.zeros(0, dtype=np.int64)
 
     @property
     def F(self) -> np.ndarray:
@@ -166,7 +168,7 @@ class Machine:
                         self._deadlock()
                     return
                 at = int(pc[ready].min())
-                ex = runnable & (pc == at)
+                ex = self.ex = runnable & (pc == at)
                 self.ex_ix = np.flatnonzero(ex)
                 whole = len(self.ex_ix) == len(ready)
                 warps = ex.reshape(-1, LANES).any(axis=1)

@@ -70,8 +70,29 @@ class GlobalMemory:
             raise MemoryFault(lane, f"global address {int(addr[lane]):#x} is not aligned to the {size}-byte access")
         return index, offset
 
+    def _one_buffer(self, addr: np.ndarray, size: int) -> tuple[int, np.ndarray] | None:
+        """(buffer index, byte offsets) where every address lies in one buffer, in bounds and aligned; None otherwise
+        (``locate`` then says which access is wrong, or sorts the buffers out)."""
+        if not len(addr) or addr.dtype != np.uint64:
+            return None
+        hi = addr >> np.uint64(32)
+        top = int(hi.max())
+        if int(hi.min()) != top:
+            return None
+        i = top - (GLOBAL_BASE >> 32)  # GLOBAL_BASE's low word is 0
+        if not 0 <= i < len(self.buffers):
+            return None
+        offset = (addr & np.uint64(0xFFFF_FFFF)).astype(np.int64)
+        if int(offset.max()) + size > self.buffers[i].data.size or (size > 1 and int(np.bitwise_or.reduce(offset)) % size):
+            return None
+        return i, offset
+
     def load(self, addr: np.ndarray, size: int) -> np.ndarray:
         """(n, size) bytes read at the addresses."""
+        one = self._one_buffer(addr, size)
+        if one is not None:
+            i, offset = one
+            return self.buffers[i].data[offset[:, None] + np.arange(size)]
         index, offset = self.locate(addr, size)
         out = np.empty((len(addr), size), dtype=np.uint8)
         for i in np.unique(index):
@@ -82,6 +103,11 @@ class GlobalMemory:
     def store(self, addr: np.ndarray, data: np.ndarray) -> None:
         """Write (n, size) bytes at the addresses, in the order given (the caller's: later rows win)."""
         size = data.shape[1]
+        one = self._one_buffer(addr, size)
+        if one is not None:
+            i, offset = one
+            self.buffers[i].data[offset[:, None] + np.arange(size)] = data
+            return
         index, offset = self.locate(addr, size)
         for i in np.unique(index):
             rows = index == i

@@ -43,6 +43,7 @@ class Recorder:
         self.since = np.zeros(machine.n // LANES, dtype=np.int64)  # instructions each warp executed since its last shared one (this one included)
         self.parts: list[tuple[int, dict]] = []  # (rows, their columns: arrays, or one value for all of them)
         self.rows = 0
+        self.static: dict[int, tuple[dict, bool]] = {}  # id(form) -> ``_static(form)`` (the forms live as long as the machine's steps)
         machine.on_step = self.step
         machine.on_shared = self.shared
         machine.on_gmma = self.gmma
@@ -54,44 +55,63 @@ class Recorder:
     def shared(self, ins: Instruction, form: dict, ex: np.ndarray, act: np.ndarray, addr: np.ndarray, src: np.ndarray | None,
                zfill: np.ndarray | None = None, zeroed: np.ndarray | None = None) -> None:
         m = self.machine
-        slots = np.flatnonzero(ex.reshape(-1, LANES).any(axis=1))
-        n = len(slots)
-        if not n:
-            return
-        acts = act.reshape(-1, LANES)[slots]
-        lanes = np.where(acts, addr.reshape(-1, LANES)[slots], INACTIVE)
+        if ex is m.ex and len(m.ex_ix) == m.n:  # every thread of the machine executes it: every warp, each a row
+            n, slots = len(self.since), slice(None)
+            everyone = act is ex
+            acts = act.reshape(-1, LANES)
+            lanes = addr.reshape(-1, LANES).astype(np.int64) if everyone else np.where(acts, addr.reshape(-1, LANES), INACTIVE)
+            issue = self.since - 1
+            self.since[:] = 0
+            warp = m.warp_id[::LANES]
+        else:
+            slots = np.flatnonzero(ex.reshape(-1, LANES).any(axis=1))
+            n = len(slots)
+            if not n:
+                return
+            everyone = False
+            acts = act.reshape(-1, LANES)[slots]
+            lanes = np.where(acts, addr.reshape(-1, LANES)[slots], INACTIVE)
+            issue = self.since[slots] - 1
+            self.since[slots] = 0
+            warp = m.warp_id[slots * LANES]
+        held = self.static.get(id(form))
+        if held is None:
+            held = self.static[id(form)] = self._static(form)
+        static, matrix = held
+        part = dict(static)
+        if matrix:  # LDSM, STSM: the row addresses of lanes 0..8*num-1
+            lanes[:, 8 * static["num"] :] = INACTIVE
+            part["mask"] = FULL_MASK
+        else:
+            part["mask"] = FULL_MASK if everyone else _mask(acts)
+        part["warp"], part["issue"], part["addrs"], part["pc"] = warp, issue, lanes, ins.pc
+        if src is not None:
+            part["src"] = src.reshape(-1, LANES).astype(np.int64) if everyone else np.where(acts, src.reshape(-1, LANES)[slots], INACTIVE)
+        for name, lanes_of in (("zfill", zfill), ("zeroed", zeroed)):
+            if lanes_of is not None:
+                if everyone:  # every lane acts: lanes_of as it is
+                    part[name] = FULL_MASK if lanes_of is act else _mask(lanes_of.reshape(-1, LANES)) if lanes_of.any() else 0
+                else:
+                    part[name] = _mask(lanes_of.reshape(-1, LANES)[slots] & acts)
+        self.parts.append((n, part))
+        self.rows += n
+
+    @staticmethod
+    def _static(form: dict) -> tuple[dict, bool]:
+        """The columns of a shared-memory instruction's rows that its form fixes, and whether it is a matrix op."""
         op = form["op"]
         matrix = op in MATRIX_OPS
-        if matrix:
-            lanes[:, 8 * form["num"] :] = INACTIVE
-            mask = FULL_MASK
-        else:
-            mask = _mask(acts)
-        issue = self.since[slots] - 1
-        self.since[slots] = 0
-        part = {
+        return {
             "op": OPS.index(op),
             "width": 0 if matrix else form["width"],
             "num": form.get("num", 0) if matrix else 0,
             "trans": bool(form.get("trans", False)),
-            "mask": mask,
-            "warp": m.warp_id[slots * LANES],
-            "issue": issue,
             "generic": bool(form.get("generic", False)),
             "atom": ATOM_KINDS.index(form["atom"]) if op == "ATOMS" else 0,
             "bypass": bool(form.get("bypass", False)),
             "srcsize": bool(form.get("srcsize", False)),
             "p0": bool(form.get("p0", True)),
-            "addrs": lanes,
-            "pc": ins.pc,
-        }
-        if src is not None:
-            part["src"] = np.where(acts, src.reshape(-1, LANES)[slots], INACTIVE)
-        for name, lanes_of in (("zfill", zfill), ("zeroed", zeroed)):
-            if lanes_of is not None:
-                part[name] = _mask(lanes_of.reshape(-1, LANES)[slots] & acts)
-        self.parts.append((n, part))
-        self.rows += n
+        }, matrix
 
     def _block(self, ins: Instruction, slots: np.ndarray, op: str, fields: dict[str, int | bool]) -> None:
         """One row of a block op (a warpgroup's wgmma, a copy), numbered by the first of the warps ``slots``."""
@@ -131,14 +151,21 @@ class Recorder:
 
 def batch_of(parts: list[tuple[int, dict]]) -> InstructionBatch:
     """One ``InstructionBatch`` of recorded parts; a column a part leaves out holds the field's default there."""
-    ends = np.cumsum([n for n, _ in parts]).tolist()
+    counts = [n for n, _ in parts]
+    ends = np.cumsum(counts).tolist()
     n = ends[-1] if ends else 0
     columns = {}
     for name, dtype in DTYPES.items():
         if name == "src" and not any("src" in p for _, p in parts):
             columns[name] = no_sources(n)
             continue
-        column = columns[name] = np.full((n, LANES) if name in LANE_COLUMNS else n, FIELDS[name].default if name in FIELDS else 0, dtype=dtype)
+        default = FIELDS[name].default if name in FIELDS else 0
+        if name not in LANE_COLUMNS and dtype is not np.str_ and any(name in p for _, p in parts):
+            values = [p.get(name, default) for _, p in parts]
+            if not any(isinstance(v, np.ndarray) for v in values):  # one value a part: repeated over its rows
+                columns[name] = np.repeat(np.array(values, dtype=dtype), counts)
+                continue
+        column = columns[name] = np.full((n, LANES) if name in LANE_COLUMNS else n, default, dtype=dtype)
         start = 0
         for end, (_, p) in zip(ends, parts):
             if name in p:

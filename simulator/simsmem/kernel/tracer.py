@@ -48,10 +48,28 @@ def select_ctas(launch: Launch, ctas: list[tuple[int, int, int]] | None) -> list
     return sorted(set(out))
 
 
-def execute(program: Program, launch: Launch, ctas: list[int], limit: int = MAX_INSTRUCTIONS, execution: Execution | None = None) -> Iterator[InstructionBatch]:
-    """The rows of the shared-memory instructions of ``ctas``, in batches, as they execute."""
+#: Built steps, per program and constant banks: (id(program), banks) -> (program, steps); the program is kept so its id stays its own.
+_STEPS: dict[tuple, tuple[Program, list]] = {}
+
+
+def program_steps(program: Program, launch: Launch) -> list:
+    """The machine's steps for ``program``'s code under ``launch``'s constant banks (which builders read); built once per
+    program and banks, since the steps hold no state of their own (a run's state is its machine's)."""
+    key = (id(program), tuple((bank, bytes(data)) for bank, data in sorted(launch.constants.items())))
+    held = _STEPS.get(key)
+    if held is not None and held[0] is program:
+        return held[1]
     env = Env(launch.constants, program.kernel.functions)
     steps = [build(ins, env) for ins in program.code]
+    if len(_STEPS) >= 16:
+        _STEPS.clear()
+    _STEPS[key] = (program, steps)
+    return steps
+
+
+def execute(program: Program, launch: Launch, ctas: list[int], limit: int = MAX_INSTRUCTIONS, execution: Execution | None = None) -> Iterator[InstructionBatch]:
+    """The rows of the shared-memory instructions of ``ctas``, in batches, as they execute."""
+    steps = program_steps(program, launch)
     execution = execution if execution is not None else Execution()
     per_batch = max(1, BATCH_THREADS // (launch.geometry.warps * 32))
     window = {"shared_hi": SHARED_HI, "local_hi": LOCAL_HI, "describe": launch.described}

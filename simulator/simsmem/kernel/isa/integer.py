@@ -202,7 +202,8 @@ def _lea(ins: Instruction, env: Env):
         k = 2
     rest = ops[k:]
     carry_in = read(rest.pop(), "pred") if "X" in mods and rest and rest[-1].kind in ("P", "UP") else None
-    shift = read(rest.pop(), "u32", env.constants)
+    shift_op = rest.pop()
+    shift = read(shift_op, "u32", env.constants)
     hi = "HI" in mods
     (a, a_neg) = _addend(rest[0], env)
     b = read(rest[1], "u32", env.constants)
@@ -212,6 +213,23 @@ def _lea(ins: Instruction, env: Env):
         c = lambda m, ix: np.where(a(m, ix) & U32(0x8000_0000), U32(0xFFFF_FFFF), U32(0))
     else:
         c = None
+
+    fixed = int(shift_op.text, 0) & 0x3F if shift_op.kind == "imm" else None
+    if not hi and carry_in is None and fixed is not None and fixed < 32 and rest[0].kind in ("R", "UR"):
+        # LEA d, a, b, imm (shift below 32): in uint32, whose shift and sum wrap as the 64-bit ones masked to 32 bits do;
+        # the carry out of the sum is the sum below an addend
+        n = U32(fixed)
+
+        def quick(m: Machine, ix: np.ndarray) -> None:
+            av = a(m, ix)  # (already inverted where negated: -x is ~x + 1)
+            if a_neg:
+                av = av + U32(1)
+            part = av << n
+            total = part + b(m, ix)
+            d(m, ix, total)
+            if carry_out is not None:
+                carry_out(m, ix, total < part)
+        return quick
 
     def f(m: Machine, ix: np.ndarray) -> None:
         s = _w(shift(m, ix)) & np.uint64(0x3F)

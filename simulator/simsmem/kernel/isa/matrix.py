@@ -92,11 +92,13 @@ def _hmma(ins: Instruction, env: Env):
             return np.zeros((w, len(regs), LANES), dtype=np.uint32)
         return getattr(m, file)[regs[0] : regs[0] + len(regs)].take(lanes, axis=1).reshape(len(regs), w, LANES).transpose(1, 0, 2)  # (warps, regs, 32)
 
-    def f(m: Machine, ix: np.ndarray) -> None:
-        w = len(ix) // LANES
+    def check(ix: np.ndarray) -> None:
         first = ix[::LANES]
         if len(ix) % LANES or (first % LANES).any() or (ix[LANES - 1 :: LANES] - first != LANES - 1).any():
             raise ExecError(f"{ins.text}: every lane of a warp must execute mma.sync", ins.pc)
+
+    def general(m: Machine, ix: np.ndarray) -> None:
+        w = len(ix) // LANES
         lanes = ix
         A = _values(fragment(m, afile, ar, lanes, w), ab_form)[:, a_at]
         B = _values(fragment(m, bfile, br, lanes, w), ab_form)[:, b_at]
@@ -111,4 +113,54 @@ def _hmma(ins: Instruction, env: Env):
             words = pair[..., 0] | (pair[..., 1] << np.uint32(16))
         if dr[0] != (255 if dfile == "R" else 63):
             out[dr[0] : dr[0] + len(dr), lanes] = words.transpose(1, 0, 2).reshape(len(dr), -1)
+
+    # The quick path (one register file, f16/bf16/tf32 inputs, a float32 accumulator): A and B gathered at once from
+    # their registers' columns, C and D by flat indices made once per warp count; the same A, B and C (C-contiguous
+    # float64) and the same A @ B + C as ``general``'s, so the same bits.
+    ab_rows = np.array(ar + br)
+    quick = f32_acc and afile == bfile == cfile == dfile == "R"
+    indices: dict[int, tuple] = {}
+
+    def index_of(w: int) -> tuple:
+        n = w * LANES
+        v = np.arange(w).reshape((w,) + (1,) * 2)
+        if tf32:  # one value a register: place p is register p // 32, lane p % 32
+            a_ix, b_ix = (p // LANES * n + v * LANES + p % LANES for p in (a_at, b_at + len(ar) * LANES))
+        else:  # halves: place p is register p // 64, lane p // 2 % 32, half p % 2, in the (registers, 2n) uint16 view
+            a_ix, b_ix = (p // 64 * 2 * n + (v * LANES + p // 2 % LANES) * 2 + p % 2 for p in (a_at, b_at + len(ar) * 64))
+        c_ix = c_at // LANES * n + v * LANES + c_at % LANES
+        d_ix = (np.arange(w)[None, :, None] * 128 + (c_rows * 8 + c_cols)[:, None, :]).reshape(len(dr), n)  # (4, n) into D (w, 16, 8)
+        indices[w] = (a_ix, b_ix, c_ix, d_ix)
+        return indices[w]
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        whole = len(ix) == m.n  # every thread (sorted, distinct): whole warps
+        if not whole:
+            check(ix)
+        if not quick:
+            return general(m, ix)
+        w = len(ix) // LANES
+        a_ix, b_ix, c_ix, d_ix = indices.get(w) or index_of(w)
+        R = m.R
+        ab = R[ab_rows] if whole else R[ab_rows[:, None], ix]  # (6, n): RZ rows read as zeros
+        if tf32:
+            flat = (ab & np.uint32(0xFFFFE000)).view(np.float32).reshape(-1)
+        elif bf16:
+            flat = (ab.view(np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32).reshape(-1)
+        else:
+            flat = ab.view(np.float16).reshape(-1)
+        A = flat[a_ix].astype(np.float64)
+        B = flat[b_ix].astype(np.float64)
+        if cr[0] == 255:
+            C = np.zeros((w, 16, 8))
+        else:
+            cw = R[cr[0] : cr[0] + len(cr)] if whole else R[cr[0] : cr[0] + len(cr)][:, ix]
+            C = cw.view(np.float32).reshape(-1)[c_ix].astype(np.float64)
+        D = (A @ B + C).astype(np.float32)
+        if dr[0] != 255:
+            words = D.reshape(-1)[d_ix].view(np.uint32)
+            if whole:
+                R[dr[0] : dr[0] + len(dr)] = words
+            else:
+                R[dr[0] : dr[0] + len(dr), ix] = words
     return f

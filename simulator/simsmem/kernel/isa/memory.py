@@ -89,6 +89,9 @@ def shared_load(m: Machine, ix: np.ndarray, addr: np.ndarray, size: int) -> np.n
     return m.shared.reshape(-1)[flat[:, None] + np.arange(size)]
 
 
+_ORDERS: dict[tuple[int, int], np.ndarray] = {}
+
+
 def store_order(ix: np.ndarray, size: int) -> np.ndarray:
     """The order in which a store's lanes write, so that where lanes of a warp store to one address the H100's
     winner stays: the last phase's (phases go in order: a half-warp for 8 bytes, a quarter-warp for 16), and within
@@ -98,11 +101,25 @@ def store_order(ix: np.ndarray, size: int) -> np.ndarray:
     return np.lexsort((-lane, phase, ix // LANES))
 
 
+def _store_order(m: Machine, ix: np.ndarray, size: int) -> np.ndarray:
+    """``store_order``, kept per thread count and size where ``ix`` is every thread of the machine (0..n-1)."""
+    if len(ix) != m.n:
+        return store_order(ix, size)
+    order = _ORDERS.get((m.n, size))
+    if order is None:
+        order = _ORDERS[(m.n, size)] = store_order(ix, size)
+    return order
+
+
 def shared_store(m: Machine, ix: np.ndarray, addr: np.ndarray, data: np.ndarray) -> None:
     """Write (n, size) bytes, lanes in ``store_order``."""
-    flat = shared_index(m, ix, addr, data.shape[1])
-    order = store_order(ix, data.shape[1])
-    m.shared.reshape(-1)[flat[order, None] + np.arange(data.shape[1])] = data[order]
+    size = data.shape[1]
+    flat = shared_index(m, ix, addr, size)
+    order = _store_order(m, ix, size)
+    if m.shared.shape[1] % size == 0:  # aligned rows of ``size`` bytes (shared_index checked the addresses' alignment)
+        m.shared.reshape(-1, size)[flat[order] // size] = data[order]
+    else:
+        m.shared.reshape(-1)[flat[order, None] + np.arange(size)] = data[order]
 
 
 def local_index(m: Machine, ix: np.ndarray, addr: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -318,6 +335,23 @@ def _matrix_warps(m: Machine, ins: Instruction, act: np.ndarray, addr, num: int)
 #: A lane's place in a matrix op's 8x8 b16 matrices: row and the column of its low half, plain and transposed.
 _T = np.arange(LANES)
 _ROW, _COL = _T // 4, 2 * (_T % 4)
+#: The quick paths' indices: in halfwords of the row starts (/2), (rows, column) of each lane's two halves transposed; in
+#: words (/4), each lane's word of its row.
+_COL2, _ROW2 = np.stack([_COL, _COL + 1], axis=-1), (_T // 4)[:, None]
+_WORD = _T % 4
+
+
+def _matrix_rows(m: Machine, a: np.ndarray, num: int) -> np.ndarray | None:
+    """For an 8x8 matrix op that every thread executes and acts on (``a``: each thread's row address): the flat shared
+    byte index of each warp's 8*num rows (warps, 8*num), given by lanes 0..8*num-1; None where a row is out of the
+    window or misaligned, or the window is not of whole 16-byte rows (``_matrix_warps`` then says what is wrong)."""
+    window = m.shared.shape[1]
+    if window % 16:
+        return None
+    rows = a.reshape(-1, LANES)[:, : 8 * num]
+    if rows.min() < 0 or rows.max() + 16 > window or np.bitwise_or.reduce(rows, axis=None) % 16:
+        return None
+    return m.cta_slot[::LANES, None] * window + rows
 
 
 @step("LDSM")
@@ -327,7 +361,24 @@ def _ldsm(ins: Instruction, env: Env):
     file, regs = registers(operand(ins, 0), num)
     addr = address32(operand(ins, 1), env)
 
+    zero = 255 if file == "R" else 63
+    consecutive = regs == list(range(regs[0], regs[0] + num)) and zero not in regs
+
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        if consecutive and len(m.ex_ix) == m.n and (act is ex or act.all()):
+            a = addr(m, m.ex_ix)
+            flat = _matrix_rows(m, a, num)
+            if flat is not None:  # every thread acts, rows in bounds and aligned, a window of whole 16-byte rows
+                w = len(flat)
+                base = flat.reshape(w, num, 8) >> (1 if trans else 2)  # in halfwords or words
+                if trans:  # lane t: rows 2(t%4) and 2(t%4)+1 of column t/4, the low half first
+                    words = m.shared.reshape(-1).view(np.uint16)[base.take(_COL2, axis=2) + _ROW2].view(np.uint32)[..., 0]
+                else:  # lane t: the word t%4 of row t/4
+                    words = m.shared.reshape(-1).view(np.uint32)[base.take(_ROW, axis=2) + _WORD]
+                getattr(m, file)[regs[0] : regs[0] + num] = words.transpose(1, 0, 2).reshape(num, -1)
+                _report(m, ins, form, ex, act, a)
+                m.pc += ex
+                return
         warps, full, flat = _matrix_warps(m, ins, act, addr, num)
         if len(warps):
             halves = m.shared.reshape(-1)[flat[:, :, None] + np.arange(16)].view(np.uint16).reshape(len(warps), num, 8, 8)
@@ -387,31 +438,37 @@ def _ldgsts(ins: Instruction, env: Env):
     p0 = pred is None or (pred.kind == "P" and pred.index == 0 and not pred.inv)  # ncu's SASS-level counters tell P0 apart
     form = _form(ins, srcsize=zfill, p0=p0)
 
+    # the lanes whose source ncu's SASS-level wavefront count does not read (calibration/realk rule, lg and ho probes):
+    # every lane of a .cg copy in the predicate form under P0; none under another predicate (!P0, P2: ho4_cg16_neg_*,
+    # ho5_cg16_two_*), in the .ZFILL form, or of a .ca copy (whose zero-filled lanes, ``zeroed``, have no source)
+    unsourced_all = bool(form.get("bypass")) and copy is not None and p0 and not zfill
+
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
-        ix = np.flatnonzero(act)
+        ix = m.ex_ix if act is ex else np.flatnonzero(act)
         a, s = dst(m, ix), src(m, ix)
+        zeroed = np.zeros(m.n, dtype=bool)  # the lanes of src-size 0
         if len(ix):
-            n = np.full(len(ix), size, dtype=np.int64)
+            n = None  # every lane copies all ``size`` bytes
             if zfill:
                 low = (s & np.uint64(size - 1)).astype(np.int64)
                 s = s - low.astype(np.uint64)
-                n -= low
+                n = size - low
             if copy is not None:
-                n = np.where(np.asarray(copy(m, ix)), n, 0)
-            data = np.zeros((len(ix), size), dtype=np.uint8)
-            whole = n == size
-            if whole.any():
-                data[whole] = m.memory.load(s[whole], size)
-            for k in np.flatnonzero((n > 0) & ~whole):  # a partial copy reads only its bytes
-                data[k, : n[k]] = m.memory.load(s[k] + np.arange(n[k], dtype=np.uint64), 1).reshape(-1)
+                copies = np.asarray(copy(m, ix))
+                if n is not None or not copies.all():
+                    n = np.where(copies, size if n is None else n, 0)
+            if n is None or (n == size).all():
+                data = m.memory.load(s, size)
+            else:
+                data = np.zeros((len(ix), size), dtype=np.uint8)
+                whole = n == size
+                if whole.any():
+                    data[whole] = m.memory.load(s[whole], size)
+                for k in np.flatnonzero((n > 0) & ~whole):  # a partial copy reads only its bytes
+                    data[k, : n[k]] = m.memory.load(s[k] + np.arange(n[k], dtype=np.uint64), 1).reshape(-1)
+                zeroed[ix] = n == 0
             shared_store(m, ix, a, data)
-        zeroed = np.zeros(m.n, dtype=bool)  # the lanes of src-size 0
-        if len(ix):
-            zeroed[ix] = n == 0
-        # the lanes whose source ncu's SASS-level wavefront count does not read (calibration/realk rule, lg and ho probes):
-        # every lane of a .cg copy in the predicate form under P0; none under another predicate (!P0, P2: ho4_cg16_neg_*,
-        # ho5_cg16_two_*), in the .ZFILL form, or of a .ca copy (whose zero-filled lanes, ``zeroed``, have no source)
-        unsourced = act if form.get("bypass") and copy is not None and p0 and not zfill else np.zeros(m.n, dtype=bool)
+        unsourced = act if unsourced_all else np.zeros(m.n, dtype=bool)
         _report(m, ins, form, ex, act, _full(m, ix, a), _full(m, ix, s.astype(np.int64)), unsourced, zeroed)
         m.pc += ex
     return run
