@@ -1,14 +1,11 @@
 """The user's manual: README.md within 200 lines, its commands as CI runs them, every docs page linked, every
 relative link resolving, and docs/validation.md and README.md's validation summary what docs/make_validation.py
-makes of the data the tests check.
-
-docs/validation-timing.md (every timing row, the timing engine run over timing.json and the forms run: about a
-minute) is checked only with SIMSMEM_SLOW=1: ``SIMSMEM_SLOW=1 pytest -n 0 tests/test_docs.py``.
+makes of the data the tests check, docs/validation-timing.md too (every timing row: the timing engine run over
+timing.json and the forms run, a slow test).
 """
 
 import functools
 import importlib.util
-import os
 import re
 
 import pytest
@@ -50,7 +47,7 @@ def test_readme_validation_summary_is_what_the_data_gives():
     assert README.read_text() == _generator().readme_text(), "README.md's validation summary is out of date: run python docs/make_validation.py"
 
 
-@pytest.mark.skipif(os.environ.get("SIMSMEM_SLOW") != "1", reason="runs the timing engine over 457 rows (about a minute): SIMSMEM_SLOW=1")
+@pytest.mark.slow  # runs the timing engine over 457 rows (about 25 s)
 def test_timing_rows_page_is_what_the_engine_gives():
     text = _generator().engine_page()
     assert (DOCS / "validation-timing.md").read_text() == text, "docs/validation-timing.md is out of date: run python docs/make_validation.py --engine"
