@@ -1,5 +1,5 @@
-"""What the tests share: the hypothesis profiles (deterministic in CI), the repository's paths and a few lane
-patterns (names a module needs when it is imported), and fixtures. Hypothesis strategies are in
+"""What the tests share: the hypothesis profiles (deterministic in CI), the repository's paths, a few lane
+patterns (names a module needs when it is imported), the tracing of a real-kernel corpus entry, and fixtures. Hypothesis strategies are in
 ``strategies.py``; no test module imports another."""
 
 import os
@@ -11,6 +11,10 @@ from hypothesis import HealthCheck, settings
 
 from simsmem.cli import main
 from simsmem.config import load_arch
+from simsmem.kernel.launch import Launch, make_launch
+from simsmem.kernel.program import load_program
+from simsmem.kernel.tracer import describe, select_ctas, trace_stream
+from simsmem.trace import Trace
 
 settings.register_profile("ci", max_examples=200, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=100, deadline=None)
@@ -18,6 +22,22 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 ROOT = Path(__file__).resolve().parent.parent
 H100 = ROOT / "calibration" / "h100"
+REALK = ROOT / "calibration" / "realk"
+
+
+def launch_entry(entry: dict) -> tuple:
+    """A calibration/realk manifest entry's program, launch and CTAs (all of the grid), as its ``args`` say."""
+    program = load_program(REALK / entry["ptx"], entry["kernel"])
+    launch = make_launch(program, tuple(entry["grid"]), tuple(entry["block"]), entry["smem"], entry["args"], REALK, 233472)
+    return program, launch, select_ctas(launch, None)
+
+
+def trace_entry(entry: dict) -> tuple[Launch, dict, Trace]:
+    """A calibration/realk manifest entry traced on the CPU for its whole grid: its launch (the global memory after the
+    run), the trace's kernel header (``executed`` set) and the trace."""
+    program, launch, ctas = launch_entry(entry)
+    header = describe(program, launch, ctas, entry["args"], entry["smem"])
+    return launch, header, trace_stream(program, launch, ctas, header).read()
 
 #: LDS.32 lanes: one word from every bank (1 wavefront), two words per bank (2 wavefronts), and LDS.64 lanes over
 #: 256 bytes whose half-warps clash (2 wavefronts).

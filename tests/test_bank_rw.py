@@ -26,7 +26,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import H100, ROOT
+from conftest import H100, REALK, trace_entry
 from simsmem.banks import count, schedule
 from simsmem.corpus import corpus_trace, load_corpus, row_instruction
 from simsmem.metrics import BANK_READS, BANK_WRITES, PARTIAL, bank_metrics
@@ -190,7 +190,6 @@ def test_bank_metrics_sum_the_rows_times_ctas(sm90):
 
 # --- whole kernels: calibration/realk (one warp, one CTA): simsmem's part from the traced kernel, the global part
 # from the kernel's source (calibration/realk/src/probe_rules.cu, probe_sts.cu), rounded as one SM reports it.
-REALK = ROOT / "calibration" / "realk"
 MANIFEST = {e["name"]: e for e in json.loads((REALK / "manifest.json").read_text())}
 
 
@@ -219,14 +218,7 @@ REALK_EXACT = [n for n, e in MANIFEST.items() if e["kernel"] in ("cas_spin32", "
 
 @functools.cache
 def traced_part(name: str) -> tuple[int, int]:
-    from simsmem.kernel.launch import make_launch
-    from simsmem.kernel.program import load_program
-    from simsmem.kernel.tracer import describe, select_ctas, trace_stream
-    entry = MANIFEST[name]
-    program = load_program(REALK / entry["ptx"], entry["kernel"])
-    launch = make_launch(program, tuple(entry["grid"]), tuple(entry["block"]), entry["smem"], entry["args"], REALK, 233472)
-    ctas = select_ctas(launch, None)
-    trace = trace_stream(program, launch, ctas, describe(program, launch, ctas, entry["args"], entry["smem"])).read()
+    _, _, trace = trace_entry(MANIFEST[name])
     metrics = bank_metrics(trace, count(trace.instructions, _arch()))
     return metrics[READS], metrics[WRITES]
 

@@ -16,23 +16,19 @@ import functools
 import gzip
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from conftest import REALK, trace_entry
 from simsmem.hopper import addresses
 from simsmem.kernel.isa import Env, build
-from simsmem.kernel.launch import make_launch
 from simsmem.kernel.machine import Geometry, Machine
 from simsmem.kernel.memory import LOCAL_HI, SHARED_HI, GlobalMemory
-from simsmem.kernel.program import load_program
 from simsmem.kernel.sass import parse_instruction
-from simsmem.kernel.tracer import describe, select_ctas, trace_stream
 from simsmem.trace.records import OPS, gmma_bytes
 
-REALK = Path(__file__).resolve().parent.parent / "calibration" / "realk"
 PROBES = [e for e in json.loads((REALK / "hopper.json").read_text()) if e["name"].startswith("hop_wg_")]
 
 
@@ -40,13 +36,9 @@ PROBES = [e for e in json.loads((REALK / "hopper.json").read_text()) if e["name"
 def traced(name: str):
     """The entry, the executed count, the output buffer (argument 7) and the trace's rows of one probe."""
     entry = next(e for e in PROBES if e["name"] == name)
-    program = load_program(REALK / entry["ptx"], entry["kernel"])
-    launch = make_launch(program, tuple(entry["grid"]), tuple(entry["block"]), entry["smem"], entry["args"], REALK, 233472)
-    ctas = select_ctas(launch, None)
-    header = describe(program, launch, ctas, entry["args"], entry["smem"])
-    rows = trace_stream(program, launch, ctas, header).read().instructions
+    launch, header, trace = trace_entry(entry)
     out = next(b.data for b in launch.memory.buffers if b.name.startswith("argument 7 "))
-    return entry, header["executed"], out, rows
+    return entry, header["executed"], out, trace.instructions
 
 
 def test_all_probes_are_here():

@@ -16,20 +16,17 @@ from __future__ import annotations
 import functools
 import gzip
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import REALK, launch_entry, trace_entry
 from simsmem.analysis import analyse
 from simsmem.config import load_arch
 from simsmem.errors import SimsmemError
-from simsmem.kernel.launch import make_launch
-from simsmem.kernel.program import load_program
-from simsmem.kernel.tracer import describe, select_ctas, trace_stream
+from simsmem.kernel.tracer import describe, trace_stream
 
 pytestmark = pytest.mark.slow  # traces each corpus kernel on the CPU
 
-REALK = Path(__file__).resolve().parent.parent / "calibration" / "realk"
 #: manifest.json: measured on the H100; hopper.json: the Hopper probes and kernels (wgmma, TMA, bulk copies), on an
 #: H200 (runs/2026-11-27-hopper, -hopper-gemm, -hopper-holdout: two ncu runs each) and once more on an H100
 #: (runs/2026-11-27-hopper-h100, ``ncu_h100``: the same counts on every entry but one op_misc total)
@@ -66,12 +63,8 @@ OPEN = {
 def traced(name: str):
     """The entry, its simulated metrics, and the global memory after the run (the output buffers)."""
     entry = next(e for e in MANIFEST if e["name"] == name)
-    program = load_program(REALK / entry["ptx"], entry["kernel"])
-    launch = make_launch(program, tuple(entry["grid"]), tuple(entry["block"]), entry["smem"], entry["args"], REALK, 233472)
-    ctas = select_ctas(launch, None)
-    stream = trace_stream(program, launch, ctas, describe(program, launch, ctas, entry["args"], entry["smem"]))
-    metrics = analyse(stream.read(), load_arch("sm_90")).metrics
-    return entry, metrics, launch.memory
+    launch, _, trace = trace_entry(entry)
+    return entry, analyse(trace, load_arch("sm_90")).metrics, launch.memory
 
 
 def measured(entry: dict, counter: str) -> tuple[int, int]:
@@ -151,8 +144,6 @@ def _failed_on_the_gpu() -> list[dict]:
 def test_what_the_gpu_refuses_stops_the_trace(entry):
     """The 9 held-out TMA probes the H200 stopped with CUDA_ERROR_ILLEGAL_INSTRUCTION (launch_plain.log) all start their box
     at a first coordinate that is not a multiple of 16 bytes (the 5 that ran all do): the trace stops there too, naming it."""
-    program = load_program(REALK / entry["ptx"], entry["kernel"])
-    launch = make_launch(program, tuple(entry["grid"]), tuple(entry["block"]), entry["smem"], entry["args"], REALK, 233472)
-    ctas = select_ctas(launch, None)
+    program, launch, ctas = launch_entry(entry)
     with pytest.raises(SimsmemError, match="multiple of 16 bytes"):
         trace_stream(program, launch, ctas, describe(program, launch, ctas, entry["args"], entry["smem"])).read()
