@@ -144,7 +144,19 @@ def round7():
         entry(f"rand{k}", "zf2", rng7.integers(0, 1792, 32) * 16, rng7.permutation(256)[:32] * 16, sizes, f"random lanes (seed 20261203, draw {k})")
 
 
+def round8():
+    rng8 = np.random.default_rng(20261204)
+    tri_src = (L // 4) * 256 + (L % 4) * 16
+    tri_dst = np.load("data/probe_lg_tri0_dst.npy")
+    entry("tri_q0zero", "two", tri_src, tri_dst, np.where(L < 8, 2, 3), "Triton's A tile, the P2 copy's lanes 0-7 zero-fill, the P0 copy whole")
+    entry("rows_half", "two", 256 * L % 8192, 16 * L, np.where(L < 16, 3, 2), "sources 256 bytes apart, the P2 copy's lanes 16-31 zero-fill")
+    entry("con_odd", "two", 16 * L, 16 * L, np.where(L % 2 == 1, 3, 2), "contiguous, the P2 copy's even lanes zero-fill")
+    for k in range(3):
+        sizes = np.where(rng8.random(32) < 0.5, 1, 0) + 2  # the P0 copy whole, the P2 copy's lanes at random
+        entry(f"rand{k}", "two", rng8.integers(0, 1792, 32) * 16, rng8.permutation(256)[:32] * 16, sizes, f"random lanes (seed 20261204, draw {k})")
+
+
 ROUND = int(sys.argv[1]) if len(sys.argv) > 1 else 1
-{1: round1, 2: round2, 3: round3, 4: round4, 5: round5, 6: round6, 7: round7}[ROUND]()
+{1: round1, 2: round2, 3: round3, 4: round4, 5: round5, 6: round6, 7: round7, 8: round8}[ROUND]()
 json.dump(entries, open("manifest_ldgsts_holdout.json" if ROUND == 1 else f"manifest_ldgsts_holdout{ROUND}.json", "w"), indent=1)
 print(len(entries), "entries")
