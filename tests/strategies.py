@@ -4,6 +4,7 @@ from hypothesis import strategies as st
 
 from simsmem.swizzle import Swizzle
 from simsmem.trace import FULL_MASK, LANES, Instruction
+from simsmem.trace.records import PREDICATES
 
 #: Every small swizzle: B, M below 4, |S| from B to 5.
 SMALL_SWIZZLES = [Swizzle(b, m, s) for b in range(4) for m in range(4) for s in range(-5, 6) if abs(s) >= b]
@@ -33,7 +34,7 @@ def instructions(draw, forms=FORMS, span=4096):
         srcsize, zeroed = draw(st.sampled_from(["", "register", "predicate"])), draw(st.integers(0, FULL_MASK)) & mask
         if srcsize:
             zfill = mask if srcsize == "predicate" else 0 if bypass else zeroed
-            copy = {"srcsize": srcsize == "register", "zeroed": zeroed, "zfill": zfill, "p0": draw(st.booleans())}
+            copy = {"srcsize": srcsize == "register", "zeroed": zeroed, "zfill": zfill, "pred": draw(st.sampled_from(PREDICATES))}
     return Instruction(op=op, width=width, mask=mask, addrs=tuple(a if mask >> i & 1 else None for i, a in enumerate(addrs)), src=src, bypass=bypass,
                        **copy)
 

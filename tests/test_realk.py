@@ -50,11 +50,6 @@ OPEN = {
                                   "interleaving of warps is not lock-step (atom instructions 2922-2929 in five runs, simulated 2930)",
     "generic_smem_axpy": "generic ST.E of eight warps: 8 more store wavefronts than the shared-store rule gives (one warp alone matches: rule_generic_st_*)",
     "generic_mixed": "generic stores of several warps: extra store wavefronts, varying run to run (145-147)",
-    "ho5_cg16_two_rand0": "two predicate-form copies a lane (P2 reading its sources, P0 its destinations) over random lanes: 40 "
-                          "SASS-level LDGSTS wavefronts measured, 44 simulated; ncu's Source page (runs/2026-11-27-source) "
-                          "puts 28 on the P2 copy (simulated 32: rule 5 over every lane's source) and 12 on the P0 copy (simulated 12); "
-                          "28 is what the .ZFILL form's rule under another predicate than P0 gives that copy (rule 5 over the 14 copying "
-                          "lanes + rule 4's passes with zero-filling lanes at no source, 14): a candidate no other probe tests yet",
     "rule_generic_st128_contig": "a generic 128-bit store to 512 contiguous bytes: the H100 counts 5 wavefronts, STS.128's rule 4 "
                                  "(ncu's Source page, runs/2026-11-27-source, puts 4 on the ST.E.128: the fifth is in the l1tex total only)",
     "rule_sts_ldg_div_b256_g8": STORES,

@@ -18,7 +18,7 @@ import numba
 import numpy as np
 
 from ..config import ArchConfig, OpSpec
-from ..trace.records import INACTIVE, IS_LANES, LANES, Form, InstructionBatch
+from ..trace.records import INACTIVE, IS_LANES, LANES, PREDICATES, Form, InstructionBatch
 from .blocks import count_blocks
 from .phases import PACK_PARTNERS, Shape, shape_of
 
@@ -129,15 +129,15 @@ def count_predicate_form(batch: InstructionBatch, rows: np.ndarray, spec: OpSpec
 def count_src_size(batch: InstructionBatch, rows: np.ndarray, spec: OpSpec, shape: Shape, arch: ArchConfig, out: np.ndarray) -> None:
     """LDGSTS .cg ``rows`` (of ``shape``), counted into ``out``: the ``.ZFILL`` form's quarter-warp passes and the bank
     conflicts of the src-size forms, rule 4 over the active lanes, each at its own source but a ``zeroed`` lane at none;
-    under a predicate other than P0 (not ``p0``) the ``.ZFILL`` form's ``zeroed`` lanes take no part in the sector moves
-    and no source in its passes either (reference.py, rule 5)."""
+    ``apart`` (``apart_rows``) the ``zeroed`` lanes take no part in the sector moves and no source in the quarter-warp
+    passes either (reference.py, rule 5)."""
     rows = rows[batch.srcsize[rows] | ((batch.zeroed[rows] & batch.mask[rows]) != 0)]
     if not len(rows):
         return
     quarter = shape_of(spec, arch, shape.access_bytes * 8, 0)
     every = np.arange(len(rows))
     addrs, src, zeroed = batch.addrs[rows], batch.src[rows], _lanes(batch.zeroed[rows])
-    apart = batch.srcsize[rows] & ~batch.p0[rows]  # sector moves of the lanes that copy data only
+    apart = apart_rows(batch, rows)  # sector moves of the lanes that copy data only
     if apart.any():
         moves = np.zeros((OUT_ROWS, len(rows)), dtype=np.int64)
         count_rows(np.where(zeroed, INACTIVE, addrs).astype(addrs.dtype), src, every, shape, arch, moves)
@@ -146,9 +146,17 @@ def count_src_size(batch: InstructionBatch, rows: np.ndarray, spec: OpSpec, shap
     count_rows(addrs, np.where(zeroed, INACTIVE, src), every, quarter, arch, q)
     conflicts, sourceless = q[0] - q[1], q[0].copy()
     count_rows(addrs, src, every, quarter, arch, q)
-    added = np.where(batch.srcsize[rows], np.where(apart, sourceless, q[0]), 0)
+    added = np.where(apart, sourceless, np.where(batch.srcsize[rows], q[0], 0))
     out[0, rows] += added
     out[1, rows] += added - conflicts
+
+
+def apart_rows(batch: InstructionBatch, rows: np.ndarray) -> np.ndarray:
+    """Which LDGSTS .cg ``rows`` serve their ``zeroed`` lanes apart (reference.py, rule 5): the ``.ZFILL`` form under
+    another predicate than P0, and the predicate form under another positive one where some lane zero-fills."""
+    other, srcsize = batch.pred[rows] != PREDICATES.index("P0"), batch.srcsize[rows]
+    positive = batch.pred[rows] == PREDICATES.index("other")
+    return (srcsize & other) | (~srcsize & positive & (batch.zfill[rows] == 0) & ((batch.zeroed[rows] & batch.mask[rows]) != 0))
 
 
 def count_rows(addrs: np.ndarray, src: np.ndarray, rows: np.ndarray, shape: Shape, arch: ArchConfig, out: np.ndarray) -> None:

@@ -38,9 +38,11 @@ The rule (it reproduces the H100 measurements in ``calibration/h100``; see ``RUL
    passes rule 4 gives its active lanes (16 bytes a lane: quarter-warp phases), zero-filled ones included, and
    has the bank conflicts rule 4 gives its active lanes, a ``zeroed`` lane taking no source position (it
    conflicts through its destination alone). The predicate form has those bank conflicts where some of its
-   active lanes are ``zeroed``, none where every lane copies. Under a predicate other than ``P0`` (not ``p0``:
+   active lanes are ``zeroed``, none where every lane copies. Under a predicate other than ``P0`` (``pred``:
    ``ho7_cg16_zf2_*``, ``cpasync_zfill``) the ``.ZFILL`` form's ``zeroed`` lanes take no part in its sector moves and
-   no source in its quarter-warp passes.
+   no source in its quarter-warp passes; so are a predicate-form copy's under another positive predicate (``P1``...)
+   where some lane zero-fills, which then also makes those passes (``ho5_cg16_two_*``, ``ho8_cg16_two_*``); under a
+   negated one (``!P0``) it is counted as the plain copy (``ho4_cg16_neg_*``).
    Rule 4 reads each lane at its own source here, a ``zfill`` lane's too. The ``.ZFILL`` form's passes serve its
    lanes again, in groups after the sector moves; where lanes are ``zeroed``, its conflicts are not those groups'
    extra passes, and the predicate form's belong to no wavefront (ncu's two counters, not one schedule).
@@ -127,13 +129,13 @@ def schedule(ins: Instruction, arch: ArchConfig) -> Schedule:
 
     if shape.source_sector:  # .cg: one unit per wavefront, so none is a conflict but those of the src-size forms
         sourceless = lambda lane: None if ins.zeroed >> lane & 1 else ins.src[lane]  # noqa: E731 (a zeroed lane: no source)
-        apart = ins.srcsize and not ins.p0  # the .ZFILL form under another predicate than P0: zeroed lanes apart
+        apart = _apart(ins)
         if ins.zfill & ins.mask:  # the predicate form: rule 4's quarter-warp passes, each zfill lane at its destination
             passes = _quarter_passes(ins, lanes, spec, arch, lambda lane: _source(ins, lane))[0]
         else:
             passes = _sector_moves([r for r in by_phase[0] if not (apart and ins.zeroed >> r.lane & 1)], ins, shape, arch)
         units = len(passes)
-        if ins.srcsize:  # the .ZFILL form serves its lanes again in quarter-warp passes (rule 5), groups after the sector moves'
+        if ins.srcsize or apart:  # the .ZFILL form serves its lanes again in quarter-warp passes (rule 5), after the sector moves
             added = _quarter_passes(ins, lanes, spec, arch, sourceless if apart else None)[0]
             passes += [attrs.evolve(w, group=units + w.group) for w in added]
             units += len(added)
@@ -232,6 +234,14 @@ def _copy_passes(group: int, reqs: list[Request], source: Callable[[int], int | 
             passes[lane] = used
             used += 1
     return [Wavefront(group, tuple(r for r in reqs if passes[r.lane] == j)) for j in range(needed)]
+
+
+def _apart(ins: Instruction) -> bool:
+    """Whether an LDGSTS .cg serves its ``zeroed`` lanes apart (rule 5): the ``.ZFILL`` form under another predicate than
+    P0, and the predicate form under another positive one where some lane zero-fills."""
+    if ins.srcsize:
+        return ins.pred != "P0"
+    return ins.pred == "other" and not ins.zfill and bool(ins.zeroed & ins.mask)
 
 
 def _source(ins: Instruction, lane: int) -> int | None:

@@ -20,6 +20,7 @@ from ..trace.records import (
     INACTIVE,
     MATRIX_OPS,
     OPS,
+    PREDICATES,
     InstructionBatch,
     no_sources,
     pack_box,
@@ -110,7 +111,7 @@ class Recorder:
             "atom": ATOM_KINDS.index(form["atom"]) if op == "ATOMS" else 0,
             "bypass": bool(form.get("bypass", False)),
             "srcsize": bool(form.get("srcsize", False)),
-            "p0": bool(form.get("p0", True)),
+            "pred": PREDICATES.index(form.get("pred", "P0")),
         }, matrix
 
     def _block(self, ins: Instruction, slots: np.ndarray, op: str, fields: dict[str, int | bool]) -> None:

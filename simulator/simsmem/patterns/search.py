@@ -118,7 +118,7 @@ def search_trace(batch: InstructionBatch, arch: ArchConfig, region: tuple[int, i
     # the trace's distinct rows, each counted once and weighed by how often it occurs
     keys = np.concatenate([batch.forms()[:, None], batch.addrs.astype(np.int64), batch.zfill[:, None].astype(np.int64),
                            batch.srcsize[:, None].astype(np.int64), batch.zeroed[:, None].astype(np.int64),
-                           batch.p0[:, None].astype(np.int64)], axis=1)
+                           batch.pred[:, None].astype(np.int64)], axis=1)
     _, first, weight = np.unique(keys, axis=0, return_index=True, return_counts=True)
     rows = batch.take(first)
     now = count(rows, arch)

@@ -37,7 +37,7 @@ from .v1 import (
 
 #: Columns a chunk may leave out when every entry holds its default (and is read back so): those added to the format after .npz.
 OPTIONAL = {name: FIELDS[name].default for name in ("src", "bypass", "early", "early_alu", "issue_alu", "others", "stall", "pc", "zfill",
-                                                    "srcsize", "zeroed", "p0",
+                                                    "srcsize", "zeroed", "pred",
                                                     "n", "gtype", "desc_a", "desc_b", "tnsp", "sparse", "elem", "smem", "size", "box",
                                                     "swizzle", "store")}
 #: Errors numpy and zipfile raise for a file that is not a whole, well-formed npz.

@@ -7,8 +7,8 @@ are stored as ``-1``, as are the global sources (``src``) of every lane but an L
 ``bypass`` marks an LDGSTS that is cp.async ``.cg`` (SASS ``LDGSTS.E.BYPASS.128``); it is False elsewhere.
 ``zfill`` is the lane mask of an LDGSTS's lanes whose source ncu's SASS-level wavefront count does not read (0 elsewhere).
 ``srcsize`` marks an LDGSTS that takes cp.async's src-size in a register (SASS ``.ZFILL``), and ``zeroed`` is the lane
-mask of an LDGSTS's lanes whose src-size is 0 (they copy only zeros; 0 elsewhere). ``p0`` is False for an LDGSTS whose
-SASS predicate operand is another than ``P0`` (ncu's SASS-level counters treat those zero-filled lanes apart; True elsewhere).
+mask of an LDGSTS's lanes whose src-size is 0 (they copy only zeros; 0 elsewhere). ``pred`` says which predicate operand
+an LDGSTS's SASS names (``PREDICATES``): ncu's SASS-level counters count the copies apart by it.
 """
 
 from __future__ import annotations
@@ -36,6 +36,9 @@ SOURCE_OPS = frozenset({"LDGSTS"})
 #: Shared atomic operations (``ATOMS`` ``atom`` field), in the order of their codes in ``InstructionBatch.atom``.
 #: ``popc_inc`` is the SASS ``ATOMS.POPC.INC`` that ``red.shared.add.u32 [a], 1`` compiles to; ``cast`` is ``ATOMS.CAST.SPIN``,
 #: the compare-and-store of the loops the compiler makes of atomics the hardware lacks (a float atomicAdd on shared memory).
+#: An LDGSTS's SASS predicate operand (``pred``), in the order of their codes: ``P0`` (or none), another positive one
+#: (``P1``...``P6``), a negated one (``!P0``...).
+PREDICATES: tuple[str, ...] = ("P0", "other", "negated")
 ATOM_KINDS: tuple[str, ...] = ("add", "min", "max", "inc", "dec", "exch", "cas", "and", "or", "xor", "popc_inc", "cast")
 LANES = 32
 FULL_MASK = 0xFFFFFFFF
@@ -141,7 +144,7 @@ class Instruction:
     zfill: int = 0  # LDGSTS: lanes whose source the count does not read (src-size 0, or the predicate form's lanes)
     srcsize: bool = False  # LDGSTS: src-size is a register operand (SASS .ZFILL); False: none, or a predicate, and for other ops
     zeroed: int = 0  # LDGSTS: lanes whose src-size is 0 (they copy only zeros)
-    p0: bool = True  # LDGSTS: its SASS predicate operand is P0 (or it has none); False: another (!P0, P1, ...)
+    pred: str = "P0"  # LDGSTS: its SASS predicate operand, one of PREDICATES
     early: int = 0  # other instructions the warp issues before its wait, one issue slot each (timing)
     early_alu: int = 0  # how many of the early ones use the sub-partition's integer-ALU pipe (timing)
     issue_alu: int = 0  # how many of the issue ones use it (timing)
@@ -228,7 +231,7 @@ class InstructionBatch:
     srcsize: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=bool), takes_self=True))
     #: uint32: LDGSTS lanes whose src-size is 0 (the default: none)
     zeroed: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.uint32), takes_self=True))
-    p0: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.ones(len(b.op), dtype=bool), takes_self=True))
+    pred: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.uint8), takes_self=True))  # code into PREDICATES
     #: the block ops' fields (``Instruction``; zeros for the other ops)
     n: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.uint16), takes_self=True))
     gtype: np.ndarray = attrs.field(default=attrs.Factory(lambda b: np.zeros(len(b.op), dtype=np.uint8), takes_self=True))
@@ -279,7 +282,7 @@ class InstructionBatch:
             zfill=int(self.zfill[i]),
             srcsize=bool(self.srcsize[i]),
             zeroed=int(self.zeroed[i]),
-            p0=bool(self.p0[i]),
+            pred=PREDICATES[self.pred[i]],
             n=int(self.n[i]),
             gtype=GMMA_TYPES[self.gtype[i]],
             desc_a=int(self.desc_a[i]),
@@ -350,7 +353,7 @@ class InstructionBatch:
             zfill=np.array([r.zfill for r in rows], dtype=np.uint32),
             srcsize=np.array([r.srcsize for r in rows], dtype=bool),
             zeroed=np.array([r.zeroed for r in rows], dtype=np.uint32),
-            p0=np.array([r.p0 for r in rows], dtype=bool),
+            pred=np.array([PREDICATES.index(r.pred) for r in rows], dtype=np.uint8),
             n=np.array([r.n for r in rows], dtype=np.uint16),
             gtype=np.array([GMMA_TYPES.index(r.gtype) for r in rows], dtype=np.uint8),
             desc_a=np.array([r.desc_a for r in rows], dtype=np.uint64),

@@ -36,7 +36,7 @@ from ..errors import TraceError
 from .lanes import first_misplaced, parse_lists
 from .others import parse, unparse
 from .records import (ATOM_KINDS, BOX_BITS, FULL_MASK, GMMA_TYPES, INACTIVE, IS_LANES, IS_MATRIX, IS_SOURCE, LANES, NO_PC, NO_WAIT, OPS,
-                      SWIZZLE_MODES, TNSP_MODES, InstructionBatch, active_lanes, holds_no_sources, no_sources, pack_box, unpack_box,
+                      PREDICATES, SWIZZLE_MODES, TNSP_MODES, InstructionBatch, active_lanes, holds_no_sources, no_sources, pack_box, unpack_box,
                       wait_code, wait_value)
 
 FORMAT_VERSION = 1
@@ -453,7 +453,7 @@ FIELDS: dict[str, Field] = {
     "zfill": Field(LanesOf("mask"), np.uint32, 0),
     "srcsize": Field(Flag(), np.bool_, False),
     "zeroed": Field(LanesOf("mask"), np.uint32, 0),
-    "p0": Field(Flag(), np.bool_, True),
+    "pred": Field(Choice(PREDICATES), np.uint8, 0),
     "generic": Field(Flag(), np.bool_, False),
     "wait": Field(Wait(), np.int32, NO_WAIT),
     "early": Field(Count(), np.int32, 0),
@@ -513,7 +513,7 @@ OP_FIELDS = {
     "ATOMS": OpFields("width", WIDTHS, frozenset({"mask", "atom"})),
     "LDSM": OpFields("num", NUMS, frozenset({"trans"})),
     "STSM": OpFields("num", NUMS, frozenset({"trans"})),
-    "LDGSTS": OpFields("width", (32, 64, 128), frozenset({"mask", "bypass", "zfill", "srcsize", "zeroed", "p0"}), frozenset({"src"})),  # cp.async; bypass: .cg
+    "LDGSTS": OpFields("width", (32, 64, 128), frozenset({"mask", "bypass", "zfill", "srcsize", "zeroed", "pred"}), frozenset({"src"})),  # cp.async; bypass: .cg
     # wgmma.mma_async (HGMMA, QGMMA, IGMMA): one row per warpgroup instruction, its first warp's number
     "GMMA": OpFields("n", tuple(range(8, 257, 8)), frozenset({"desc_a", "tnsp", "sparse"}), frozenset({"gtype", "desc_b"}), lanes=False),
     # cp.async.bulk.tensor into / out of shared memory; size: the bytes moved through shared memory

@@ -435,13 +435,13 @@ def _ldgsts(ins: Instruction, env: Env):
     copy = read(operand(ins, 2), "pred") if len(ins.operands) > 2 and ins.operands[2].kind in ("P", "UP") else None
     zfill = "ZFILL" in ins.mods
     pred = ins.operands[2] if copy is not None else None
-    p0 = pred is None or (pred.kind == "P" and pred.index == 0 and not pred.inv)  # ncu's SASS-level counters tell P0 apart
-    form = _form(ins, srcsize=zfill, p0=p0)
+    named = "P0" if pred is None or (pred.kind == "P" and pred.index == 0 and not pred.inv) else "negated" if pred.inv else "other"
+    form = _form(ins, srcsize=zfill, pred=named)  # (ncu's SASS-level counters tell the predicates apart: records.PREDICATES)
 
     # the lanes whose source ncu's SASS-level wavefront count does not read (calibration/realk rule, lg and ho probes):
     # every lane of a .cg copy in the predicate form under P0; none under another predicate (!P0, P2: ho4_cg16_neg_*,
     # ho5_cg16_two_*), in the .ZFILL form, or of a .ca copy (whose zero-filled lanes, ``zeroed``, have no source)
-    unsourced_all = bool(form.get("bypass")) and copy is not None and p0 and not zfill
+    unsourced_all = bool(form.get("bypass")) and copy is not None and named == "P0" and not zfill
 
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
         ix = m.ex_ix if act is ex else np.flatnonzero(act)
