@@ -44,14 +44,15 @@ def count(batch: InstructionBatch, arch: ArchConfig) -> Counts:
         count_blocks(batch, np.flatnonzero(~lanes), arch, out)
     form = np.where(lanes, batch.forms(), -1)
     forms = np.unique(form[lanes])
+    sources = counted_sources(batch)  # (LDGSTS: the sources the count reads)
     for key in forms:
         rows = np.flatnonzero(form == key) if len(forms) > 1 or not lanes.all() else np.arange(n)
         f = Form.of(key)
         spec = arch.op(f.op)
         shape = shape_of(spec, arch, f.width, f.num, f.atom, f.bypass)
-        count_rows(batch.addrs, counted_sources(batch) if shape.source_positions else batch.src, rows, shape, arch, out)
+        count_rows(batch.addrs, sources if shape.source_positions else batch.src, rows, shape, arch, out)
         if shape.source_sector:
-            count_predicate_form(batch, rows, spec, f.width, arch, out)
+            count_predicate_form(batch, sources, rows, spec, f.width, arch, out)
             count_src_size(batch, rows, spec, shape, arch, out)
         if shape.single_pass:  # one pass per phase that has lanes: as many as ideal
             out[0, rows] = out[1, rows]
@@ -115,22 +116,23 @@ def _lanes(masks: np.ndarray) -> np.ndarray:
     return (masks[:, None] >> np.arange(LANES, dtype=np.uint32)) & np.uint32(1) != 0
 
 
-def count_predicate_form(batch: InstructionBatch, rows: np.ndarray, spec: OpSpec, width: int, arch: ArchConfig, out: np.ndarray) -> None:
+def count_predicate_form(batch: InstructionBatch, sources: np.ndarray, rows: np.ndarray, spec: OpSpec, width: int, arch: ArchConfig,
+                         out: np.ndarray) -> None:
     """LDGSTS .cg ``rows`` of the predicate form (lanes ``zfill``), counted into ``out``: rule 4's quarter-warp passes,
-    each ``zfill`` lane at its destination, every one ideal (reference.py, rule 5)."""
+    each ``zfill`` lane at its destination (``sources``: ``counted_sources``), every one ideal (reference.py, rule 5)."""
     rows = rows[(batch.zfill[rows] & batch.mask[rows]) != 0]
     if not len(rows):
         return
     q = np.zeros((OUT_ROWS, len(rows)), dtype=np.int64)
-    count_rows(batch.addrs[rows], counted_sources(batch)[rows], np.arange(len(rows)), shape_of(spec, arch, width, 0), arch, q)
+    count_rows(batch.addrs[rows], sources[rows], np.arange(len(rows)), shape_of(spec, arch, width, 0), arch, q)
     out[0, rows] = out[1, rows] = q[0]
 
 
 def count_src_size(batch: InstructionBatch, rows: np.ndarray, spec: OpSpec, shape: Shape, arch: ArchConfig, out: np.ndarray) -> None:
     """LDGSTS .cg ``rows`` (of ``shape``), counted into ``out``: the ``.ZFILL`` form's quarter-warp passes and the bank
     conflicts of the src-size forms, rule 4 over the active lanes, each at its own source but a ``zeroed`` lane at none;
-    ``apart`` (``apart_rows``) the ``zeroed`` lanes take no part in the sector moves and no source in the quarter-warp
-    passes either (reference.py, rule 5)."""
+    in the rows ``apart_rows`` names, the ``zeroed`` lanes take no part in the sector moves and no source in the
+    quarter-warp passes either (reference.py, rule 5)."""
     rows = rows[batch.srcsize[rows] | ((batch.zeroed[rows] & batch.mask[rows]) != 0)]
     if not len(rows):
         return
