@@ -19,6 +19,7 @@ from .config import ArchConfig
 from .engine import Timeline, simulate
 from .errors import SimsmemError
 from .metrics import instructions, kernel_counters, kernel_metrics, labels
+from .sm import LaunchTiming, time_launch
 from .trace import InstructionBatch, Trace, TraceStream, stream_of
 from .trace.records import IS_LANES
 from .validate import validated
@@ -57,6 +58,7 @@ class Result:
     counts: Counts | None = None  # every instruction's counts (``keep``)
     timeline: Timeline | None = None  # issue and completion cycles of one CTA (``with_timeline``)
     timed: np.ndarray | None = None  # the rows the timeline covers (a traced kernel: its first CTA's); None: all
+    launch: LaunchTiming | None = None  # a traced kernel's whole launch on the timed SM (``with_launch``)
 
 
 def analyse_stream(stream: TraceStream, arch: ArchConfig, *, keep: bool = False, worst: int = 10,
@@ -114,6 +116,16 @@ def with_timeline(result: Result, advance: Callable[[int], None] | None = None) 
         rows = _with_lanes(b, np.arange(len(b)) if rows is None else rows)
         b, counts = _lanes_only(b.take(rows), rows, b), Counts(*(getattr(counts, f.name)[rows] for f in attrs.fields(Counts)))
     return attrs.evolve(result, timeline=simulate(b, counts, result.arch, advance=advance), timed=rows)
+
+
+def with_launch(result: Result, streams, resources: dict[str, int], code: dict[int, dict[str, str]] | None = None) -> Result:
+    """``result`` (kept, of a traced kernel) with its launch timed on the SM (``simsmem.sm``): ``streams``, the warp
+    streams of one SM's CTAs that the tracer kept, and the kernel's ``resources``; the launch's counters join the
+    metrics."""
+    if result.trace is None or result.counts is None:
+        raise ValueError("the timed SM needs every instruction: analyse_stream(..., keep=True)")
+    launch = time_launch(streams, result.trace.instructions, result.counts.wavefronts, result.arch, resources, code)
+    return attrs.evolve(result, launch=launch, metrics={**result.metrics, **launch.metrics})
 
 
 def _with_lanes(b: InstructionBatch, rows: np.ndarray) -> np.ndarray:

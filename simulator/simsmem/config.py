@@ -134,6 +134,42 @@ class Timing:
 
 
 @attrs.frozen
+class Memory:
+    """Global memory as the timed SM sees it (``simsmem.sm.memory``): latencies in SM cycles from a load's issue
+    until its data is back, and the bandwidths that queue the sectors."""
+
+    l1_hit: int  # a sector in the SM's L1
+    l2_hit: int  # a sector in L2, not in L1
+    dram: int  # a sector in neither (the first touch: ncu flushes the caches before each replay)
+    store_ack: int  # from a store's issue until L2 has it (what EXIT's drain and MEMBAR wait for)
+    l1_bytes: int  # the L1 and shared memory's data array; L1 holds what shared memory leaves
+    sm_bytes_per_cycle: int  # from L2 to one SM
+    dram_bytes_per_cycle: int  # the chip's DRAM, shared by the SMs that run CTAs
+
+
+@attrs.frozen
+class SM:
+    """The whole SM that ``simsmem.sm`` times a kernel on: its limits, pipes, latencies and memory."""
+
+    sms: int  # SMs on the chip: CTAs go to them round robin
+    max_warps: int  # resident warps per SM
+    max_ctas: int  # resident CTAs per SM
+    registers: int  # 32-bit registers per SM
+    register_unit: int  # a thread's registers are allocated in multiples of this many
+    launch_overhead: int  # sm__cycles_elapsed.max less sm__cycles_active.max: the launch's cycles before and after its warps
+    cta_launch: int  # cycles from a CTA's start on the SM to its warps' first issue
+    pipes: dict[str, int]  # a sub-partition's pipes: cycles from one instruction's issue on it to the next's
+    latency: dict[str, int]  # variable-latency classes (their results wait on a scoreboard): cycles from issue to result
+    read_release: int  # cycles from a memory instruction's issue until it has read its registers (its read scoreboard)
+    branch_taken: int  # cycles a warp loses after a taken branch
+    barrier: int  # cycles from the last warp's arrival at a barrier to the warps' next issue
+    mio_depth: int  # shared-memory instructions a sub-partition's MIO queue holds (issue stalls: mio_throttle)
+    lg_depth: int  # global-memory instructions a sub-partition's LSU queue holds (issue stalls: lg_throttle)
+    memory: Memory
+    calibration: str  # what the numbers come from
+
+
+@attrs.frozen
 class ArchConfig:
     """One architecture's shared-memory hardware, as the model needs it."""
 
@@ -151,6 +187,7 @@ class ArchConfig:
     ops: dict[str, OpSpec]
     #: ops without lanes (``trace.records.BLOCK_OPS``) this arch has
     block_ops: dict[str, BlockSpec] = attrs.field(factory=dict)
+    sm: SM | None = None  # the whole SM, for timing traced kernels (None: this arch has no such numbers)
 
     @property
     def phase_bytes(self) -> int:

@@ -14,6 +14,7 @@ from .metrics import labels
 from .ncu_csv import metric_csv
 from .trace import OPS
 from .trace.records import sass_at
+from .sm import REASONS
 
 #: ncu's elapsed cycles of a kernel on an SM; simsmem's: one CTA of the trace, first issue to last completion.
 CYCLES = "sm__cycles_elapsed.max"
@@ -56,6 +57,18 @@ def instruction_rows(result: Result) -> list[dict[str, Any]]:
     return rows
 
 
+def launch_summary(result: Result) -> dict[str, Any]:
+    """A timed launch in short: its cycles, the SM that ends last, stall cycles by reason and per SASS instruction."""
+    lt = result.launch
+    run = lt.run
+    return {
+        CYCLES: lt.metrics[CYCLES],
+        "sm": {"ctas": run.ctas, "resident_ctas": lt.occupancy, "warps": run.warps, "issued": run.issued, "sectors": run.sectors},
+        "stalls": {r: lt.metrics[f"smsp__warps_issue_stalled_{r}.sum"] for r in REASONS},
+        "stalls_by_sass": {f"{pc:#06x}": row for pc, row in sorted(lt.by_pc.items())},
+    }
+
+
 def to_json(result: Result) -> dict[str, Any]:
     """The JSON report of a kept result: its metrics, the timing summary (timed) and every instruction's row."""
     return {
@@ -65,6 +78,7 @@ def to_json(result: Result) -> dict[str, Any]:
         "metrics": result.metrics,
         **({"kernel": result.kernel} if result.kernel else {}),
         **({"timing": timing_summary(result)} if result.timeline is not None else {}),
+        **({"timing": launch_summary(result)} if result.launch is not None else {}),
         "instructions": instruction_rows(result),
     }
 
@@ -90,6 +104,36 @@ def print_timing(result: Result, console: Console) -> None:
         table.add_row(name, f"{lat['avg']:.1f}", str(lat["min"]), str(lat["max"]))
     console.print(table)
     console.print(f"{t[CYCLES]:,} cycles ({CYCLES}); data path {t['data_path_wavefronts_per_cycle']:.2f} wavefronts/cycle")
+
+
+def print_launch(result: Result, console: Console, top: int = 10) -> None:
+    """A timed launch: its cycles, its warps' stall cycles by reason, and the SASS instructions warps stall on most."""
+    lt = result.launch
+    m, run = lt.metrics, lt.run
+    total = sum(m[f"smsp__warps_issue_stalled_{r}.sum"] for r in REASONS) or 1
+    table = Table(title=f"Warp states (the launch: {lt.ctas:,} CTAs; the SM that ends last ran {run.ctas}, {lt.occupancy} at once)")
+    for col in ("Stall reason", "Cycles (all warps)", "Per warp", "Share"):
+        table.add_column(col, justify="left" if col == "Stall reason" else "right", no_wrap=True)
+    for r in sorted(REASONS, key=lambda r: -m[f"smsp__warps_issue_stalled_{r}.sum"]):
+        v = m[f"smsp__warps_issue_stalled_{r}.sum"]
+        if v:
+            table.add_row(r, f"{v:,}", f"{m[f'smsp__average_warp_latency_issue_stalled_{r}.ratio']:,.1f}", f"{100 * v / total:.1f}%")
+    console.print(table)
+    worst = sorted(lt.by_pc.items(), key=lambda kv: -sum(v for r, v in kv[1].items() if r != "selected"))[:top]
+    if worst:
+        by = Table(title=f"Where warps stall (the {len(worst)} SASS instructions with the most stall cycles)")
+        by.add_column("SASS", no_wrap=True)
+        by.add_column("Stall cycles", justify="right", no_wrap=True)
+        by.add_column("Mostly", no_wrap=True)
+        by.add_column("Instruction", ratio=1)
+        for pc, row in worst:
+            stalls = {r: v for r, v in row.items() if r != "selected"}
+            main = max(stalls, key=stalls.get) if stalls else "-"
+            code = lt.code.get(pc, {})
+            by.add_row(f"{pc:#06x}", f"{sum(stalls.values()):,}", main, "\n".join(filter(None, (code.get("sass"), code.get("line")))))
+        console.print(by)
+    console.print(f"{m[CYCLES]:,} cycles ({CYCLES}: {m['sm__cycles_active.max']:,} active on the SM that ends last, "
+                  f"{result.arch.sm.launch_overhead:,} of launch); {run.issued:,} warp-instructions issued on it")
 
 
 def print_table(result: Result, console: Console) -> None:

@@ -14,10 +14,12 @@ import sys
 import orjson
 from rich.console import Console
 
-from ..analysis import analyse_stream, with_timeline
+from ..analysis import analyse_stream, with_launch, with_timeline
+from ..config import load_arch
+from ..kernel.tracer import StreamSink
 from ..ncu_csv import details_csv
 from ..progress import add_quiet_flag, progress
-from ..report import print_table, print_timing, to_csv, to_json
+from ..report import print_launch, print_table, print_timing, to_csv, to_json
 from ..trace import open_trace
 from ..validate import resolve_arch
 from . import non_negative
@@ -40,19 +42,25 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     kernel = args.trace.endswith(KERNEL_SUFFIXES)
-    stream = open_kernel(args, args.trace) if kernel else open_trace(args.trace)
-    arch = resolve_arch(stream, args.arch, args.trace)
     timed = args.engine == "full"
+    arch = load_arch(args.arch or "sm_90") if kernel else None
+    sink = StreamSink(arch.sm.sms) if kernel and timed and arch.sm is not None else None
+    stream = open_kernel(args, args.trace, sink) if kernel else open_trace(args.trace)
+    arch = arch or resolve_arch(stream, args.arch, args.trace)
     # a kernel's stream draws its own bar as it runs
     with progress(f"counting {stream.name or args.trace}", total=stream.size or None, quiet=args.quiet or kernel) as advance:
         result = analyse_stream(stream, arch, keep=timed or args.format == "json", worst=args.worst, advance=advance)
-    if timed:
+    if sink is not None and sink.streams() is not None:
+        result = with_launch(result, sink.streams(), sink.resources, sink.code)
+    elif timed:
         with progress(f"simulating {result.name or args.trace}", total=result.instructions, quiet=args.quiet) as advance:
             result = with_timeline(result, advance)
     if args.format == "table":
         console = Console()
         print_table(result, console)
-        if timed:
+        if result.launch is not None:
+            print_launch(result, console)
+        elif timed:
             print_timing(result, console)
         return 0
     if args.format == "json":

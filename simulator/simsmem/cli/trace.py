@@ -21,7 +21,7 @@ import attrs
 from . import positive
 from ..errors import SimsmemError
 from ..kernel.launch import parse_cta, parse_dims
-from ..kernel.tracer import MAX_INSTRUCTIONS, trace_kernel
+from ..kernel.tracer import MAX_INSTRUCTIONS, StreamSink, trace_kernel
 from ..progress import add_quiet_flag, progress
 from ..trace import TraceStream, write_stream
 
@@ -43,8 +43,9 @@ def add_launch_options(p: argparse.ArgumentParser, required: bool) -> None:
                    help=f"stop with an error after N warp-instructions (a loop that never ends; default {MAX_INSTRUCTIONS:,})")
 
 
-def open_kernel(args: argparse.Namespace, path: str) -> TraceStream:
-    """The trace of the kernel the launch options describe, executed as its chunks are read (with a progress bar)."""
+def open_kernel(args: argparse.Namespace, path: str, sink: StreamSink | None = None) -> TraceStream:
+    """The trace of the kernel the launch options describe, executed as its chunks are read (with a progress bar);
+    ``sink``: keep the warp streams the timed SM needs."""
     missing = [f"--{o}" for o in ("kernel", "grid", "block") if getattr(args, o) is None]
     if missing:
         raise SimsmemError(path, f"a kernel needs {', '.join(missing)} to run")
@@ -54,7 +55,8 @@ def open_kernel(args: argparse.Namespace, path: str) -> TraceStream:
     grid, block = parse_dims(args.grid, "grid"), parse_dims(args.block, "block")
     total = len(ctas) if ctas else grid[0] * grid[1] * grid[2]
     hook = {"advance": lambda n: None}
-    stream = trace_kernel(path, args.kernel, grid, block, args.smem, args.arg, ctas, limit=args.max_instructions, advance=lambda n: hook["advance"](n))
+    stream = trace_kernel(path, args.kernel, grid, block, args.smem, args.arg, ctas, limit=args.max_instructions, advance=lambda n: hook["advance"](n),
+                          sink=sink)
 
     def chunks():
         with progress(f"running {stream.name}", total=total, quiet=getattr(args, "quiet", False)) as advance:

@@ -124,6 +124,7 @@ class Machine:
         self.on_shared: Callable[..., None] | None = None
         self.on_step: Callable[[Instruction, np.ndarray], None] | None = None
         self.on_gmma: Callable[[Instruction, np.ndarray, dict], None] | None = None  # each warpgroup MMA: its 4 warp slots, operands
+        self.on_global: Callable[[np.ndarray, np.ndarray, int], None] | None = None  # each global access: threads, byte addresses, size
         self.current: Instruction | None = None
         self.ex: np.ndarray | None = None  # the threads at the step that runs (``ex_ix``: their indices)
         self.ex_ix = np.zeros(0, dtype=np.int64)

@@ -68,6 +68,34 @@ class Instruction:
         return self.text
 
 
+@attrs.frozen
+class Control:
+    """An instruction's control code (Volta and later: bits 105-125 of its 128): what the compiler tells the scheduler.
+
+    ``stall``: cycles before the warp's next instruction may issue; ``yield_``: the scheduler may switch warps
+    after it; ``write``/``read``: the scoreboard (0-5, None: none) released once its result is written / once it
+    has read its registers; ``wait``: mask of the scoreboards it waits for before it issues; ``reuse``: operand
+    reuse-cache flags."""
+
+    stall: int = 1
+    yield_: bool = False
+    write: int | None = None
+    read: int | None = None
+    wait: int = 0
+    reuse: int = 0
+
+    @classmethod
+    def of(cls, hi: int) -> Control:
+        """The control code in an instruction's high 64 bits."""
+        write, read = hi >> 46 & 7, hi >> 49 & 7
+        return cls(hi >> 41 & 15, not hi >> 45 & 1, None if write == 7 else write, None if read == 7 else read, hi >> 52 & 63, hi >> 58 & 15)
+
+
+def controls(text: bytes) -> list[Control]:
+    """The control code of every instruction of a code section."""
+    return [Control.of(int.from_bytes(text[k + 8 : k + 16], "little")) for k in range(0, len(text) - 15, 16)]
+
+
 class SassError(ValueError):
     """An operand or instruction nvdisasm printed that this parser does not know."""
 

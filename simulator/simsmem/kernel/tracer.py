@@ -22,6 +22,8 @@ from .machine import ExecError, Machine
 from .memory import LOCAL_HI, SHARED_HI
 from .program import Program, load_program
 from .record import Recorder
+from .sass import controls
+from .streams import StreamRecorder, WarpStreams
 
 BATCH_THREADS = 4096
 MAX_INSTRUCTIONS = 200_000_000  # warp-instructions a launch may execute before it is taken for a loop that never ends
@@ -67,17 +69,46 @@ def program_steps(program: Program, launch: Launch) -> list:
     return steps
 
 
-def execute(program: Program, launch: Launch, ctas: list[int], limit: int = MAX_INSTRUCTIONS, execution: Execution | None = None) -> Iterator[InstructionBatch]:
-    """The rows of the shared-memory instructions of ``ctas``, in batches, as they execute."""
+@attrs.define
+class StreamSink:
+    """The warp streams the timed SM needs: those of the CTAs one SM of ``sms`` runs (``ctas``, linear indices: the
+    traced CTAs that the launch's round-robin puts on the first traced CTA's SM), and what the SM's occupancy
+    depends on (``resources``), both filled in by ``trace_kernel``."""
+
+    sms: int
+    ctas: frozenset[int] = frozenset()
+    resources: dict[str, int] = attrs.field(factory=dict)
+    code: dict[int, dict[str, str]] = attrs.field(factory=dict)  # every SASS instruction's text and line, by offset
+    kept: list[WarpStreams] = attrs.field(factory=list)
+
+    def streams(self) -> WarpStreams | None:
+        """The kept CTAs' streams as one, CTAs in launch order (None: none ran)."""
+        if not self.kept:
+            return None
+        parts = self.kept
+        offsets = np.cumsum([0] + [len(p.sector_sets) for p in parts])
+        return attrs.evolve(parts[0], ctas=sum((p.ctas for p in parts), ()), pcs=sum((p.pcs for p in parts), ()),
+                            rows=sum((p.rows for p in parts), ()), sector_sets=sum((p.sector_sets for p in parts), ()),
+                            sectors=sum((tuple(np.where(s >= 0, s + o, -1) for s in p.sectors) for p, o in zip(parts, offsets)), ()))
+
+
+def execute(program: Program, launch: Launch, ctas: list[int], limit: int = MAX_INSTRUCTIONS, execution: Execution | None = None,
+            sink: StreamSink | None = None) -> Iterator[InstructionBatch]:
+    """The rows of the shared-memory instructions of ``ctas``, in batches, as they execute; ``sink``: keep the warp streams
+    of its CTAs."""
     steps = program_steps(program, launch)
     execution = execution if execution is not None else Execution()
     per_batch = max(1, BATCH_THREADS // (launch.geometry.warps * 32))
     window = {"shared_hi": SHARED_HI, "local_hi": LOCAL_HI, "describe": launch.described}
+    rows = 0
+    control = tuple(controls(program.kernel.text)) if sink is not None else ()
     for start in range(0, len(ctas), per_batch):
         group = ctas[start : start + per_batch]
         m = Machine(steps, list(program.code), launch.geometry, group, launch.shared_bytes, launch.constants, launch.memory,
                     launch.local_bytes, window)
         rec = Recorder(m)
+        keep = [k for k, c in enumerate(group) if sink is not None and c in sink.ctas]
+        streams = StreamRecorder(m, keep, rows) if keep else None
         try:
             with np.errstate(all="ignore"):
                 m.run(limit - execution.executed)
@@ -87,7 +118,11 @@ def execute(program: Program, launch: Launch, ctas: list[int], limit: int = MAX_
             raise SimsmemError(where + who, exc.what) from None
         execution.executed += m.executed
         execution.ctas += len(group)
-        yield from rec.take(0)
+        if streams is not None:
+            sink.kept.append(attrs.evolve(streams.streams(), control=control))
+        for batch in rec.take(0):
+            rows += len(batch)
+            yield batch
 
 
 SHARED_OPS = ("LDS", "STS", "ATOMS", "LDSM", "STSM", "LDGSTS", "LD", "ST")
@@ -107,7 +142,7 @@ def describe(program: Program, launch: Launch, ctas: list[int], args: list[str],
 
 
 def trace_stream(program: Program, launch: Launch, ctas: list[int], header: dict, limit: int = MAX_INSTRUCTIONS,
-                 advance=lambda n: None) -> TraceStream:
+                 advance=lambda n: None, sink: StreamSink | None = None) -> TraceStream:
     """A ``TraceStream`` whose chunks execute the CTAs as they are read; ``header["executed"]`` is set once they all have."""
     execution = Execution()
 
@@ -115,7 +150,7 @@ def trace_stream(program: Program, launch: Launch, ctas: list[int], header: dict
         first = 0
         pending: list[InstructionBatch] = []
         held, done = 0, 0
-        for batch in execute(program, launch, ctas, limit, execution):
+        for batch in execute(program, launch, ctas, limit, execution, sink):
             advance(execution.ctas - done)
             done = execution.ctas
             pending.append(batch)
@@ -136,7 +171,7 @@ def trace_stream(program: Program, launch: Launch, ctas: list[int], header: dict
 
 def trace_kernel(path: str | Path, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], smem: int, args: list[str],
                  ctas: list[tuple[int, int, int]] | None = None, base: Path | None = None, limit: int = MAX_INSTRUCTIONS,
-                 max_shared: int = 233472, advance=lambda n: None) -> TraceStream:
+                 max_shared: int = 233472, advance=lambda n: None, sink: StreamSink | None = None) -> TraceStream:
     """Load, launch and execute a kernel: a stream of the trace of its shared-memory instructions.
 
     ``stream.kernel`` describes the launch; its ``executed`` (ncu's ``smsp__inst_executed`` of the traced CTAs) is
@@ -148,4 +183,9 @@ def trace_kernel(path: str | Path, kernel: str, grid: tuple[int, int, int], bloc
         raise SimsmemError(f"{path}: {program.entry}", f"uses Hopper-only instructions simsmem does not model yet: {seen}")
     launch = make_launch(program, grid, block, smem, args, base or Path.cwd(), max_shared)
     chosen = select_ctas(launch, ctas)
-    return trace_stream(program, launch, chosen, describe(program, launch, chosen, args, smem), limit, advance)
+    if sink is not None:
+        sink.ctas = frozenset(c for c in chosen if c % sink.sms == chosen[0] % sink.sms)
+        sink.resources = {"registers": program.kernel.registers, "shared": launch.shared_bytes, "threads": launch.geometry.threads,
+                          "ctas": len(chosen)}
+        sink.code = {ins.pc: {"sass": ins.text, "line": program.line_of(ins.pc)} for ins in program.code}
+    return trace_stream(program, launch, chosen, describe(program, launch, chosen, args, smem), limit, advance, sink)

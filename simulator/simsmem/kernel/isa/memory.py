@@ -504,6 +504,8 @@ def _ld(ins: Instruction, env: Env):
                 rest = ~(shared_lanes | local_lanes)
                 if rest.any():
                     out[rest] = m.memory.load(a[rest], size)
+                    if m.on_global is not None:
+                        m.on_global(ix[rest], a[rest], size)
                 if shared_lanes.any():
                     out[shared_lanes] = shared_load(m, ix[shared_lanes], (a[shared_lanes] & np.uint64(0xFFFF_FFFF)).astype(np.int64), size)
                 if local_lanes.any():
@@ -554,6 +556,8 @@ def _st(ins: Instruction, env: Env):
                 if rest.any():
                     order = store_order(ix[rest], size)
                     m.memory.store(a[rest][order], data[rest][order])
+                    if m.on_global is not None:
+                        m.on_global(ix[rest], a[rest], size)
                 if shared_lanes.any():
                     shared_store(m, ix[shared_lanes], (a[shared_lanes] & np.uint64(0xFFFF_FFFF)).astype(np.int64), data[shared_lanes])
                 if local_lanes.any():
@@ -601,6 +605,8 @@ def _atomg(ins: Instruction, env: Env):
             raise ExecError(f"{ins.text}: a generic atomic on shared memory is not modelled", ins.pc)
         index, offset = m.memory.locate(a, size)
         key = (index.astype(np.int64) << 40) + offset
+        if m.on_global is not None:
+            m.on_global(ix, a, size)
 
         def mread(lanes):
             return np.ascontiguousarray(m.memory.load(a[lanes], size)).view(dtype).reshape(-1)

@@ -1,0 +1,73 @@
+"""The timed SM: a traced kernel's launch in cycles and warp stalls, under ncu's names.
+
+``time_launch`` runs the CTAs one SM gets (the tracer kept their warps' instruction streams) through ``core.SMModel``
+and scales what that SM did to the launch: CTAs go to the SMs round robin, so the first traced CTA's SM holds the
+most of them and ends last, and its ``sm__cycles_active`` is the launch's ``.max``; sums over sub-partitions and
+warps (``smsp__cycles_active.sum``, the stall reasons) count every CTA as that SM's average one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import attrs
+import numpy as np
+
+from ..config import ArchConfig
+from .core import REASONS, SMModel, SMRun, copy_sectors, occupancy
+
+if TYPE_CHECKING:
+    from ..kernel.streams import WarpStreams
+    from ..trace import InstructionBatch
+
+__all__ = ["REASONS", "LaunchTiming", "SMRun", "time_launch"]
+
+
+@attrs.frozen
+class LaunchTiming:
+    """A launch's timing: the SM that ends last (``run``), the counters under ncu's names, the stall cycles per SASS
+    instruction offset (all CTAs), and how many CTAs the SM held at once."""
+
+    run: SMRun
+    metrics: dict[str, float]
+    by_pc: dict[int, dict[str, int]]
+    occupancy: int
+    ctas: int  # the launch's (traced) CTAs
+    code: dict[int, dict[str, str]] = attrs.field(factory=dict)  # each SASS instruction's text and line, by offset
+
+
+def time_launch(streams: WarpStreams, batch: InstructionBatch, wavefronts: np.ndarray, arch: ArchConfig, resources: dict[str, int],
+                code: dict[int, dict[str, str]] | None = None) -> LaunchTiming:
+    """Time the launch whose one SM's CTAs ``streams`` holds; ``batch`` and ``wavefronts``: the trace's rows and their counted
+    wavefronts (rows are numbered as the streams number them); ``resources``: registers per thread, shared bytes per CTA,
+    threads per CTA, traced CTAs."""
+    sm = arch.sm
+    resident = occupancy(sm, arch, streams.warps_per_cta, resources.get("registers", 0), resources.get("shared", 0))
+    ctas = max(1, resources.get("ctas", len(streams.ctas)))
+    copies = {}
+    ldgsts = np.flatnonzero(batch.op == _op_index("LDGSTS"))
+    if len(ldgsts):
+        wanted = np.unique(np.concatenate([r[r >= 0] for r in streams.rows] or [np.zeros(0, np.int64)]))
+        for row in np.intersect1d(ldgsts, wanted).tolist():
+            copies[row] = copy_sectors(batch.src[row], int(batch.mask[row]), int(batch.width[row]) // 8).tolist()
+    run = SMModel(streams, arch, wavefronts, copies, resident, min(ctas, sm.sms)).run()
+    scale = ctas / max(1, run.ctas)
+    warps = run.warps * scale
+    metrics: dict[str, float] = {
+        "sm__cycles_elapsed.max": run.active + sm.launch_overhead,
+        "sm__cycles_active.max": run.active,
+        "smsp__cycles_active.sum": round(sum(run.sp_active) * scale),
+        "smsp__warps_launched.sum": round(warps),
+    }
+    for reason in REASONS:
+        total = run.stalls.get(reason, 0) * scale
+        metrics[f"smsp__warps_issue_stalled_{reason}.sum"] = round(total)
+        metrics[f"smsp__average_warp_latency_issue_stalled_{reason}.ratio"] = round(total / warps, 2) if warps else 0.0
+    by_pc = {pc: {r: round(v * scale) for r, v in row.items()} for pc, row in run.by_pc.items()}
+    return LaunchTiming(run, metrics, by_pc, resident, ctas, code or {})
+
+
+def _op_index(name: str) -> int:
+    from ..trace.records import OPS
+
+    return OPS.index(name)

@@ -1,0 +1,469 @@
+"""One SM running the CTAs a launch gives it, cycle by cycle: the warps' instructions as the SASS control codes,
+the pipes, the scoreboards, barriers, the shared-memory data path and global memory allow.
+
+Each sub-partition's scheduler issues at most one instruction a cycle, from a warp that is ready: its previous
+instruction's stall count has passed, the scoreboards its instruction waits on are released, its pipe is free
+and, for a memory instruction, its queue has room. It keeps issuing from the warp it issued last while that warp
+is ready (greedy), and otherwise takes the youngest ready warp (Huerta et al., MICRO 2025: "greedy then
+youngest"). An instruction that sets a write scoreboard releases it when its result is ready: a shared-memory
+instruction after its wavefronts pass the data path (one a cycle for the SM, the loads of global memory coming
+back through it too), a global load when its sectors are back (``memory.MemorySystem``), others after their
+kind's latency. Fixed-latency results need nothing: ptxas's stall counts already wait for them.
+
+Every cycle a resident warp does not issue is put down to one stall reason, under ncu's names: ``wait`` (the stall
+count), ``short_scoreboard``/``long_scoreboard`` (a scoreboard of an MIO or of an L1TEX instruction),
+``barrier``, ``branch_resolving`` (after a taken branch), ``mio_throttle``/``lg_throttle``/``math_pipe_throttle``
+(a queue or pipe was full), ``membar``, ``drain`` (after EXIT, until its stores are acknowledged), and
+``not_selected`` (ready, but another warp issued); the issuing cycle is ``selected``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import attrs
+import numpy as np
+import simpy
+
+from ..config import SM, ArchConfig
+from .memory import SECTOR, MemorySystem
+from .ops import OpTiming, kind_of
+
+if TYPE_CHECKING:
+    from ..kernel.streams import WarpStreams
+
+#: ncu's warp stall reasons the model gives (``smsp__warps_issue_stalled_<reason>``), in the order they are checked.
+REASONS = ("selected", "wait", "branch_resolving", "short_scoreboard", "long_scoreboard", "barrier", "membar", "mio_throttle",
+           "lg_throttle", "math_pipe_throttle", "not_selected", "drain")
+_R = {r: k for k, r in enumerate(REASONS)}
+_LONG = frozenset({"load", "store", "atomic", "copy", "commit"})
+NEVER = float("inf")
+
+
+@attrs.frozen
+class SMRun:
+    """What one SM did: cycles from its first CTA's start to its last warp's retirement (``active``), each
+    sub-partition's cycles with a warp resident, the stall cycles of its warps by reason (summed over warps), the same
+    per SASS instruction (``by_pc[pc][reason]``), its CTAs and warps, the instructions it issued, and the global sectors
+    by where they came from."""
+
+    active: int
+    sp_active: tuple[int, ...]
+    stalls: dict[str, int]
+    by_pc: dict[int, dict[str, int]]
+    ctas: int
+    warps: int
+    issued: int
+    sectors: dict[str, int]
+    occupancy: int  # CTAs resident at once
+
+
+def occupancy(sm: SM, arch: ArchConfig, warps_per_cta: int, registers: int, shared: int) -> int:
+    """CTAs an SM holds at once: by warps, CTAs, registers (``register_unit`` per thread) and shared memory."""
+    limits = [sm.max_ctas, sm.max_warps // max(1, warps_per_cta)]
+    if registers:
+        per_warp = -(-registers // sm.register_unit) * sm.register_unit * 32
+        limits.append(sm.registers // (per_warp * warps_per_cta))
+    if shared:
+        limits.append(arch.shared_memory_per_sm // shared)
+    return max(1, min(limits))
+
+
+class _Static:
+    """Per code index: what the SM needs of the instruction, decoded once."""
+
+    def __init__(self, streams: WarpStreams, arch: ArchConfig) -> None:
+        sm = arch.sm
+        n = len(streams.code)
+        self.kind: list[str] = []
+        self.pipe: list[str] = []
+        self.interval: list[int] = []
+        self.stall: list[int] = []
+        self.write: list[int | None] = []
+        self.read: list[int | None] = []
+        self.wait: list[tuple[int, ...]] = []
+        self.depbar: list[tuple[int, int] | None] = []
+        self.latency: list[int] = []
+        self.cache: list[bool] = []
+        self.store: list[bool] = []
+        self.bar_warps: list[int] = []
+        for k in range(n):
+            ins = streams.code[k]
+            c = streams.control[k]
+            t: OpTiming = kind_of(ins)
+            self.kind.append(t.kind)
+            self.pipe.append(t.pipe)
+            self.interval.append(max(1, round(sm.pipes.get(t.pipe, 1) * t.size)))
+            self.stall.append(max(1, c.stall))
+            self.write.append(c.write)
+            self.read.append(c.read)
+            self.wait.append(tuple(b for b in range(6) if c.wait >> b & 1))
+            self.depbar.append(_depbar(ins) if t.kind == "depbar" else None)
+            self.latency.append(_latency(ins, t, arch))
+            self.cache.append(not any(m in ins.mods for m in ("STRONG", "VOLATILE", "MMIO", "CG", "BYPASS")))
+            self.store.append(ins.name in ("STS", "STSM"))
+            self.bar_warps.append(_bar_warps(ins))
+
+
+def _depbar(ins) -> tuple[int, int]:
+    """``DEPBAR.LE SBk, n``: (k, n); other forms wait for every scoreboard they name to be released."""
+    sb = next((op.index for op in ins.operands if op.kind == "SB"), 0)
+    n = next((int(op.text, 0) for op in ins.operands if op.kind == "imm"), 0)
+    return sb, n
+
+
+def _bar_warps(ins) -> int:
+    """The warps a ``BAR`` waits for: its thread count's (0: the whole CTA)."""
+    if ins.name != "BAR" or len(ins.operands) < 2 or ins.operands[1].kind != "imm":
+        return 0
+    return -(-int(ins.operands[1].text, 0) // 32)
+
+
+def _latency(ins, t: OpTiming, arch: ArchConfig) -> int:
+    sm = arch.sm
+    if t.kind == "shared":
+        spec = arch.ops.get(ins.name)
+        if spec is None or not spec.latency:
+            return sm.latency["shuffle"]
+        width = next((int(m) for m in ins.mods if m.isdigit()), None)
+        width = width or (8 if any(m in ("U8", "S8") for m in ins.mods) else 16 if any(m in ("U16", "S16") for m in ins.mods) else 32)
+        return spec.latency.get(width, next(iter(spec.latency.values())))
+    if t.kind in sm.latency:
+        return sm.latency[t.kind]
+    return sm.latency["other"]
+
+
+class _Warp:
+    __slots__ = ("cta", "slot", "sp", "pcs", "rows", "secs", "pos", "ready", "reason", "stall_end", "branch_end", "last", "sb", "sb_long",
+                 "copies", "stores", "bar", "start", "retire", "stalls", "throttle", "throttle_reason")
+
+    def __init__(self, cta: int, slot: int, sp: int, pcs, rows, secs, start: int) -> None:
+        self.cta, self.slot, self.sp = cta, slot, sp
+        self.throttle, self.throttle_reason = 0.0, "not_selected"  # when its pipe or queue had room, and what was full
+        self.pcs, self.rows, self.secs = pcs, rows, secs
+        self.pos = 0
+        self.start = start
+        self.last = start - 1  # the cycle it issued last
+        self.stall_end = start  # the first cycle its next instruction may issue, by stall count
+        self.branch_end = start
+        self.ready = float(start)  # ... by stall count, scoreboards and barrier
+        self.reason = "not_selected"  # why it waits for ``ready`` past the stall count
+        self.sb: list[list[float]] = [[] for _ in range(6)]
+        self.sb_long = [False] * 6
+        self.copies: list[float] = []
+        self.stores = 0.0
+        self.bar = False
+        self.retire = NEVER
+        self.stalls = np.zeros(len(REASONS), dtype=np.int64)
+
+
+class SMModel:
+    """One SM of ``arch`` running ``streams``' CTAs (those of one SM), with the trace rows' ``wavefronts`` and, for each
+    LDGSTS row, the sectors of its sources (``copy_sectors[row]``); ``share``: SMs sharing DRAM."""
+
+    def __init__(self, streams: WarpStreams, arch: ArchConfig, wavefronts: np.ndarray, copy_sectors: dict[int, np.ndarray],
+                 resident: int, share: int) -> None:
+        if arch.sm is None:
+            raise ValueError(f"{arch.name} has no SM timing numbers")
+        self.arch, self.sm, self.timing = arch, arch.sm, arch.timing
+        self.streams = streams
+        self.static = _Static(streams, arch)
+        self.wavefronts = wavefronts
+        self.copy_sectors = copy_sectors
+        self.resident = resident
+        self.memory = MemorySystem(self.sm.memory, self.sm.memory.l1_bytes, share)
+        self.warps: list[_Warp] = []
+        self.by_sp: list[list[_Warp]] = [[] for _ in range(arch.sub_partitions)]
+        self.pipe_free = [dict.fromkeys(self.sm.pipes, 0) for _ in range(arch.sub_partitions)]
+        self.mio: list[list[float]] = [[] for _ in range(arch.sub_partitions)]
+        self.lg: list[list[float]] = [[] for _ in range(arch.sub_partitions)]
+        self.greedy: list[_Warp | None] = [None] * arch.sub_partitions
+        self.path_free = 0.0
+        self.by_pc = np.zeros((len(streams.code), len(REASONS)), dtype=np.int64)
+        self.issued = 0
+        self.cta_warps: dict[int, list[_Warp]] = {}
+        self.arrived: dict[tuple[int, int], list[_Warp]] = {}  # (cta, barrier warps) -> warps waiting
+        self.free_slots = list(range(self.sm.max_warps))
+        self.pending = list(range(len(streams.ctas)))  # CTA positions not started
+        self.running = 0
+
+    # ---- CTAs
+
+    def _start_cta(self, k: int, t: int) -> None:
+        wpc = self.streams.warps_per_cta
+        ws = []
+        for j in range(wpc):
+            w = k * wpc + j
+            if not len(self.streams.pcs[w]):
+                continue
+            slot = self.free_slots.pop(0)
+            warp = _Warp(k, slot, slot % len(self.by_sp), self.streams.pcs[w].tolist(), self.streams.rows[w], self.streams.sectors[w], t)
+            ws.append(warp)
+            self.warps.append(warp)
+            self.by_sp[warp.sp].append(warp)
+        self.cta_warps[k] = ws
+        self.running += 1
+
+    def _retire(self, w: _Warp, t: float) -> None:
+        w.retire = t
+        self.by_sp[w.sp].remove(w)
+        cta = self.cta_warps[w.cta]
+        if all(x.retire < NEVER for x in cta):
+            self.running -= 1
+            done = max(x.retire for x in cta)
+            self.free_slots = sorted(self.free_slots + [x.slot for x in cta])
+            if self.pending:
+                self._start_cta(self.pending.pop(0), int(done) + self.sm.cta_launch)
+        else:
+            self._check_barriers(w.cta, t)
+
+    # ---- readiness
+
+    def _deps(self, w: _Warp, k: int, now: int) -> tuple[float, str]:
+        """When the scoreboards instruction ``k`` waits on are released, and the stall reason meanwhile."""
+        s = self.static
+        ready, reason = 0.0, "not_selected"
+        for b in s.wait[k]:
+            if w.sb[b]:
+                t = max(w.sb[b])
+                if t > ready:
+                    ready, reason = t, "long_scoreboard" if w.sb_long[b] else "short_scoreboard"
+        d = s.depbar[k]
+        if d is not None:
+            b, n = d
+            times = sorted(x for x in w.sb[b] if x > now)
+            if len(times) > n:
+                t = times[len(times) - n - 1]
+                if t > ready:
+                    ready, reason = t, "long_scoreboard"
+        if s.kind[k] == "membar" and w.stores > ready:
+            ready, reason = w.stores, "membar"
+        return ready, reason
+
+    def _throttle(self, sp: int, w: _Warp, k: int, now: int) -> tuple[float, str]:
+        """When instruction ``k``'s pipe and queue have room on sub-partition ``sp``."""
+        s = self.static
+        t, reason = float(self.pipe_free[sp].get(s.pipe[k], 0)), "math_pipe_throttle"
+        kind = s.kind[k]
+        if kind in ("shared", "shuffle", "special") or (kind == "constant" and s.pipe[k] == "lsu"):
+            q = self.mio[sp]
+            q[:] = [x for x in q if x > now]
+            if len(q) >= self.sm.mio_depth:
+                t, reason = max(t, sorted(q)[len(q) - self.sm.mio_depth]), "mio_throttle"
+        elif kind in _LONG:
+            q = self.lg[sp]
+            q[:] = [x for x in q if x > now]
+            if len(q) >= self.sm.lg_depth:
+                t, reason = max(t, sorted(q)[len(q) - self.sm.lg_depth]), "lg_throttle"
+        return t, reason
+
+    # ---- issue
+
+    def _issue(self, sp: int, w: _Warp, now: int) -> None:
+        s, st = self.static, self.streams
+        k = w.pcs[w.pos]
+        # the cycles since its last issue, reason by reason
+        a = w.last + 1
+        marks = ((w.stall_end, "wait"), (w.branch_end, "branch_resolving"), (w.ready, w.reason), (w.throttle, w.throttle_reason))
+        for end, reason in marks:
+            e = min(int(np.ceil(end)), now)
+            if e > a:
+                w.stalls[_R[reason]] += e - a
+                self.by_pc[k, _R[reason]] += e - a
+                a = e
+        if now > a:
+            w.stalls[_R["not_selected"]] += now - a
+            self.by_pc[k, _R["not_selected"]] += now - a
+        w.stalls[0] += 1
+        self.by_pc[k, 0] += 1
+        self.issued += 1
+        w.last = now
+        self.pipe_free[sp][s.pipe[k]] = now + s.interval[k]
+        kind = s.kind[k]
+        result = None  # the cycle its result is ready, where it waits on a scoreboard
+        read = now + self.sm.read_release
+        row = int(w.rows[w.pos])
+        long = kind in _LONG
+        if kind == "shared" or (kind == "load" and row >= 0 and w.secs[w.pos] < 0) or (kind == "store" and row >= 0 and w.secs[w.pos] < 0):
+            wf = max(1, int(self.wavefronts[row])) if row >= 0 else 1
+            result, done = self._path(now, wf, s.latency[k] if kind == "shared" else self.arch.ops["LDS"].latency[32])
+            self.mio[sp].append(done)
+            long = False
+            if s.store[k] or kind == "store":
+                read += self.timing.feed_interval * (wf - 1)
+        elif kind == "shuffle":
+            result, done = self._path(now, 1, s.latency[k])
+            self.mio[sp].append(done)
+        elif kind == "load":
+            secs = self._sectors(w)
+            back = self.memory.load(secs, now, s.cache[k]) if len(secs) else now + self.sm.memory.l1_hit
+            result, _ = self._return(back, secs)
+            self.lg[sp].append(now + 2 + len(secs) // 4)
+        elif kind == "store":
+            secs = self._sectors(w)
+            w.stores = max(w.stores, self.memory.store(secs, now) if len(secs) else now + self.sm.memory.l1_hit)
+            self.lg[sp].append(now + 2 + len(secs) // 4)
+        elif kind == "atomic":
+            secs = self._sectors(w)
+            result = self.memory.atomic(secs, now) if len(secs) else now + self.sm.memory.l2_hit
+            w.stores = max(w.stores, result)
+            self.lg[sp].append(now + 2 + len(secs) // 4)
+        elif kind == "copy":
+            secs = self.copy_sectors.get(row, ()) if row >= 0 else ()
+            back = self.memory.load(secs, now, s.cache[k]) if len(secs) else now + self.sm.memory.l1_hit
+            wf = max(1, int(self.wavefronts[row])) if row >= 0 else 1
+            start = max(back, self.path_free)
+            self.path_free = start + wf
+            w.copies.append(start + wf)
+            self.lg[sp].append(now + 2 + len(secs) // 4)
+        elif kind == "commit":
+            w.sb[0].append(max(w.copies, default=float(now)))
+            w.sb_long[0] = True
+            w.copies = []
+        elif s.write[k] is not None:
+            result = now + s.latency[k]
+        if result is not None and s.write[k] is not None:
+            w.sb[s.write[k]].append(float(result))
+            w.sb_long[s.write[k]] = long
+        if s.read[k] is not None:
+            w.sb[s.read[k]].append(float(read))
+            w.sb_long[s.read[k]] = long
+        # what the warp does next
+        w.pos += 1
+        w.stall_end = now + s.stall[k]
+        taken = w.pos < len(w.pcs) and w.pcs[w.pos] != k + 1
+        w.branch_end = w.stall_end + (self.sm.branch_taken if taken and kind in ("branch", "barrier") else 0)
+        if w.pos >= len(w.pcs):  # its last instruction (an EXIT that only some lanes take lets the others go on)
+            drain = max(float(now + 1), w.stores)
+            if drain > now + 1:
+                w.stalls[_R["drain"]] += int(np.ceil(drain)) - now - 1
+                self.by_pc[k, _R["drain"]] += int(np.ceil(drain)) - now - 1
+            w.pos = len(w.pcs)
+            self._retire(w, drain)
+            return
+        if kind == "barrier":
+            w.bar = True
+            w.ready, w.reason = NEVER, "barrier"
+            self.arrived.setdefault((w.cta, s.bar_warps[k]), []).append(w)
+            self._check_barriers(w.cta, now)
+            return
+        self._prepare(w, now)
+
+    def _prepare(self, w: _Warp, now: float) -> None:
+        """The warp's next instruction: when its scoreboards let it go."""
+        ready, reason = self._deps(w, w.pcs[w.pos], now)
+        w.ready, w.reason = max(ready, float(w.branch_end)), reason
+
+    def _check_barriers(self, cta: int, now: float) -> None:
+        alive = sum(1 for x in self.cta_warps[cta] if x.retire == NEVER)
+        for (c, need), waiting in list(self.arrived.items()):
+            if c != cta or len(waiting) < (need or alive):
+                continue
+            del self.arrived[(c, need)]
+            release = max(x.last for x in waiting) + self.sm.barrier
+            for x in waiting:
+                x.bar = False
+                ready, reason = self._deps(x, x.pcs[x.pos], now)
+                x.ready = max(float(release), ready, float(x.branch_end))
+                x.reason = "barrier" if release >= ready else reason
+
+    def _path(self, now: int, wf: int, latency: int) -> tuple[float, float]:
+        """A shared-memory instruction of ``wf`` wavefronts issued at ``now``: when its result is ready, and when its
+        wavefronts have passed the data path."""
+        t = self.timing
+        start = max(float(now + t.to_banks), self.path_free)
+        self.path_free = start + wf
+        last = max(start + wf - 1, now + t.to_banks + t.feed_interval * (wf - 1))
+        return last + latency - t.to_banks, start + wf
+
+    def _return(self, back: float, secs) -> tuple[float, float]:
+        """Global data back at ``back`` passes the data path, one wavefront per 128-byte line."""
+        lines = len({s // 4 for s in secs}) or 1
+        start = max(back, self.path_free)
+        self.path_free = start + lines
+        return start + lines, start + lines
+
+    def _sectors(self, w: _Warp):
+        i = int(w.secs[w.pos])
+        return self.streams.sector_sets[i].tolist() if i >= 0 else ()
+
+    # ---- the loop
+
+    def run(self) -> SMRun:
+        """Simulate until every CTA has retired."""
+        env = simpy.Environment()
+        env.process(self._process(env))
+        env.run()
+        return self._result()
+
+    def _process(self, env: simpy.Environment):
+        for _ in range(min(self.resident, len(self.pending))):
+            self._start_cta(self.pending.pop(0), 0)
+        now = 0
+        nsp = len(self.by_sp)
+        while any(self.by_sp):
+            soonest = NEVER
+            for sp in range(nsp):
+                warps = self.by_sp[sp]
+                if not warps:
+                    continue
+                best = None
+                g = self.greedy[sp]
+                for w in reversed(warps):  # youngest first
+                    if w.bar or w.pos >= len(w.pcs):
+                        continue
+                    k = w.pcs[w.pos]
+                    dep = max(w.ready, float(w.stall_end))
+                    if dep > now:
+                        soonest = min(soonest, dep)
+                        continue
+                    t, reason = self._throttle(sp, w, k, now)
+                    if t > now:
+                        w.throttle, w.throttle_reason = t, reason
+                        soonest = min(soonest, t)
+                        continue
+                    if best is None or w is g:
+                        best = w
+                if best is not None:
+                    self.greedy[sp] = best
+                    self._issue(sp, best, now)
+                    best.throttle, best.throttle_reason = 0.0, "not_selected"
+                    soonest = min(soonest, now + 1)
+            if soonest == NEVER:
+                if any(self.by_sp):
+                    raise RuntimeError("the timed SM stopped with warps waiting forever (a barrier no warp reaches)")
+                break
+            step = max(1, int(np.ceil(soonest)) - now)
+            yield env.timeout(step)
+            now += step
+
+    def _result(self) -> SMRun:
+        nsp = len(self.by_sp)
+        spans: list[list[tuple[int, int]]] = [[] for _ in range(nsp)]
+        for w in self.warps:
+            spans[w.sp].append((w.start, int(np.ceil(w.retire))))
+        sp_active = tuple(_union(s) for s in spans)
+        active = _union([x for s in spans for x in s])
+        stalls = np.sum([w.stalls for w in self.warps], axis=0) if self.warps else np.zeros(len(REASONS), np.int64)
+        by_pc = {16 * k: {r: int(v) for r, v in zip(REASONS, row) if v} for k, row in enumerate(self.by_pc) if row.any()}
+        return SMRun(active, sp_active, {r: int(v) for r, v in zip(REASONS, stalls)}, by_pc, len(self.streams.ctas), len(self.warps),
+                     self.issued, dict(self.memory.sectors), self.resident)
+
+
+def _union(spans: list[tuple[int, int]]) -> int:
+    """Cycles covered by any of the half-open ``spans``."""
+    total, end = 0, -1
+    for a, b in sorted(spans):
+        if b <= end:
+            continue
+        total += b - max(a, end)
+        end = b
+    return total
+
+
+def copy_sectors(src: np.ndarray, mask: np.ndarray, width_bytes: int) -> np.ndarray:
+    """The 32-byte sectors an LDGSTS row reads: its acting lanes' sources (``src``, bytes) and width."""
+    lanes = src[(mask >> np.arange(32, dtype=np.uint32)) & 1 == 1]
+    lanes = lanes[lanes >= 0]
+    first, last = lanes // SECTOR, (lanes + width_bytes - 1) // SECTOR
+    return np.unique(np.concatenate([first, last]))
