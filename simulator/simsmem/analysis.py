@@ -19,7 +19,7 @@ from .config import ArchConfig
 from .engine import Timeline, simulate
 from .errors import SimsmemError
 from .metrics import instructions, kernel_counters, kernel_metrics, labels
-from .sm import LaunchTiming, time_launch
+from .sm import LaunchTiming, WhatIf, time_launch, what_if
 from .trace import InstructionBatch, Trace, TraceStream, stream_of
 from .trace.records import IS_LANES
 from .validate import validated
@@ -59,6 +59,7 @@ class Result:
     timeline: Timeline | None = None  # issue and completion cycles of one CTA (``with_timeline``)
     timed: np.ndarray | None = None  # the rows the timeline covers (a traced kernel: its first CTA's); None: all
     launch: LaunchTiming | None = None  # a traced kernel's whole launch on the timed SM (``with_launch``)
+    what_if: tuple[WhatIf, ...] = ()  # the launch again with some instructions' bank conflicts removed (``with_launch``)
 
 
 def analyse_stream(stream: TraceStream, arch: ArchConfig, *, keep: bool = False, worst: int = 10,
@@ -118,14 +119,19 @@ def with_timeline(result: Result, advance: Callable[[int], None] | None = None) 
     return attrs.evolve(result, timeline=simulate(b, counts, result.arch, advance=advance), timed=rows)
 
 
-def with_launch(result: Result, streams, resources: dict[str, int], code: dict[int, dict[str, str]] | None = None) -> Result:
+def with_launch(result: Result, streams, resources: dict[str, int], code: dict[int, dict[str, str]] | None = None, fixes: int = 0) -> Result:
     """``result`` (kept, of a traced kernel) with its launch timed on the SM (``simsmem.sm``): ``streams``, the warp
     streams of one SM's CTAs that the tracer kept, and the kernel's ``resources``; the launch's counters join the
-    metrics."""
+    metrics. ``fixes``: also time the launch with the bank conflicts of each of the ``fixes`` SASS instructions with
+    the most removed, one at a time, then with every instruction's removed."""
     if result.trace is None or result.counts is None:
         raise ValueError("the timed SM needs every instruction: analyse_stream(..., keep=True)")
-    launch = time_launch(streams, result.trace.instructions, result.counts.wavefronts, result.arch, resources, code)
-    return attrs.evolve(result, launch=launch, metrics={**result.metrics, **launch.metrics})
+    b, counts = result.trace.instructions, result.counts
+    launch = time_launch(streams, b, counts.wavefronts, result.arch, resources, code)
+    conflicting = [pc for pc, (_, _, _, conflicts) in sorted(result.by_pc.items(), key=lambda kv: -kv[1][3]) if conflicts]
+    sets = [(pc,) for pc in conflicting[:fixes]] + ([tuple(conflicting)] if fixes and len(conflicting) > 1 else [])
+    fixed = tuple(what_if(streams, b, counts.wavefronts, counts.ideal, result.arch, resources, pcs) for pcs in sets)
+    return attrs.evolve(result, launch=launch, what_if=fixed, metrics={**result.metrics, **launch.metrics})
 
 
 def _with_lanes(b: InstructionBatch, rows: np.ndarray) -> np.ndarray:

@@ -66,6 +66,8 @@ def launch_summary(result: Result) -> dict[str, Any]:
         "sm": {"ctas": run.ctas, "resident_ctas": lt.occupancy, "warps": run.warps, "issued": run.issued, "sectors": run.sectors},
         "stalls": {r: lt.metrics[f"smsp__warps_issue_stalled_{r}.sum"] for r in REASONS},
         "stalls_by_sass": {f"{pc:#06x}": row for pc, row in sorted(lt.by_pc.items())},
+        "what_if": [{"fixed": [f"{pc:#06x}" for pc in w.pcs], "bank_conflicts_removed": w.conflicts, CYCLES: w.timing.metrics[CYCLES],
+                     "speedup": round(lt.metrics[CYCLES] / w.timing.metrics[CYCLES], 3)} for w in result.what_if],
     }
 
 
@@ -134,6 +136,16 @@ def print_launch(result: Result, console: Console, top: int = 10) -> None:
         console.print(by)
     console.print(f"{m[CYCLES]:,} cycles ({CYCLES}: {m['sm__cycles_active.max']:,} active on the SM that ends last, "
                   f"{result.arch.sm.launch_overhead:,} of launch); {run.issued:,} warp-instructions issued on it")
+    if result.what_if:
+        fix = Table(title="What a fix buys (the same launch with these instructions' bank conflicts removed: their ideal wavefronts)")
+        for col in ("Fixed", "Conflicts removed", CYCLES, "Speed-up"):
+            fix.add_column(col, justify="left" if col == "Fixed" else "right", no_wrap=col != "Fixed")
+        fix.add_row("nothing (as written)", "0", f"{m[CYCLES]:,}", "1.00x")
+        for w in result.what_if:
+            cycles = w.timing.metrics[CYCLES]
+            names = ", ".join(f"{pc:#06x} {lt.code.get(pc, {}).get('sass', '')}".strip() for pc in w.pcs)
+            fix.add_row(names if len(w.pcs) == 1 else f"all {len(w.pcs)} instructions with bank conflicts", f"{w.conflicts:,}", f"{cycles:,}", f"{m[CYCLES] / cycles:.2f}x")
+        console.print(fix)
 
 
 def print_table(result: Result, console: Console) -> None:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ..kernel.streams import WarpStreams
     from ..trace import InstructionBatch
 
-__all__ = ["REASONS", "LaunchTiming", "SMRun", "time_launch"]
+__all__ = ["REASONS", "LaunchTiming", "SMRun", "WhatIf", "time_launch", "what_if"]
 
 
 @attrs.frozen
@@ -65,6 +65,25 @@ def time_launch(streams: WarpStreams, batch: InstructionBatch, wavefronts: np.nd
         metrics[f"smsp__average_warp_latency_issue_stalled_{reason}.ratio"] = round(total / warps, 2) if warps else 0.0
     by_pc = {pc: {r: round(v * scale) for r, v in row.items()} for pc, row in run.by_pc.items()}
     return LaunchTiming(run, metrics, by_pc, resident, ctas, code or {})
+
+
+@attrs.frozen
+class WhatIf:
+    """The launch again with the bank conflicts of the SASS instructions at ``pcs`` removed (each of their rows given
+    its ideal wavefronts): the conflicts that removes (traced CTAs) and the launch's timing then."""
+
+    pcs: tuple[int, ...]
+    conflicts: int
+    timing: LaunchTiming
+
+
+def what_if(streams: WarpStreams, batch: InstructionBatch, wavefronts: np.ndarray, ideal: np.ndarray, arch: ArchConfig,
+            resources: dict[str, int], pcs: tuple[int, ...]) -> WhatIf:
+    """``time_launch`` with the rows of the SASS instructions at ``pcs`` at their ideal wavefronts."""
+    rows = np.isin(batch.pc, pcs)
+    fixed = np.where(rows, ideal, wavefronts)
+    removed = int((wavefronts - fixed)[rows].sum())
+    return WhatIf(pcs, removed, time_launch(streams, batch, fixed, arch, resources))
 
 
 def _op_index(name: str) -> int:

@@ -1,0 +1,197 @@
+"""The timed SM's rules (simsmem.sm) on small hand-made warp streams, and the control codes it reads.
+
+These are regression guards of the model's own rules (each expected cycle is worked out by hand from the rule the
+module docstring states), not evidence that the rules are the hardware's: tests/test_realk_timing.py holds the
+model against the H100 and H200 measurements.
+"""
+
+import attrs
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conftest import REALK
+from simsmem.config import load_arch
+from simsmem.kernel.program import load_program
+from simsmem.kernel.sass import Control, controls, parse_instruction
+from simsmem.kernel.streams import WarpStreams
+from simsmem.sm import REASONS, time_launch
+from simsmem.sm.core import SMModel, occupancy
+from simsmem.sm.memory import MemorySystem
+from simsmem.trace import InstructionBatch
+
+ARCH = load_arch("sm_90")
+SM = ARCH.sm
+
+
+def program(*lines: tuple[str, str, Control]) -> tuple[tuple, tuple]:
+    """Code and control codes from (opcode, operands, control) triples, at 16 bytes each."""
+    code = tuple(parse_instruction(16 * k, {"opcode": op, "operands": ops}) for k, (op, ops, _) in enumerate(lines))
+    return code, tuple(c for _, _, c in lines)
+
+
+def streams(code, control, warps: list[list[int]], per_cta: int | None = None, sectors=None, sets=()) -> WarpStreams:
+    """Warp streams of ``warps`` (each a list of code indices), ``per_cta`` warps a CTA (default: one CTA)."""
+    per_cta = per_cta or len(warps)
+    n = [len(w) for w in warps]
+    return WarpStreams(code, control, tuple(range(len(warps) // per_cta)), per_cta, tuple(np.array(w, dtype=np.int32) for w in warps),
+                       tuple(np.full(k, -1, dtype=np.int64) for k in n),
+                       tuple(np.array(s, dtype=np.int64) for s in sectors) if sectors else tuple(np.full(k, -1, dtype=np.int64) for k in n),
+                       tuple(np.array(s, dtype=np.int64) for s in sets))
+
+
+def simulate(s: WarpStreams, arch=ARCH):
+    return SMModel(s, arch, np.zeros(0, dtype=np.int64), {}, resident=8, share=1).run()
+
+
+def test_control_codes_of_a_real_kernel():
+    """ptxas's control codes as simsmem decodes them (bits 105-125): every scoreboard an instruction waits on was set by
+    an instruction before it, and the transpose's first S2R sets the scoreboard its first use waits on."""
+    p = load_program(REALK / "ptx" / "transpose.ptx", "transpose_smem_naive")
+    ctl = controls(p.kernel.text)
+    assert len(ctl) == len(p.code)
+    for k, c in enumerate(ctl):
+        for b in range(6):
+            if c.wait >> b & 1:
+                assert any(b in (x.write, x.read) for x in ctl[:k]), (p.code[k].text, b)
+    s2r = next(k for k, ins in enumerate(p.code) if ins.name == "S2R")
+    board = ctl[s2r].write
+    assert board is not None
+    register = p.code[s2r].operands[0].index
+    use = next(k for k in range(s2r + 1, len(p.code)) if any(op.kind == "R" and op.index == register for op in p.code[k].operands[1:]))
+    assert ctl[use].wait >> board & 1
+    last = max(k for k, ins in enumerate(p.code) if ins.name == "EXIT")
+    assert all(c.stall >= 1 for c in ctl[: last + 1])  # the code's padding after it (BRA to itself, NOPs) has 0
+
+
+def test_stall_counts_set_the_pace():
+    """One warp, three ALU instructions with stall counts 4, 2, 1, then EXIT: issued at 0, 4, 6, 7; resident 8 cycles;
+    3 + 1 cycles of ``wait``."""
+    code, ctl = program(("IADD3", "R1, R1, 0x1, RZ", Control(stall=4)), ("IADD3", "R2, R1, 0x1, RZ", Control(stall=2)),
+                        ("LOP3.LUT", "R3, R1, R2, RZ, 0xfc, !PT", Control(stall=1)), ("EXIT", "", Control(stall=5)))
+    run = simulate(streams(code, ctl, [[0, 1, 2, 3]]))
+    assert run.active == 8
+    assert run.stalls["wait"] == 4 and run.stalls["selected"] == 4
+
+
+def test_a_scoreboard_waits_for_the_latency():
+    """S2R sets scoreboard 0 (variable latency ``special``); the IMAD that waits on it issues that many cycles later."""
+    code, ctl = program(("S2R", "R0, SR_TID.X", Control(stall=1, write=0)), ("IMAD", "R1, R0, 0x4, RZ", Control(stall=1, wait=1)),
+                        ("EXIT", "", Control(stall=1)))
+    run = simulate(streams(code, ctl, [[0, 1, 2]]))
+    assert run.active == SM.latency["special"] + 2
+    assert run.stalls["short_scoreboard"] == SM.latency["special"] - 1
+
+
+def test_a_barrier_waits_for_the_last_warp():
+    """Two warps of a CTA: warp 0 stalls 15 cycles before BAR, warp 1 arrives at once; both go on ``barrier`` cycles
+    after warp 0's arrival, and warp 1's wait is put down to the barrier."""
+    code, ctl = program(("IADD3", "R1, R1, 0x1, RZ", Control(stall=15)), ("BAR.SYNC.DEFER_BLOCKING", "0x0", Control(stall=1)),
+                        ("EXIT", "", Control(stall=1)))
+    run = simulate(streams(code, ctl, [[0, 1, 2], [1, 2]]))
+    arrive = 15  # warp 0's BAR
+    assert run.active == arrive + SM.barrier + 1
+    assert run.stalls["barrier"] == (arrive + SM.barrier - 1) + (SM.barrier - 1)
+
+
+def test_greedy_then_youngest():
+    """Two warps on one sub-partition, ready together, one-cycle stalls: the youngest (the later slot) issues first and
+    keeps the port until it is done; then the other (FFMA: the fma pipe takes one a cycle)."""
+    code, ctl = program(("FFMA", "R1, R1, R1, R1", Control(stall=1)), ("EXIT", "", Control(stall=1)))
+    s = streams(code, ctl, [[0, 0, 1], [1], [1], [1], [0, 0, 1]], per_cta=5)  # warps 0 and 4: sub-partition 0
+    model = SMModel(s, ARCH, np.zeros(0, dtype=np.int64), {}, resident=1, share=1)
+    run = model.run()
+    old, young = (w for w in model.warps if w.sp == 0)
+    assert young.retire == 3 and old.retire == 6
+    assert run.stalls["not_selected"] == 3
+
+
+def test_global_memory_sectors():
+    """A sector's first load comes from DRAM, its second from L1; a store sends it to L2, where the next load finds it."""
+    m = MemorySystem(SM.memory, SM.memory.l1_bytes, share=1)
+    first = m.load([7], 0)
+    assert first >= SM.memory.dram
+    assert m.load([7], 1000) == 1000 + SM.memory.l1_hit
+    m.store([7], 2000)
+    assert m.load([7], 5000) == 5000 + SM.memory.l2_hit
+    assert m.sectors == {"l1_hit": 1, "l2_hit": 1, "dram": 1}
+
+
+@pytest.mark.parametrize(("threads", "registers", "shared", "ctas"), [
+    (256, 32, 0, 8),         # warps: 64 / 8
+    (256, 64, 0, 4),         # registers: 65536 / (64 * 256)
+    (256, 30, 0, 8),         # 30 registers are allocated as 32
+    (128, 32, 102400, 2),    # shared memory: 233472 // 102400
+    (32, 16, 0, 32),         # the CTA limit
+])
+def test_occupancy(threads, registers, shared, ctas):
+    """CTAs per SM as the CUDA occupancy calculator gives them for compute capability 9.0."""
+    assert occupancy(SM, ARCH, -(-threads // 32), registers, shared) == ctas
+
+
+@st.composite
+def random_streams(draw):
+    """A CTA of up to 8 warps running random ALU, shared-memory, global-load and barrier instructions (every warp the
+    same number of barriers, so that none waits forever)."""
+    lines = [("IADD3", "R1, R1, 0x1, RZ", Control(stall=draw(st.integers(1, 6)))),
+             ("LDS", "R2, [R1]", Control(stall=1, write=1)),
+             ("IMAD", "R3, R2, 0x4, RZ", Control(stall=2, wait=0b10)),
+             ("LDG.E", "R4, desc[UR4][R2.64]", Control(stall=1, write=2)),
+             ("FFMA", "R5, R4, R4, R5", Control(stall=4, wait=0b100)),
+             ("BAR.SYNC.DEFER_BLOCKING", "0x0", Control(stall=1)),
+             ("EXIT", "", Control(stall=1))]
+    code, ctl = program(*lines)
+    nwarps = draw(st.integers(1, 8))
+    bars = draw(st.integers(0, 3))
+    warps, sectors, sets = [], [], []
+    for _ in range(nwarps):
+        body = draw(st.lists(st.sampled_from([0, 1, 2, 3, 4]), max_size=30))
+        at = sorted(draw(st.lists(st.integers(0, len(body)), min_size=bars, max_size=bars)))
+        for k in reversed(at):
+            body.insert(k, 5)
+        body.append(6)
+        warps.append(body)
+        sec = []
+        for k in body:
+            if k == 3:
+                sec.append(len(sets))
+                sets.append(draw(st.lists(st.integers(0, 64), min_size=1, max_size=8, unique=True)))
+            else:
+                sec.append(-1)
+        sectors.append(sec)
+    return code, ctl, warps, sectors, sets
+
+
+@given(random_streams())
+def test_every_resident_cycle_has_one_reason(case):
+    """Each warp's stall cycles by reason, ``selected`` included, add up to the cycles it was resident; every instruction
+    of every stream issues once."""
+    code, ctl, warps, sectors, sets = case
+    s = streams(code, ctl, warps, sectors=sectors, sets=sets)
+    wavefronts = np.ones(1, dtype=np.int64)
+    model = SMModel(s, ARCH, wavefronts, {}, resident=1, share=1)
+    run = model.run()
+    assert run.issued == sum(len(w) for w in warps)
+    for w in model.warps:
+        assert int(w.stalls.sum()) == int(np.ceil(w.retire)) - w.start
+    assert sum(run.stalls.values()) == sum(int(np.ceil(w.retire)) - w.start for w in model.warps)
+    assert set(run.stalls) == set(REASONS)
+
+
+def test_launch_scales_one_sm_to_the_grid():
+    """A launch of 264 CTAs on 132 SMs: the first SM runs 2, and the launch's sums count 132 times what it did."""
+    code, ctl = program(("IADD3", "R1, R1, 0x1, RZ", Control(stall=4)), ("EXIT", "", Control(stall=1)))
+    s = streams(code, ctl, [[0, 1], [0, 1]], per_cta=1)
+    lt = time_launch(s, InstructionBatch.empty(), np.zeros(0, dtype=np.int64), ARCH, {"ctas": 264, "registers": 16, "shared": 0})
+    assert lt.run.ctas == 2
+    assert lt.metrics["smsp__warps_launched.sum"] == 264
+    assert lt.metrics["smsp__warps_issue_stalled_selected.sum"] == 2 * 264
+    assert lt.metrics["sm__cycles_elapsed.max"] == lt.metrics["sm__cycles_active.max"] + SM.launch_overhead
+
+
+def test_an_arch_without_sm_numbers_says_so():
+    arch = attrs.evolve(ARCH, sm=None)
+    code, ctl = program(("EXIT", "", Control()))
+    with pytest.raises(ValueError, match="no SM timing"):
+        simulate(streams(code, ctl, [[0]]), arch)
