@@ -9,7 +9,7 @@ stdout of that ncu process has the entry's OK line and the row's kernel is the e
 --print-units base (thousands separators removed; integers stay integers). Runs are listed in run order (K); an entry
 missing from a run simply has one value fewer. A group (TAG) named with --tag goes to its own JSON and runs folder,
 all others to --json / --runs. The CSVs are kept gzipped in the runs folder(s), with env.txt, log.txt, the metric
-lists and the launcher's stdout of each ncu process. Checks (printed): smsp__inst_executed.sum against the H100's in
+lists, the launcher's stdout of each ncu process (gzipped) and ncu's messages (its .log without the CSV it repeats). Checks (printed): smsp__inst_executed.sum against the H100's in
 manifest.json / hopper.json where known.
 """
 import argparse
@@ -153,8 +153,15 @@ def main(argv=None) -> int:
                 with open(p, "rb") as fi, open(rd / (p.name + ".gz"), "wb") as raw:
                     with gzip.GzipFile(filename=p.name, mode="wb", fileobj=raw, mtime=0) as fo:
                         shutil.copyfileobj(fi, fo)
-            elif p.suffix in (".stdout", ".log", ".names"):
+            elif p.suffix == ".names":
                 shutil.copy(p, rd / p.name)
+            elif p.suffix == ".stdout":
+                with open(p, "rb") as fi, open(rd / (p.name + ".gz"), "wb") as raw:
+                    with gzip.GzipFile(filename=p.name, mode="wb", fileobj=raw, mtime=0) as fo:
+                        shutil.copyfileobj(fi, fo)
+            elif p.suffix == ".log":  # ncu's messages; its copy of the CSV (lines starting with '"') is left out
+                keep = [ln for ln in p.read_text(errors="replace").splitlines(True) if not ln.startswith('"')]
+                (rd / p.name).write_text("".join(keep))
         for f in ["env.txt", "log.txt", "metrics.txt", "metrics_dropped.txt", f"metrics_{tag}.txt"]:
             if (tmp / f).exists():
                 shutil.copy(tmp / f, rd / f)
