@@ -21,7 +21,11 @@ from simsmem.sm.core import SMModel, occupancy
 from simsmem.sm.memory import MemorySystem
 from simsmem.trace import InstructionBatch
 
-ARCH = load_arch("sm_90")
+#: sm_90 with the start and end costs (instruction and constant caches, branches, EXIT's drain) at zero, so that each
+#: test below sees the one rule it is about; test_fetch_branch_and_drain has them.
+FULL = load_arch("sm_90")
+ARCH = attrs.evolve(FULL, sm=attrs.evolve(FULL.sm, icache_miss=0, icache_next=0, constant_miss=0, branch_resolve=0, branch_refetch=0,
+                                           exit_drain=0))
 SM = ARCH.sm
 
 
@@ -73,6 +77,25 @@ def test_stall_counts_set_the_pace():
     run = simulate(streams(code, ctl, [[0, 1, 2, 3]]))
     assert run.active == 8
     assert run.stalls["wait"] == 4 and run.stalls["selected"] == 4
+
+
+def test_fetch_branch_and_drain():
+    """With sm_90's start and end costs: the first line of code arrives ``icache_miss`` cycles after the warp starts, the
+    next line ``icache_next`` later (fetched behind it); a taken branch costs ``branch_resolve`` + ``branch_refetch``;
+    EXIT ``exit_drain``. Ten one-cycle FFMA (two lines), a BRA back over them once, EXIT."""
+    sm = FULL.sm
+    lines = [("FFMA", "R1, R1, R1, R1", Control(stall=1))] * 10 + [("BRA", "0x0", Control(stall=1)), ("EXIT", "", Control(stall=1))]
+    code, ctl = program(*lines)
+    path = list(range(11)) + list(range(12))  # the branch taken once, then not
+    run = SMModel(streams(code, ctl, [path]), FULL, np.zeros(0, dtype=np.int64), {}, resident=1, share=1).run()
+    first = sm.icache_miss + 8  # line 0 (instructions 0-7) arrives, then its 8 issue
+    second = max(first, sm.icache_miss + sm.icache_next) + 3  # line 1: 8, 9, BRA
+    back = second + sm.branch_resolve + sm.branch_refetch  # the taken branch, then 0-9, BRA (not taken), EXIT: cached lines
+    exit_ = back + 11 + sm.branch_resolve  # EXIT's cycle
+    assert run.active == exit_ + 1 + sm.exit_drain
+    assert run.stalls["no_instruction"] == sm.icache_miss + (max(first, sm.icache_miss + sm.icache_next) - first) + sm.branch_refetch
+    assert run.stalls["branch_resolving"] == 2 * sm.branch_resolve
+    assert run.stalls["drain"] == sm.exit_drain
 
 
 def test_a_scoreboard_waits_for_the_latency():

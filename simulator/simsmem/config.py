@@ -141,7 +141,7 @@ class Memory:
     l1_hit: int  # a sector in the SM's L1
     l2_hit: int  # a sector in L2, not in L1
     dram: int  # a sector in neither (the first touch: ncu flushes the caches before each replay)
-    store_ack: int  # from a store's issue until L2 has it (what EXIT's drain and MEMBAR wait for)
+    store_ack: int  # from a store's issue until L2 has it (what MEMBAR waits for)
     l1_bytes: int  # the L1 and shared memory's data array; L1 holds what shared memory leaves
     sm_bytes_per_cycle: int  # from L2 to one SM
     dram_bytes_per_cycle: int  # the chip's DRAM, shared by the SMs that run CTAs
@@ -161,7 +161,12 @@ class SM:
     pipes: dict[str, int]  # a sub-partition's pipes: cycles from one instruction's issue on it to the next's
     latency: dict[str, int]  # variable-latency classes (their results wait on a scoreboard): cycles from issue to result
     read_release: int  # cycles from a memory instruction's issue until it has read its registers (its read scoreboard)
-    branch_taken: int  # cycles a warp loses after a taken branch
+    branch_resolve: int  # cycles after a branch (BRA, EXIT, ...) before its warp's next instruction: branch_resolving
+    branch_refetch: int  # more cycles after a taken branch, fetching at its target: no_instruction
+    icache_miss: int  # cycles to fetch a 128-byte line of code the SM has not fetched yet: no_instruction
+    icache_next: int  # cycles after a line's fetch that the next line, fetched behind it, arrives
+    constant_miss: int  # cycles an instruction with a constant-bank operand waits at the first use of its 64-byte line: imc_miss
+    exit_drain: int  # cycles from a warp's EXIT to its leaving the SM: drain
     barrier: int  # cycles from the last warp's arrival at a barrier to the warps' next issue
     mio_depth: int  # shared-memory instructions a sub-partition's MIO queue holds (issue stalls: mio_throttle)
     lg_depth: int  # global-memory instructions a sub-partition's LSU queue holds (issue stalls: lg_throttle)

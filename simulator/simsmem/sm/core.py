@@ -12,9 +12,10 @@ kind's latency. Fixed-latency results need nothing: ptxas's stall counts already
 
 Every cycle a resident warp does not issue is put down to one stall reason, under ncu's names: ``wait`` (the stall
 count), ``short_scoreboard``/``long_scoreboard`` (a scoreboard of an MIO or of an L1TEX instruction),
-``barrier``, ``branch_resolving`` (after a taken branch), ``mio_throttle``/``lg_throttle``/``math_pipe_throttle``
-(a queue or pipe was full), ``membar``, ``drain`` (after EXIT, until its stores are acknowledged), and
-``not_selected`` (ready, but another warp issued); the issuing cycle is ``selected``.
+``barrier``, ``branch_resolving`` (after a branch), ``no_instruction`` (the instruction cache: a line's first fetch,
+the fetch at a taken branch's target), ``imc_miss`` (the constant cache, at an operand's first use of a line),
+``mio_throttle``/``lg_throttle``/``math_pipe_throttle`` (a queue or pipe was full), ``membar``, ``drain`` (after
+EXIT), and ``not_selected`` (ready, but another warp issued); the issuing cycle is ``selected``.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ if TYPE_CHECKING:
     from ..kernel.streams import WarpStreams
 
 #: ncu's warp stall reasons the model gives (``smsp__warps_issue_stalled_<reason>``), in the order they are checked.
-REASONS = ("selected", "wait", "branch_resolving", "short_scoreboard", "long_scoreboard", "barrier", "membar", "mio_throttle",
-           "lg_throttle", "math_pipe_throttle", "not_selected", "drain")
+REASONS = ("selected", "wait", "branch_resolving", "no_instruction", "imc_miss", "short_scoreboard", "long_scoreboard", "barrier",
+           "membar", "mio_throttle", "lg_throttle", "math_pipe_throttle", "not_selected", "drain")
 _R = {r: k for k, r in enumerate(REASONS)}
 _LONG = frozenset({"load", "store", "atomic", "copy", "commit"})
 NEVER = float("inf")
@@ -87,6 +88,7 @@ class _Static:
         self.cache: list[bool] = []
         self.store: list[bool] = []
         self.bar_warps: list[int] = []
+        self.constants: list[tuple[tuple[int, int], ...]] = []  # the 64-byte constant-bank lines of its operands
         for k in range(n):
             ins = streams.code[k]
             c = streams.control[k]
@@ -103,6 +105,7 @@ class _Static:
             self.cache.append(not any(m in ins.mods for m in ("STRONG", "VOLATILE", "MMIO", "CG", "BYPASS")))
             self.store.append(ins.name in ("STS", "STSM"))
             self.bar_warps.append(_bar_warps(ins))
+            self.constants.append(tuple({(op.bank, op.offset // 64) for op in ins.operands if op.kind == "c" and not op.terms}))
 
 
 def _depbar(ins) -> tuple[int, int]:
@@ -134,7 +137,7 @@ def _latency(ins, t: OpTiming, arch: ArchConfig) -> int:
 
 
 class _Warp:
-    __slots__ = ("cta", "slot", "sp", "pcs", "rows", "secs", "pos", "ready", "reason", "stall_end", "branch_end", "last", "sb", "sb_long",
+    __slots__ = ("cta", "slot", "sp", "pcs", "rows", "secs", "pos", "ready", "reason", "stall_end", "branch_end", "fetch_end", "imc_end", "last", "sb", "sb_long",
                  "copies", "stores", "bar", "start", "retire", "stalls", "throttle", "throttle_reason")
 
     def __init__(self, cta: int, slot: int, sp: int, pcs, rows, secs, start: int) -> None:
@@ -146,6 +149,8 @@ class _Warp:
         self.last = start - 1  # the cycle it issued last
         self.stall_end = start  # the first cycle its next instruction may issue, by stall count
         self.branch_end = start
+        self.fetch_end = start  # ... by the instruction cache
+        self.imc_end = start  # ... by the constant cache
         self.ready = float(start)  # ... by stall count, scoreboards and barrier
         self.reason = "not_selected"  # why it waits for ``ready`` past the stall count
         self.sb: list[list[float]] = [[] for _ in range(6)]
@@ -179,6 +184,8 @@ class SMModel:
         self.lg: list[list[float]] = [[] for _ in range(arch.sub_partitions)]
         self.greedy: list[_Warp | None] = [None] * arch.sub_partitions
         self.path_free = 0.0
+        self.icache: dict[int, float] = {}  # line of code -> cycle it is in the instruction cache
+        self.constant_lines: dict[tuple[int, int], float] = {}  # (bank, 64-byte line) -> cycle it is in the constant cache
         self.by_pc = np.zeros((len(streams.code), len(REASONS)), dtype=np.int64)
         self.issued = 0
         self.cta_warps: dict[int, list[_Warp]] = {}
@@ -201,6 +208,7 @@ class SMModel:
             ws.append(warp)
             self.warps.append(warp)
             self.by_sp[warp.sp].append(warp)
+            self._prepare(warp, t)
         self.cta_warps[k] = ws
         self.running += 1
 
@@ -264,7 +272,8 @@ class SMModel:
         k = w.pcs[w.pos]
         # the cycles since its last issue, reason by reason
         a = w.last + 1
-        marks = ((w.stall_end, "wait"), (w.branch_end, "branch_resolving"), (w.ready, w.reason), (w.throttle, w.throttle_reason))
+        marks = ((w.stall_end, "wait"), (w.branch_end, "branch_resolving"), (w.fetch_end, "no_instruction"), (w.imc_end, "imc_miss"),
+                 (w.ready, w.reason), (w.throttle, w.throttle_reason))
         for end, reason in marks:
             e = min(int(np.ceil(end)), now)
             if e > a:
@@ -331,16 +340,15 @@ class SMModel:
         # what the warp does next
         w.pos += 1
         w.stall_end = now + s.stall[k]
-        taken = w.pos < len(w.pcs) and w.pcs[w.pos] != k + 1
-        w.branch_end = w.stall_end + (self.sm.branch_taken if taken and kind in ("branch", "barrier") else 0)
         if w.pos >= len(w.pcs):  # its last instruction (an EXIT that only some lanes take lets the others go on)
-            drain = max(float(now + 1), w.stores)
-            if drain > now + 1:
-                w.stalls[_R["drain"]] += int(np.ceil(drain)) - now - 1
-                self.by_pc[k, _R["drain"]] += int(np.ceil(drain)) - now - 1
-            w.pos = len(w.pcs)
-            self._retire(w, drain)
+            drain = self.sm.exit_drain
+            w.stalls[_R["drain"]] += drain
+            self.by_pc[k, _R["drain"]] += drain
+            self._retire(w, float(now + 1 + drain))
             return
+        w.branch_end = w.stall_end + (self.sm.branch_resolve if kind in ("branch", "exit") else 0)
+        taken = w.pcs[w.pos] != k + 1
+        w.fetch_end = w.branch_end + (self.sm.branch_refetch if taken else 0)
         if kind == "barrier":
             w.bar = True
             w.ready, w.reason = NEVER, "barrier"
@@ -350,9 +358,26 @@ class SMModel:
         self._prepare(w, now)
 
     def _prepare(self, w: _Warp, now: float) -> None:
-        """The warp's next instruction: when its scoreboards let it go."""
-        ready, reason = self._deps(w, w.pcs[w.pos], now)
-        w.ready, w.reason = max(ready, float(w.branch_end)), reason
+        """The warp's next instruction: when it is fetched, its constants are cached and its scoreboards let it go."""
+        k = w.pcs[w.pos]
+        w.fetch_end = max(w.fetch_end, self._fetch(k // 8, now))
+        for line in self.static.constants[k]:
+            filled = self.constant_lines.setdefault(line, max(now, w.fetch_end) + self.sm.constant_miss)
+            w.imc_end = max(w.imc_end, filled)
+        ready, reason = self._deps(w, k, now)
+        w.ready, w.reason = max(ready, float(w.fetch_end), float(w.imc_end)), reason
+
+    def _fetch(self, line: int, now: float) -> float:
+        """When the 128-byte line of code ``line`` is in the instruction cache: a line not fetched yet comes
+        ``icache_miss`` cycles after it is asked for, or ``icache_next`` after the line before it; the next line is
+        fetched behind it."""
+        cache, sm = self.icache, self.sm
+        if line not in cache:
+            before = cache.get(line - 1)
+            cache[line] = max(now, before) + sm.icache_next if before is not None else now + sm.icache_miss
+        if line + 1 not in cache:
+            cache[line + 1] = cache[line] + sm.icache_next
+        return cache[line]
 
     def _check_barriers(self, cta: int, now: float) -> None:
         alive = sum(1 for x in self.cta_warps[cta] if x.retire == NEVER)
@@ -363,9 +388,9 @@ class SMModel:
             release = max(x.last for x in waiting) + self.sm.barrier
             for x in waiting:
                 x.bar = False
-                ready, reason = self._deps(x, x.pcs[x.pos], now)
-                x.ready = max(float(release), ready, float(x.branch_end))
-                x.reason = "barrier" if release >= ready else reason
+                self._prepare(x, now)
+                if release >= x.ready:
+                    x.ready, x.reason = float(release), "barrier"
 
     def _path(self, now: int, wf: int, latency: int) -> tuple[float, float]:
         """A shared-memory instruction of ``wf`` wavefronts issued at ``now``: when its result is ready, and when its
