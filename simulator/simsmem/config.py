@@ -143,6 +143,10 @@ class Memory:
     dram: int  # a sector in neither (the first touch: ncu flushes the caches before each replay)
     store_ack: int  # from a store's issue until L2 has it (what MEMBAR waits for)
     l1_bytes: int  # the L1 and shared memory's data array; L1 holds what shared memory leaves
+    tma_load: int  # a TMA (or bulk) copy into shared memory: cycles from its last byte's turn at the copy engine to its mbarrier's completion
+    tma_store: int  # ... out of shared memory, to its bulk group's completion
+    tma_bytes_per_cycle: int  # the SM's copy engine
+    store_line_cycles: int  # cycles the L1 takes per 128-byte line a store (or atomic) touches
     sm_bytes_per_cycle: int  # from L2 to one SM
     dram_bytes_per_cycle: int  # the chip's DRAM, shared by the SMs that run CTAs
 

@@ -50,7 +50,7 @@ def time_launch(streams: WarpStreams, batch: InstructionBatch, wavefronts: np.nd
         wanted = np.unique(np.concatenate([r[r >= 0] for r in streams.rows] or [np.zeros(0, np.int64)]))
         for row in np.intersect1d(ldgsts, wanted).tolist():
             copies[row] = copy_sectors(batch.src[row], int(batch.mask[row]), int(batch.width[row]) // 8).tolist()
-    run = SMModel(streams, arch, wavefronts, copies, resident, min(ctas, sm.sms)).run()
+    run = SMModel(streams, arch, wavefronts, copies, resident, min(ctas, sm.sms), batch.size).run()
     scale = ctas / max(1, run.ctas)
     warps = run.warps * scale
     metrics: dict[str, float] = {

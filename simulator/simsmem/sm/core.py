@@ -89,13 +89,17 @@ class _Static:
         self.store: list[bool] = []
         self.bar_warps: list[int] = []
         self.constants: list[tuple[tuple[int, int], ...]] = []  # the 64-byte constant-bank lines of its operands
+        self.gsb: list[bool] = []  # a wgmma that closes a group (``gsb0``)
+        self.a_regs: list[bool] = []  # a wgmma whose A is in registers
         for k in range(n):
             ins = streams.code[k]
             c = streams.control[k]
             t: OpTiming = kind_of(ins)
             self.kind.append(t.kind)
             self.pipe.append(t.pipe)
-            self.interval.append(max(1, round(sm.pipes.get(t.pipe, 1) * t.size)))
+            self.interval.append(max(1, round(t.size if t.kind == "gmma" else sm.pipes.get(t.pipe, 1) * t.size)))
+            self.gsb.append("gsb0" in {op.text for op in ins.operands})
+            self.a_regs.append(t.kind == "gmma" and any(op.kind == "R" for op in ins.operands[1:2]))
             self.stall.append(max(1, c.stall))
             self.write.append(c.write)
             self.read.append(c.read)
@@ -138,7 +142,8 @@ def _latency(ins, t: OpTiming, arch: ArchConfig) -> int:
 
 class _Warp:
     __slots__ = ("cta", "slot", "sp", "pcs", "rows", "secs", "pos", "ready", "reason", "stall_end", "branch_end", "fetch_end", "imc_end", "last", "sb", "sb_long",
-                 "copies", "stores", "bar", "start", "retire", "stalls", "throttle", "throttle_reason")
+                 "copies", "stores", "bar", "start", "retire", "stalls", "throttle", "throttle_reason", "gmma_open", "gmma_groups",
+                 "expects", "waits")
 
     def __init__(self, cta: int, slot: int, sp: int, pcs, rows, secs, start: int) -> None:
         self.cta, self.slot, self.sp = cta, slot, sp
@@ -155,7 +160,11 @@ class _Warp:
         self.reason = "not_selected"  # why it waits for ``ready`` past the stall count
         self.sb: list[list[float]] = [[] for _ in range(6)]
         self.sb_long = [False] * 6
-        self.copies: list[float] = []
+        self.copies: list[float] = []  # LDGSTS (or TMA stores) not yet committed to a group: their completions
+        self.gmma_open = 0.0  # the wgmmas since the last group closed: when the last completes
+        self.gmma_groups: list[float] = []  # each closed wgmma group's completion
+        self.expects = 0  # mbarrier arrives expecting copies (SYNCS.ARRIVE.TRANS64) the warp made
+        self.waits = 0  # mbarrier waits (SYNCS.PHASECHK) the warp made
         self.stores = 0.0
         self.bar = False
         self.retire = NEVER
@@ -164,10 +173,11 @@ class _Warp:
 
 class SMModel:
     """One SM of ``arch`` running ``streams``' CTAs (those of one SM), with the trace rows' ``wavefronts`` and, for each
-    LDGSTS row, the sectors of its sources (``copy_sectors[row]``); ``share``: SMs sharing DRAM."""
+    LDGSTS row, the sectors of its sources (``copy_sectors[row]``); ``share``: SMs sharing DRAM; ``sizes``: the trace
+    rows' ``size`` (a TMA copy's bytes)."""
 
     def __init__(self, streams: WarpStreams, arch: ArchConfig, wavefronts: np.ndarray, copy_sectors: dict[int, np.ndarray],
-                 resident: int, share: int) -> None:
+                 resident: int, share: int, sizes: np.ndarray | None = None) -> None:
         if arch.sm is None:
             raise ValueError(f"{arch.name} has no SM timing numbers")
         self.arch, self.sm, self.timing = arch, arch.sm, arch.timing
@@ -184,6 +194,10 @@ class SMModel:
         self.lg: list[list[float]] = [[] for _ in range(arch.sub_partitions)]
         self.greedy: list[_Warp | None] = [None] * arch.sub_partitions
         self.path_free = 0.0
+        self.tma_free = 0.0  # the copy engine
+        self.l1_free = 0.0  # the L1's tag stage
+        self.tma_groups: dict[int, dict[int, float]] = {}  # CTA -> arrive count -> when the copies after it complete
+        self.sizes = sizes
         self.icache: dict[int, float] = {}  # line of code -> cycle it is in the instruction cache
         self.constant_lines: dict[tuple[int, int], float] = {}  # (bank, 64-byte line) -> cycle it is in the constant cache
         self.by_pc = np.zeros((len(streams.code), len(REASONS)), dtype=np.int64)
@@ -246,6 +260,11 @@ class SMModel:
                     ready, reason = t, "long_scoreboard"
         if s.kind[k] == "membar" and w.stores > ready:
             ready, reason = w.stores, "membar"
+        if s.kind[k] == "gmma_wait":
+            b, n = _depbar(self.streams.code[k])
+            times = sorted(x for x in w.gmma_groups if x > now)
+            if len(times) > n and times[len(times) - n - 1] > ready:
+                ready, reason = times[len(times) - n - 1], "barrier"
         return ready, reason
 
     def _throttle(self, sp: int, w: _Warp, k: int, now: int) -> tuple[float, str]:
@@ -305,30 +324,54 @@ class SMModel:
             self.mio[sp].append(done)
         elif kind == "load":
             secs = self._sectors(w)
-            back = self.memory.load(secs, now, s.cache[k]) if len(secs) else now + self.sm.memory.l1_hit
+            at = self._tag(sp, now, secs, 1)
+            back = self.memory.load(secs, at, s.cache[k]) if len(secs) else at + self.sm.memory.l1_hit
             result, _ = self._return(back, secs)
-            self.lg[sp].append(now + 2 + len(secs) // 4)
         elif kind == "store":
             secs = self._sectors(w)
-            w.stores = max(w.stores, self.memory.store(secs, now) if len(secs) else now + self.sm.memory.l1_hit)
-            self.lg[sp].append(now + 2 + len(secs) // 4)
+            at = self._tag(sp, now, secs, self.sm.memory.store_line_cycles)
+            self.memory.store(secs, at)
+            w.stores = max(w.stores, float(at + self.sm.exit_drain))
         elif kind == "atomic":
             secs = self._sectors(w)
-            result = self.memory.atomic(secs, now) if len(secs) else now + self.sm.memory.l2_hit
-            w.stores = max(w.stores, result)
-            self.lg[sp].append(now + 2 + len(secs) // 4)
+            at = self._tag(sp, now, secs, self.sm.memory.store_line_cycles)
+            result = self.memory.atomic(secs, at) if len(secs) else at + self.sm.memory.l2_hit
+            w.stores = max(w.stores, float(at + self.sm.exit_drain))
         elif kind == "copy":
             secs = self.copy_sectors.get(row, ()) if row >= 0 else ()
-            back = self.memory.load(secs, now, s.cache[k]) if len(secs) else now + self.sm.memory.l1_hit
+            at = self._tag(sp, now, secs, 1)
+            back = self.memory.load(secs, at, s.cache[k]) if len(secs) else at + self.sm.memory.l1_hit
             wf = max(1, int(self.wavefronts[row])) if row >= 0 else 1
             start = max(back, self.path_free)
             self.path_free = start + wf
             w.copies.append(start + wf)
-            self.lg[sp].append(now + 2 + len(secs) // 4)
         elif kind == "commit":
             w.sb[0].append(max(w.copies, default=float(now)))
             w.sb_long[0] = True
             w.copies = []
+        elif kind == "gmma":  # the warp's part of a wgmma: its sub-partition's tensor pipe for N/2 cycles
+            done = now + s.interval[k] + self.sm.latency["gmma_a_regs" if s.a_regs[k] else "gmma"]
+            w.gmma_open = max(w.gmma_open, float(done))
+            if s.gsb[k]:
+                w.gmma_groups.append(w.gmma_open)
+                w.gmma_open = 0.0
+        elif kind == "expect":
+            w.expects += 1
+        elif kind in ("tma", "tma_store"):
+            size = int(self.sizes[row]) if row >= 0 else 0
+            mem = self.sm.memory
+            start = max(float(now), self.tma_free)
+            self.tma_free = start + size / mem.tma_bytes_per_cycle
+            done = self.tma_free + (mem.tma_load if kind == "tma" else mem.tma_store)
+            if kind == "tma":
+                groups = self.tma_groups.setdefault(w.cta, {})
+                groups[w.expects] = max(groups.get(w.expects, 0.0), done)
+            else:
+                w.copies.append(done)
+        elif kind == "mbarrier_wait":  # the warp's n-th wait is for the copies expected by the n-th arrive of its CTA
+            w.waits += 1
+            result = max(float(now + s.latency[k]), self.tma_groups.get(w.cta, {}).get(w.waits, 0.0))
+            long = True
         elif s.write[k] is not None:
             result = now + s.latency[k]
         if result is not None and s.write[k] is not None:
@@ -341,7 +384,7 @@ class SMModel:
         w.pos += 1
         w.stall_end = now + s.stall[k]
         if w.pos >= len(w.pcs):  # its last instruction (an EXIT that only some lanes take lets the others go on)
-            drain = self.sm.exit_drain
+            drain = max(self.sm.exit_drain, int(np.ceil(w.stores)) - now - 1)
             w.stalls[_R["drain"]] += drain
             self.by_pc[k, _R["drain"]] += drain
             self._retire(w, float(now + 1 + drain))
@@ -400,6 +443,15 @@ class SMModel:
         self.path_free = start + wf
         last = max(start + wf - 1, now + t.to_banks + t.feed_interval * (wf - 1))
         return last + latency - t.to_banks, start + wf
+
+    def _tag(self, sp: int, now: int, secs, per_line: int) -> float:
+        """A global-memory instruction through the L1's tag stage, ``per_line`` cycles for each 128-byte line it touches
+        (one SM-wide stage, in issue order): the cycle it leaves, when its LSU queue entry frees."""
+        lines = len({x // 4 for x in secs}) or 1
+        start = max(float(now + 2), self.l1_free)
+        self.l1_free = start + lines * per_line
+        self.lg[sp].append(self.l1_free)
+        return self.l1_free
 
     def _return(self, back: float, secs) -> tuple[float, float]:
         """Global data back at ``back`` passes the data path, one wavefront per 128-byte line."""

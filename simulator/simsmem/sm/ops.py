@@ -5,7 +5,10 @@ through the MIO queue and the data path, ``load``/``store``/``atomic`` to global
 LSU queue, ``copy`` (LDGSTS) both, ``barrier``, ``exit``, ``branch`` and the waits (``depbar``, ``commit``,
 ``membar``) act on the warp; every other kind is an arithmetic instruction on its ``pipe``, whose result is ready
 after the stall count ptxas gave it or, where ptxas made it wait on a scoreboard, after the kind's
-``latency`` (``SM.latency`` in the config).
+``latency`` (``SM.latency`` in the config). Hopper's asynchronous units: ``gmma`` (wgmma, the sub-partition's
+tensor pipe for N/2 cycles, ``size`` holding N/2) and ``gmma_wait`` (WARPGROUP.DEPBAR), ``tma``/``tma_store``
+(the copy engine), ``expect`` (an mbarrier arrive that expects the copies after it) and ``mbarrier_wait``
+(SYNCS.PHASECHK).
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ IMAD = frozenset({"IMAD", "IMUL", "IMADSP", "IMNMX3"})
 FMA = frozenset({"FFMA", "FADD", "FMUL", "FMNMX3", "HFMA2", "HADD2", "HMUL2", "FSWZADD", "FFMA32I", "FADD32I", "FMUL32I", "HFMA2.MMA"})
 FP64 = frozenset({"DFMA", "DADD", "DMUL", "DSETP", "DMNMX"})
 CONV = frozenset({"F2F", "F2I", "I2F", "FRND", "I2I", "F2FP", "I2FP", "F2IP", "DRND"})
-TENSOR = frozenset({"HMMA", "IMMA", "DMMA", "BMMA", "HGMMA", "QGMMA", "IGMMA", "BGMMA"})
+TENSOR = frozenset({"HMMA", "IMMA", "DMMA", "BMMA"})
+GMMA = frozenset({"HGMMA", "QGMMA", "IGMMA", "BGMMA"})
 
 
 @attrs.frozen
@@ -44,6 +48,12 @@ def _mma_size(ins: Instruction) -> float:
     shape = next((m for m in ins.mods if m.isdigit() and len(m) in (3, 4, 5)), "16816")
     dims = {"16816": 16 * 8 * 16, "1688": 16 * 8 * 8, "1684": 16 * 8 * 4, "16832": 16 * 8 * 32, "884": 8 * 8 * 4, "16864": 16 * 8 * 64}
     return dims.get(shape, 16 * 8 * 16) / (16 * 8 * 16)
+
+
+def _gmma_n(ins: Instruction) -> int:
+    """A wgmma's N (``HGMMA.64x128x16.F32``: 128)."""
+    shape = next((m for m in ins.mods if m.startswith("64x")), "64x64x16")
+    return int(shape.split("x")[1])
 
 
 def kind_of(ins: Instruction) -> OpTiming:
@@ -79,6 +89,20 @@ def kind_of(ins: Instruction) -> OpTiming:
         return OpTiming("branch", "branch")
     if name == "MUFU":
         return OpTiming("mufu", "mufu")
+    if name in GMMA:
+        return OpTiming("gmma", "gmma", _gmma_n(ins) / 2)
+    if name == "WARPGROUP":
+        return OpTiming("gmma_wait" if "DEPBAR" in ins.mods else "alu", "uniform")
+    if name in ("UTMALDG", "UBLKCP"):
+        return OpTiming("tma", "uniform")
+    if name == "UTMASTG":
+        return OpTiming("tma_store", "uniform")
+    if name == "UTMACMDFLUSH":
+        return OpTiming("commit", "uniform")
+    if name == "SYNCS":
+        if "PHASECHK" in ins.mods:
+            return OpTiming("mbarrier_wait", "lsu")
+        return OpTiming("expect" if "ARRIVE" in ins.mods and "TRANS64" in ins.mods else "other", "lsu")
     if name in TENSOR:
         return OpTiming("tensor", "tensor", _mma_size(ins))
     if name in FP64:
