@@ -9,9 +9,15 @@ from conftest import ROOT
 
 
 def test_builtins_load_and_only_sm90_is_validated():
-    assert builtin_archs() == ["sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90"]
+    """sm_90 (the H100) and sm_90_h200 (the same SM: every shared-memory counter measured on both agreed) are validated;
+    the H200's config differs in the timed SM's memory and launch numbers only."""
+    assert builtin_archs() == ["sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90_h200"]
     archs = {name: load_arch(name) for name in builtin_archs()}
-    assert [n for n, a in archs.items() if a.validated] == ["sm_90"]
+    assert [n for n, a in archs.items() if a.validated] == ["sm_90", "sm_90_h200"]
+    h100, h200 = archs["sm_90"], archs["sm_90_h200"]
+    assert (h100.ops, h100.timing, h100.block_ops) == (h200.ops, h200.timing, h200.block_ops)
+    assert h100.sm.pipes == h200.sm.pipes and h100.sm.memory != h200.sm.memory
+    assert all(archs[n].sm is None for n in ("sm_70", "sm_75", "sm_80", "sm_86", "sm_89"))
     assert all(a.banks == 32 and a.bank_width == 4 for a in archs.values())
 
 

@@ -343,6 +343,20 @@ def _check(arch: ArchConfig, where: str) -> None:
         raise ConfigError(f"{where}: warp_size", "traces carry 32 lanes; only warp_size 32 is supported")
     if arch.shared_memory_per_cta > arch.shared_memory_per_sm:
         raise ConfigError(f"{where}: shared_memory_per_cta", "larger than shared_memory_per_sm")
+    if arch.sm is not None:
+        sm = arch.sm
+        for name in ("sms", "max_warps", "max_ctas", "registers", "register_unit"):
+            if getattr(sm, name) == 0:
+                raise ConfigError(f"{where}: sm.{name}", "must be positive")
+        for pipe, interval in sm.pipes.items():
+            if interval == 0:
+                raise ConfigError(f"{where}: sm.pipes.{pipe}", "must be positive (cycles between two instructions on the pipe)")
+        for name in ("sm_bytes_per_cycle", "dram_bytes_per_cycle", "tma_bytes_per_cycle"):
+            if getattr(sm.memory, name) == 0:
+                raise ConfigError(f"{where}: sm.memory.{name}", "must be positive")
+        missing = {"special", "mufu", "shuffle", "tensor", "fp64", "conv", "constant", "gmma", "gmma_a_regs", "mbarrier_wait", "other"} - set(sm.latency)
+        if missing:
+            raise ConfigError(f"{where}: sm.latency", f"needs an entry for {sorted(missing)[0]}")
     for name, block in arch.block_ops.items():
         at = f"{where}: block_ops.{name}"
         if name not in BLOCK_OPS:
