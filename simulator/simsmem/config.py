@@ -169,6 +169,7 @@ class SM:
     branch_refetch: int  # more cycles after a taken branch, fetching at its target: no_instruction
     icache_miss: int  # cycles to fetch a 128-byte line of code the SM has not fetched yet: no_instruction
     icache_next: int  # cycles after a line's fetch that the next line, fetched behind it, arrives
+    icache_ahead: int  # lines the instruction fetcher runs ahead of the line a warp asks for
     constant_miss: int  # cycles an instruction with a constant-bank operand waits at the first use of its 64-byte line: imc_miss
     exit_drain: int  # cycles from a warp's EXIT to its leaving the SM: drain
     barrier: int  # cycles from the last warp's arrival at a barrier to the warps' next issue

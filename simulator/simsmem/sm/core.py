@@ -317,8 +317,8 @@ class SMModel:
             result, done = self._path(now, wf, s.latency[k] if kind == "shared" else self.arch.ops["LDS"].latency[32])
             self.mio[sp].append(done)
             long = False
-            if s.store[k] or kind == "store":
-                read += self.timing.feed_interval * (wf - 1)
+            if s.store[k] or kind == "store":  # a store reads its data registers as its wavefronts pass
+                read = max(read + self.timing.feed_interval * (wf - 1), done)
         elif kind == "shuffle":
             result, done = self._path(now, 1, s.latency[k])
             self.mio[sp].append(done)
@@ -412,14 +412,15 @@ class SMModel:
 
     def _fetch(self, line: int, now: float) -> float:
         """When the 128-byte line of code ``line`` is in the instruction cache: a line not fetched yet comes
-        ``icache_miss`` cycles after it is asked for, or ``icache_next`` after the line before it; the next line is
-        fetched behind it."""
+        ``icache_miss`` cycles after it is asked for, or ``icache_next`` after the line before it; the fetcher runs
+        ``icache_ahead`` lines ahead of the line asked for, one every ``icache_next`` cycles."""
         cache, sm = self.icache, self.sm
         if line not in cache:
             before = cache.get(line - 1)
             cache[line] = max(now, before) + sm.icache_next if before is not None else now + sm.icache_miss
-        if line + 1 not in cache:
-            cache[line + 1] = cache[line] + sm.icache_next
+        for ahead in range(line + 1, line + 1 + sm.icache_ahead):
+            if ahead not in cache:
+                cache[ahead] = cache[ahead - 1] + sm.icache_next
         return cache[line]
 
     def _check_barriers(self, cta: int, now: float) -> None:
