@@ -193,10 +193,11 @@ class SMModel:
         self.mio: list[list[float]] = [[] for _ in range(arch.sub_partitions)]
         self.lg: list[list[float]] = [[] for _ in range(arch.sub_partitions)]
         self.greedy: list[_Warp | None] = [None] * arch.sub_partitions
-        self.path_free = 0.0
+        self.path: set[int] = set()  # the cycles the data path is taken (a wavefront each), reserved as instructions ask
         self.tma_free = 0.0  # the copy engine
         self.l1_free = 0.0  # the L1's tag stage
         self.tma_groups: dict[int, dict[int, float]] = {}  # CTA -> arrive count -> when the copies after it complete
+        self.cta_expects: dict[int, int] = {}  # CTA -> the most expecting arrives one of its warps made
         self.sizes = sizes
         self.icache: dict[int, float] = {}  # line of code -> cycle it is in the instruction cache
         self.constant_lines: dict[tuple[int, int], float] = {}  # (bank, 64-byte line) -> cycle it is in the constant cache
@@ -342,9 +343,7 @@ class SMModel:
             at = self._tag(sp, now, secs, 1)
             back = self.memory.load(secs, at, s.cache[k]) if len(secs) else at + self.sm.memory.l1_hit
             wf = max(1, int(self.wavefronts[row])) if row >= 0 else 1
-            start = max(back, self.path_free)
-            self.path_free = start + wf
-            w.copies.append(start + wf)
+            w.copies.append(self._reserve(back, wf)[1] + 1)
         elif kind == "commit":
             w.sb[0].append(max(w.copies, default=float(now)))
             w.sb_long[0] = True
@@ -357,6 +356,7 @@ class SMModel:
                 w.gmma_open = 0.0
         elif kind == "expect":
             w.expects += 1
+            self.cta_expects[w.cta] = max(self.cta_expects.get(w.cta, 0), w.expects)
         elif kind in ("tma", "tma_store"):
             size = int(self.sizes[row]) if row >= 0 else 0
             mem = self.sm.memory
@@ -365,12 +365,15 @@ class SMModel:
             done = self.tma_free + (mem.tma_load if kind == "tma" else mem.tma_store)
             if kind == "tma":
                 groups = self.tma_groups.setdefault(w.cta, {})
-                groups[w.expects] = max(groups.get(w.expects, 0.0), done)
+                key = self.cta_expects.get(w.cta, 0)
+                groups[key] = max(groups.get(key, 0.0), done)
             else:
                 w.copies.append(done)
-        elif kind == "mbarrier_wait":  # the warp's n-th wait is for the copies expected by the n-th arrive of its CTA
+        elif kind == "mbarrier_wait":  # a warp's n-th wait is for the copies its CTA issued after its n-th expecting arrive
             w.waits += 1
-            result = max(float(now + s.latency[k]), self.tma_groups.get(w.cta, {}).get(w.waits, 0.0))
+            groups = self.tma_groups.get(w.cta, {})
+            key = max((g for g in groups if g <= w.waits), default=None)
+            result = max(float(now + s.latency[k]), groups[key] if key is not None else 0.0)
             long = True
         elif s.write[k] is not None:
             result = now + s.latency[k]
@@ -440,10 +443,23 @@ class SMModel:
         """A shared-memory instruction of ``wf`` wavefronts issued at ``now``: when its result is ready, and when its
         wavefronts have passed the data path."""
         t = self.timing
-        start = max(float(now + t.to_banks), self.path_free)
-        self.path_free = start + wf
-        last = max(start + wf - 1, now + t.to_banks + t.feed_interval * (wf - 1))
-        return last + latency - t.to_banks, start + wf
+        _, last = self._reserve(now + t.to_banks, wf, t.feed_interval)
+        return last + latency - t.to_banks, last + 1
+
+    def _reserve(self, at: float, n: int, gap: int = 1) -> tuple[int, int]:
+        """``n`` wavefronts through the data path from cycle ``at`` on, one a cycle for the SM and at most one per
+        ``gap`` cycles for this instruction: the first and last cycles they take."""
+        path = self.path
+        c = int(np.ceil(at))
+        first = last = -1
+        for _ in range(n):
+            while c in path:
+                c += 1
+            path.add(c)
+            first = c if first < 0 else first
+            last = c
+            c += gap
+        return first, last
 
     def _tag(self, sp: int, now: int, secs, per_line: int) -> float:
         """A global-memory instruction through the L1's tag stage, ``per_line`` cycles for each 128-byte line it touches
@@ -456,10 +472,8 @@ class SMModel:
 
     def _return(self, back: float, secs) -> tuple[float, float]:
         """Global data back at ``back`` passes the data path, one wavefront per 128-byte line."""
-        lines = len({s // 4 for s in secs}) or 1
-        start = max(back, self.path_free)
-        self.path_free = start + lines
-        return start + lines, start + lines
+        _, last = self._reserve(back, len({s // 4 for s in secs}) or 1)
+        return last + 1, last + 1
 
     def _sectors(self, w: _Warp):
         i = int(w.secs[w.pos])
