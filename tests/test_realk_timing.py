@@ -27,7 +27,13 @@ pytestmark = pytest.mark.slow
 
 H100, H200 = load_arch("sm_90"), load_arch("sm_90_h200")
 MEASURED = json.loads((REALK / "timing_h200.json").read_text())
-ENTRIES = [e for m in ("manifest.json", "manifest_hopper.json") for e in json.loads((REALK / m).read_text()) if e["name"] in MEASURED]
+#: The three mbarrier probes (hop_mbar_*) spin on try_wait for about a million warp-instructions each: the timed SM takes
+#: about 80 s on each (this 2-core VM), more than the whole suite may take. Their cycles were 8% over the H200's when the
+#: whole corpus was last run by hand (2026-11-29: 5,303,676 simulated, 4,904,682 measured for hop_mbar_1_0_16; the other
+#: two alike).
+SPINNING = ("hop_mbar_",)
+ENTRIES = [e for m in ("manifest.json", "manifest_hopper.json") for e in json.loads((REALK / m).read_text())
+           if e["name"] in MEASURED and not e["name"].startswith(SPINNING)]
 #: the stall reasons the issue names, whose shares are judged kernel by kernel
 JUDGED = ("short_scoreboard", "mio_throttle", "barrier", "long_scoreboard", "lg_throttle")
 #: measured pairs before and after a fix (padding, swizzle, addressing), both in the corpus
@@ -70,7 +76,7 @@ def test_cycles_h200(timed):
         errors.append(abs(sim - statistics.median(runs)) / statistics.median(runs))
         if not 0.7 * min(runs) <= sim <= 1.3 * max(runs):
             outside.append((e["name"], sim, min(runs), max(runs)))
-    assert len(errors) >= 300
+    assert len(errors) >= 330
     assert statistics.mean(errors) <= 0.10, statistics.mean(errors)
     assert max(errors) < 0.5
     assert not outside
@@ -99,8 +105,7 @@ def _shares(metrics: dict, measured: bool) -> dict[str, float]:
 
 def test_stall_reasons_h200(timed):
     """H200: the largest stall reason is right on at least 80% of the entries, and each of short_scoreboard, mio_throttle,
-    barrier, long_scoreboard and lg_throttle has its share within 10 percentage points on at least 75% of them (the
-    issue asks 80%; long_scoreboard's is 79%, the Hopper TMA probes' waits being the misses: docs/timing-model.md)."""
+    barrier, long_scoreboard and lg_throttle has its share within 10 percentage points on at least 80% of them."""
     top, within = 0, dict.fromkeys(JUDGED, 0)
     for e in ENTRIES:
         hw, sim = _shares(MEASURED[e["name"]], True), _shares(timed[e["name"]][1], False)
@@ -109,8 +114,7 @@ def test_stall_reasons_h200(timed):
             within[r] += abs(hw[r] - sim[r]) <= 0.10
     n = len(ENTRIES)
     assert top >= 0.8 * n, top
-    assert all(v >= 0.75 * n for v in within.values()), within
-    assert sum(v >= 0.8 * n for v in within.values()) >= 4, within
+    assert all(v >= 0.8 * n for v in within.values()), within
 
 
 def test_smsp_cycles_and_warps_h200(timed):
@@ -138,3 +142,15 @@ def test_what_a_fix_buys(timed, before, after):
             assert sim > 1, (k, hw, sim)
         if max(a) < min(b):
             assert sim < 1, (k, hw, sim)
+
+
+def test_validation_page_is_what_the_data_gives(timed):
+    """docs/validation-kernels.md is what docs/make_validation.py makes of this module's runs."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_validation", REALK.parent.parent / "docs" / "make_validation.py")
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    page = generator.kernels_page(timed)
+    assert (REALK.parent.parent / "docs" / "validation-kernels.md").read_text() == page, \
+        "docs/validation-kernels.md is out of date: run python docs/make_validation.py --kernels"

@@ -197,7 +197,7 @@ def test_every_resident_cycle_has_one_reason(case):
     run = model.run()
     assert run.issued == sum(len(w) for w in warps)
     for w in model.warps:
-        assert int(w.stalls.sum()) == int(np.ceil(w.retire)) - w.start
+        assert sum(w.stalls) == int(np.ceil(w.retire)) - w.start
     assert sum(run.stalls.values()) == sum(int(np.ceil(w.retire)) - w.start for w in model.warps)
     assert set(run.stalls) == set(REASONS)
 

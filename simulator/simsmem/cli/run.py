@@ -35,9 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--worst", type=non_negative, default=10, metavar="K", help="list the K instructions with the most bank conflicts (table)")
     p.add_argument("--engine", choices=("full", "analytic"), default="full",
                    help="full: counters and cycles from the timing engine (keeps the whole trace); analytic: counters only, faster")
-    p.add_argument("--what-if", type=non_negative, default=3, metavar="K",
+    p.add_argument("--what-if", type=non_negative, metavar="K",
                    help="a traced kernel, full engine: also simulate it with the bank conflicts of each of its K worst SASS instructions "
-                        "removed (their ideal wavefronts), then of every instruction's; 0: none (default 3)")
+                        "removed (their ideal wavefronts), then of every instruction's; 0: none (default: 3 for the table, 0 for json and csv)")
     add_launch_options(p, required=False)
     add_quiet_flag(p)
     p.set_defaults(func=run)
@@ -54,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
     with progress(f"counting {stream.name or args.trace}", total=stream.size or None, quiet=args.quiet or kernel) as advance:
         result = analyse_stream(stream, arch, keep=timed or args.format == "json", worst=args.worst, advance=advance)
     if sink is not None and sink.streams() is not None:
-        result = with_launch(result, sink.streams(), sink.resources, sink.code, args.what_if)
+        fixes = args.what_if if args.what_if is not None else 3 if args.format == "table" else 0
+        result = with_launch(result, sink.streams(), sink.resources, sink.code, fixes)
     elif timed:
         with progress(f"simulating {result.name or args.trace}", total=result.instructions, quiet=args.quiet) as advance:
             result = with_timeline(result, advance)

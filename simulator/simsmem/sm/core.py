@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import math
+
 import attrs
 import numpy as np
 import simpy
@@ -168,7 +170,7 @@ class _Warp:
         self.stores = 0.0
         self.bar = False
         self.retire = NEVER
-        self.stalls = np.zeros(len(REASONS), dtype=np.int64)
+        self.stalls = [0] * len(REASONS)
 
 
 class SMModel:
@@ -201,7 +203,7 @@ class SMModel:
         self.sizes = sizes
         self.icache: dict[int, float] = {}  # line of code -> cycle it is in the instruction cache
         self.constant_lines: dict[tuple[int, int], float] = {}  # (bank, 64-byte line) -> cycle it is in the constant cache
-        self.by_pc = np.zeros((len(streams.code), len(REASONS)), dtype=np.int64)
+        self.by_pc = [[0] * len(REASONS) for _ in streams.code]
         self.issued = 0
         self.cta_warps: dict[int, list[_Warp]] = {}
         self.arrived: dict[tuple[int, int], list[_Warp]] = {}  # (cta, barrier warps) -> warps waiting
@@ -295,16 +297,16 @@ class SMModel:
         marks = ((w.stall_end, "wait"), (w.branch_end, "branch_resolving"), (w.fetch_end, "no_instruction"), (w.imc_end, "imc_miss"),
                  (w.ready, w.reason), (w.throttle, w.throttle_reason))
         for end, reason in marks:
-            e = min(int(np.ceil(end)), now)
+            e = min(int(math.ceil(end)), now)
             if e > a:
                 w.stalls[_R[reason]] += e - a
-                self.by_pc[k, _R[reason]] += e - a
+                self.by_pc[k][_R[reason]] += e - a
                 a = e
         if now > a:
             w.stalls[_R["not_selected"]] += now - a
-            self.by_pc[k, _R["not_selected"]] += now - a
+            self.by_pc[k][_R["not_selected"]] += now - a
         w.stalls[0] += 1
-        self.by_pc[k, 0] += 1
+        self.by_pc[k][0] += 1
         self.issued += 1
         w.last = now
         self.pipe_free[sp][s.pipe[k]] = now + s.interval[k]
@@ -387,9 +389,9 @@ class SMModel:
         w.pos += 1
         w.stall_end = now + s.stall[k]
         if w.pos >= len(w.pcs):  # its last instruction (an EXIT that only some lanes take lets the others go on)
-            drain = max(self.sm.exit_drain, int(np.ceil(w.stores)) - now - 1)
+            drain = max(self.sm.exit_drain, int(math.ceil(w.stores)) - now - 1)
             w.stalls[_R["drain"]] += drain
-            self.by_pc[k, _R["drain"]] += drain
+            self.by_pc[k][_R["drain"]] += drain
             self._retire(w, float(now + 1 + drain))
             return
         w.branch_end = w.stall_end + (self.sm.branch_resolve if kind in ("branch", "exit") else 0)
@@ -450,7 +452,7 @@ class SMModel:
         """``n`` wavefronts through the data path from cycle ``at`` on, one a cycle for the SM and at most one per
         ``gap`` cycles for this instruction: the first and last cycles they take."""
         path = self.path
-        c = int(np.ceil(at))
+        c = int(math.ceil(at))
         first = last = -1
         for _ in range(n):
             while c in path:
@@ -525,7 +527,7 @@ class SMModel:
                 if any(self.by_sp):
                     raise RuntimeError("the timed SM stopped with warps waiting forever (a barrier no warp reaches)")
                 break
-            step = max(1, int(np.ceil(soonest)) - now)
+            step = max(1, int(math.ceil(soonest)) - now)
             yield env.timeout(step)
             now += step
 
@@ -533,11 +535,11 @@ class SMModel:
         nsp = len(self.by_sp)
         spans: list[list[tuple[int, int]]] = [[] for _ in range(nsp)]
         for w in self.warps:
-            spans[w.sp].append((w.start, int(np.ceil(w.retire))))
+            spans[w.sp].append((w.start, int(math.ceil(w.retire))))
         sp_active = tuple(_union(s) for s in spans)
         active = _union([x for s in spans for x in s])
-        stalls = np.sum([w.stalls for w in self.warps], axis=0) if self.warps else np.zeros(len(REASONS), np.int64)
-        by_pc = {16 * k: {r: int(v) for r, v in zip(REASONS, row) if v} for k, row in enumerate(self.by_pc) if row.any()}
+        stalls = [sum(w.stalls[j] for w in self.warps) for j in range(len(REASONS))]
+        by_pc = {16 * k: {r: v for r, v in zip(REASONS, row) if v} for k, row in enumerate(self.by_pc) if any(row)}
         return SMRun(active, sp_active, {r: int(v) for r, v in zip(REASONS, stalls)}, by_pc, len(self.streams.ctas), len(self.warps),
                      self.issued, dict(self.memory.sectors), self.resident)
 
