@@ -463,11 +463,13 @@ def kernels_page(timed: dict | None = None) -> str:
             cells += [f"{hw:.3f}", f"{sim:.3f}"]
         pairs.append(cells)
     lines = ["# Real kernels in time: the timed SM against the H100 and the H200", "",
+             "The corpus's kernels traced and timed by simsmem's timed SM ([timing-model.md](timing-model.md)), family by family:",
+             "their cycles against an H100's and an H200's, their stall reasons against the H200's, and measured fixes.", "",
              "Every entry of calibration/realk that the H200 timing run measured (timing_h200.json, 5 ncu runs, 2026-11-29) but the",
-             "three spinning mbarrier probes, traced and timed by simsmem's timed SM ([timing-model.md](timing-model.md)) with `sm_90`",
-             "against the H100 (manifest.json, 5 runs) and `sm_90_h200` against the H200. Cycles: `sm__cycles_elapsed.max`, the",
-             "median of the runs; the error of each entry is |simulated - measured| / measured. The largest stall reason: of",
-             "`smsp__warps_issue_stalled_*` but `selected`, H200. Families by the name's first word.", "",
+             "three spinning mbarrier probes, timed with `sm_90` against the H100 (manifest.json, 5 runs) and `sm_90_h200` against",
+             "the H200. Cycles: `sm__cycles_elapsed.max`, the median of the runs; the error of each entry is |simulated - measured|",
+             "/ measured. The largest stall reason: of `smsp__warps_issue_stalled_*` but `selected`, H200. Families by the name's",
+             "first word.", "",
              "<!-- Generated: do not edit. Run `python docs/make_validation.py --kernels` (a few minutes); tests/test_realk_timing.py checks it. -->", "",
              *table(["family", "entries", "H200 MAPE", "H200 worst", "H100 MAPE", "largest stall right"], rows), "",
              "Each judged stall reason's share of the stall cycles within 10 percentage points of the H200's, of the "
