@@ -118,6 +118,17 @@ def test_a_barrier_waits_for_the_last_warp():
     assert run.stalls["barrier"] == (arrive + SM.barrier - 1) + (SM.barrier - 1)
 
 
+def test_a_barrier_no_other_warp_reaches_is_let_go_with_a_note():
+    """A warp at BAR.SYNC whose CTA's other warp exits without reaching it (as a named barrier's count the model reads
+    otherwise could leave it): the run ends, and says so."""
+    code, ctl = program(("BAR.SYNC.DEFER_BLOCKING", "0x1, 0x40", Control(stall=1)), ("EXIT", "", Control(stall=1)))
+    s = streams(code, ctl, [[0, 1], [0, 1], [1]])  # warps 0 and 1 wait for 64 threads; warp 2 exits; BAR 1 needs 2 warps: met
+    assert simulate(s).notes == ()
+    s = streams(code, ctl, [[0, 1], [1], [1]])  # only warp 0 reaches it
+    run = simulate(s)
+    assert run.issued == 4 and run.notes and "let go" in run.notes[0]
+
+
 def test_greedy_then_youngest():
     """Two warps on one sub-partition, ready together, one-cycle stalls: the youngest (the later slot) issues first and
     keeps the port until it is done; then the other (FFMA: the fma pipe takes one a cycle)."""

@@ -131,7 +131,8 @@ def with_launch(result: Result, streams, resources: dict[str, int], code: dict[i
     conflicting = [pc for pc, (_, _, _, conflicts) in sorted(result.by_pc.items(), key=lambda kv: -kv[1][3]) if conflicts]
     sets = [(pc,) for pc in conflicting[:fixes]] + ([tuple(conflicting)] if fixes and len(conflicting) > 1 else [])
     fixed = tuple(what_if(streams, b, counts.wavefronts, counts.ideal, result.arch, resources, pcs) for pcs in sets)
-    return attrs.evolve(result, launch=launch, what_if=fixed, metrics={**result.metrics, **launch.metrics})
+    return attrs.evolve(result, launch=launch, what_if=fixed, metrics={**result.metrics, **launch.metrics},
+                        notes=result.notes + tuple(f"timed SM: {n}" for n in launch.run.notes))
 
 
 def _with_lanes(b: InstructionBatch, rows: np.ndarray) -> np.ndarray:

@@ -53,9 +53,10 @@ def run(args: argparse.Namespace) -> int:
     # a kernel's stream draws its own bar as it runs
     with progress(f"counting {stream.name or args.trace}", total=stream.size or None, quiet=args.quiet or kernel) as advance:
         result = analyse_stream(stream, arch, keep=timed or args.format == "json", worst=args.worst, advance=advance)
-    if sink is not None and sink.streams() is not None:
+    streams = sink.streams() if sink is not None else None
+    if streams is not None:
         fixes = args.what_if if args.what_if is not None else 3 if args.format == "table" else 0
-        result = with_launch(result, sink.streams(), sink.resources, sink.code, fixes)
+        result = with_launch(result, streams, sink.resources, sink.code, fixes)
     elif timed:
         with progress(f"simulating {result.name or args.trace}", total=result.instructions, quiet=args.quiet) as advance:
             result = with_timeline(result, advance)

@@ -59,6 +59,7 @@ class SMRun:
     issued: int
     sectors: dict[str, int]
     occupancy: int  # CTAs resident at once
+    notes: tuple[str, ...] = ()  # what the model had to assume
 
 
 def occupancy(sm: SM, arch: ArchConfig, warps_per_cta: int, registers: int, shared: int) -> int:
@@ -207,6 +208,7 @@ class SMModel:
         self.issued = 0
         self.cta_warps: dict[int, list[_Warp]] = {}
         self.arrived: dict[tuple[int, int], list[_Warp]] = {}  # (cta, barrier warps) -> warps waiting
+        self.notes: set[str] = set()
         self.free_slots = list(range(self.sm.max_warps))
         self.pending = list(range(len(streams.ctas)))  # CTA positions not started
         self.running = 0
@@ -523,10 +525,17 @@ class SMModel:
                     self._issue(sp, best, now)
                     best.throttle, best.throttle_reason = 0.0, "not_selected"
                     soonest = min(soonest, now + 1)
-            if soonest == NEVER:
-                if any(self.by_sp):
-                    raise RuntimeError("the timed SM stopped with warps waiting forever (a barrier no warp reaches)")
-                break
+            if soonest == NEVER:  # every warp left waits at a barrier the others will not reach in this model: let them go
+                stuck = [w for ws in self.by_sp for w in ws if w.bar]
+                if not stuck:
+                    break
+                for w in stuck:
+                    w.bar = False
+                    self._prepare(w, now)
+                    w.ready, w.reason = float(now + self.sm.barrier), "barrier"
+                self.arrived.clear()
+                self.notes.add(f"{len(stuck)} warps waited at a barrier that the timed SM saw no other warp reach; they were let go")
+                continue
             step = max(1, int(math.ceil(soonest)) - now)
             yield env.timeout(step)
             now += step
@@ -541,7 +550,7 @@ class SMModel:
         stalls = [sum(w.stalls[j] for w in self.warps) for j in range(len(REASONS))]
         by_pc = {16 * k: {r: v for r, v in zip(REASONS, row) if v} for k, row in enumerate(self.by_pc) if any(row)}
         return SMRun(active, sp_active, {r: int(v) for r, v in zip(REASONS, stalls)}, by_pc, len(self.streams.ctas), len(self.warps),
-                     self.issued, dict(self.memory.sectors), self.resident)
+                     self.issued, dict(self.memory.sectors), self.resident, tuple(sorted(self.notes)))
 
 
 def _union(spans: list[tuple[int, int]]) -> int:
