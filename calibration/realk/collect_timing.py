@@ -25,21 +25,10 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from collect import number  # noqa: E402  (ncu's number text, as collect.py reads it)
 _OK = re.compile(r"^OK (\d+) (\S+)$")
 _CSV = re.compile(r"^ncu_run(\d+)_([A-Za-z0-9]+)(?:_(.+))?\.csv$")
-
-
-def number(s: str):
-    t = s.replace(",", "").strip()
-    if t in ("", "n/a", "N/A"):
-        return None
-    try:
-        return int(t)
-    except ValueError:
-        try:
-            return float(t)
-        except ValueError:
-            return t
 
 
 def read_csv(path: Path):
