@@ -21,12 +21,14 @@ SHARED = frozenset({"LDS", "STS", "LDSM", "STSM", "ATOMS"})
 LOADS = frozenset({"LDG", "LD", "LDL"})
 STORES = frozenset({"STG", "ST", "STL"})
 ATOMICS = frozenset({"ATOMG", "ATOM", "RED", "REDG"})
-BRANCHES = frozenset({"BRA", "JMP", "BRX", "JMX", "CALL", "RET", "BREAK", "BSSY", "BSYNC", "WARPSYNC", "KILL", "BPT", "NOP", "YIELD"})
+BRANCHES = frozenset({"BRA", "JMP", "BRX", "JMX", "CALL", "RET", "BREAK", "BSSY", "BSYNC", "WARPSYNC", "KILL", "BPT", "NOP", "YIELD",
+                      "ENDCOLLECTIVE"})
 ALU = frozenset({"LOP3", "IADD3", "LEA", "ISETP", "SHF", "SEL", "PRMT", "IABS", "IMNMX", "VIMNMX", "POPC", "FLO", "BMSK", "SGXT",
                  "MOV", "SHL", "SHR", "LOP", "IADD", "PLOP3", "P2R", "R2P", "FSEL", "FSETP", "FMNMX", "CS2R", "VOTE", "VOTEU",
-                 "BREV", "ISCADD", "IDP", "IDP4A", "VABSDIFF", "VABSDIFF4", "LEPC", "ICMP", "FCHK", "HSETP2", "HMNMX2", "BFE", "BFI"})
+                 "BREV", "ISCADD", "IDP", "IDP4A", "VABSDIFF", "VABSDIFF4", "LEPC", "ICMP", "FCHK", "HSETP2", "HSET2", "HMNMX2", "BFE", "BFI"})
 IMAD = frozenset({"IMAD", "IMUL", "IMADSP", "IMNMX3"})
-FMA = frozenset({"FFMA", "FADD", "FMUL", "FMNMX3", "HFMA2", "HADD2", "HMUL2", "FSWZADD", "FFMA32I", "FADD32I", "FMUL32I", "HFMA2.MMA"})
+FMA = frozenset({"FFMA", "FADD", "FMUL", "FMNMX3", "HFMA2", "HADD2", "HMUL2", "FSWZADD", "FFMA32I", "FADD32I", "FMUL32I", "VIADD",
+                 "VIADDMNMX"})
 FP64 = frozenset({"DFMA", "DADD", "DMUL", "DSETP", "DMNMX"})
 CONV = frozenset({"F2F", "F2I", "I2F", "FRND", "I2I", "F2FP", "I2FP", "F2IP", "DRND"})
 TENSOR = frozenset({"HMMA", "IMMA", "DMMA", "BMMA"})
@@ -56,65 +58,35 @@ def _gmma_n(ins: Instruction) -> int:
     return int(shape.split("x")[1])
 
 
+#: The (kind, pipe) of every opcode whose name alone decides it.
+_BY_NAME: dict[str, tuple[str, str]] = {
+    **dict.fromkeys(SHARED, ("shared", "lsu")), "LDGSTS": ("copy", "lsu"), **dict.fromkeys(LOADS, ("load", "lsu")),
+    **dict.fromkeys(STORES, ("store", "lsu")), **dict.fromkeys(ATOMICS, ("atomic", "lsu")), "LDC": ("constant", "lsu"),
+    "ULDC": ("constant", "uniform"), "SHFL": ("shuffle", "lsu"), **dict.fromkeys(("S2R", "S2UR", "B2R", "MATCH"), ("special", "lsu")),
+    "BAR": ("barrier", "branch"), "EXIT": ("exit", "branch"), "LDGDEPBAR": ("commit", "lsu"), "DEPBAR": ("depbar", "branch"),
+    **dict.fromkeys(("MEMBAR", "FENCE", "ERRBAR", "CCTL"), ("membar", "lsu")), **dict.fromkeys(BRANCHES, ("branch", "branch")),
+    "MUFU": ("mufu", "mufu"), **dict.fromkeys(FP64, ("fp64", "fp64")), **dict.fromkeys(CONV, ("conv", "conv")),
+    **dict.fromkeys(IMAD, ("alu", "imad")), **dict.fromkeys(FMA, ("alu", "fma")), **dict.fromkeys(("R2UR", "REDUX", "ELECT"), ("alu", "uniform")),
+    **dict.fromkeys(ALU, ("alu", "alu")), **dict.fromkeys(("UTMALDG", "UBLKCP"), ("tma", "uniform")), "UTMASTG": ("tma_store", "uniform"),
+    "UTMACMDFLUSH": ("commit", "uniform"),
+}
+
+
 def kind_of(ins: Instruction) -> OpTiming:
     """The timing class of ``ins``."""
     name = ins.name
-    if name in SHARED:
-        return OpTiming("shared", "lsu")
-    if name == "LDGSTS":
-        return OpTiming("copy", "lsu")
-    if name in LOADS:
-        return OpTiming("load", "lsu")
-    if name in STORES:
-        return OpTiming("store", "lsu")
-    if name in ATOMICS:
-        return OpTiming("atomic", "lsu")
-    if name in ("LDC", "ULDC"):
-        return OpTiming("constant", "uniform" if name == "ULDC" else "lsu")
-    if name == "SHFL":
-        return OpTiming("shuffle", "lsu")
-    if name in ("S2R", "S2UR", "B2R"):
-        return OpTiming("special", "lsu")
-    if name == "BAR":
-        return OpTiming("barrier", "branch")
-    if name == "EXIT":
-        return OpTiming("exit", "branch")
-    if name == "LDGDEPBAR":
-        return OpTiming("commit", "lsu")
-    if name == "DEPBAR":
-        return OpTiming("depbar", "branch")
-    if name in ("MEMBAR", "FENCE", "ERRBAR", "CCTL"):
-        return OpTiming("membar", "lsu")
-    if name in BRANCHES:
-        return OpTiming("branch", "branch")
-    if name == "MUFU":
-        return OpTiming("mufu", "mufu")
     if name in GMMA:
         return OpTiming("gmma", "gmma", _gmma_n(ins) / 2)
+    if name in TENSOR:
+        return OpTiming("tensor", "tensor", _mma_size(ins))
     if name == "WARPGROUP":
         return OpTiming("gmma_wait" if "DEPBAR" in ins.mods else "alu", "uniform")
-    if name in ("UTMALDG", "UBLKCP"):
-        return OpTiming("tma", "uniform")
-    if name == "UTMASTG":
-        return OpTiming("tma_store", "uniform")
-    if name == "UTMACMDFLUSH":
-        return OpTiming("commit", "uniform")
     if name == "SYNCS":
         if "PHASECHK" in ins.mods:
             return OpTiming("mbarrier_wait", "lsu")
         return OpTiming("expect" if "ARRIVE" in ins.mods and "TRANS64" in ins.mods else "other", "lsu")
-    if name in TENSOR:
-        return OpTiming("tensor", "tensor", _mma_size(ins))
-    if name in FP64:
-        return OpTiming("fp64", "fp64")
-    if name in CONV:
-        return OpTiming("conv", "conv")
-    if name in IMAD:
-        return OpTiming("alu", "imad")
-    if name in FMA or ins.opcode.startswith("HFMA2"):
+    if name in _BY_NAME:
+        return OpTiming(*_BY_NAME[name])
+    if ins.opcode.startswith("HFMA2"):
         return OpTiming("alu", "fma")
-    if name.startswith("U") or name in ("R2UR", "REDUX", "ELECT"):
-        return OpTiming("alu", "uniform")
-    if name in ALU:
-        return OpTiming("alu", "alu")
-    return OpTiming("other", "alu")
+    return OpTiming("alu", "uniform") if name.startswith("U") else OpTiming("other", "alu")
