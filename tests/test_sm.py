@@ -129,6 +129,17 @@ def test_a_barrier_no_other_warp_reaches_is_let_go_with_a_note():
     assert run.issued == 4 and run.notes and "let go" in run.notes[0]
 
 
+def test_cg_copies_beside_shared_stores_add_store_wavefronts():
+    """A .cg copy (LDGSTS.E.BYPASS.128) whose data is written into shared memory while a shared store is in flight adds
+    ``cg_store_clash`` store wavefronts per line (the H200 variance probes' rate); with no store in flight, none."""
+    code, ctl = program(("LDGSTS.E.BYPASS.128", "[R1], desc[UR4][R2.64]", Control(stall=1)), ("STS", "[R3], R4", Control(stall=1)),
+                        ("EXIT", "", Control(stall=1)))
+    alone = simulate(streams(code, ctl, [[0, 0, 2]]))
+    assert alone.store_clashes == 0
+    beside = simulate(streams(code, ctl, [[0, 0, 2], [1] * 60 + [2]]))  # the copies' data comes back l1_hit cycles later
+    assert beside.store_clashes == pytest.approx(2 * SM.cg_store_clash)
+
+
 def test_greedy_then_youngest():
     """Two warps on one sub-partition, ready together, one-cycle stalls: the youngest (the later slot) issues first and
     keeps the port until it is done; then the other (FFMA: the fma pipe takes one a cycle)."""

@@ -131,8 +131,15 @@ def with_launch(result: Result, streams, resources: dict[str, int], code: dict[i
     conflicting = [pc for pc, (_, _, _, conflicts) in sorted(result.by_pc.items(), key=lambda kv: -kv[1][3]) if conflicts]
     sets = [(pc,) for pc in conflicting[:fixes]] + ([tuple(conflicting)] if fixes and len(conflicting) > 1 else [])
     fixed = tuple(what_if(streams, b, counts.wavefronts, counts.ideal, result.arch, resources, pcs) for pcs in sets)
-    return attrs.evolve(result, launch=launch, what_if=fixed, metrics={**result.metrics, **launch.metrics},
-                        notes=result.notes + tuple(f"timed SM: {n}" for n in launch.run.notes))
+    metrics = {**result.metrics, **launch.metrics}
+    for name in CLASHING:  # the timing-dependent store wavefronts: counted as wavefronts and as bank conflicts
+        if name in metrics:
+            metrics[name] += launch.store_clashes
+    return attrs.evolve(result, launch=launch, what_if=fixed, metrics=metrics, notes=result.notes + tuple(f"timed SM: {n}" for n in launch.run.notes))
+
+
+#: The counters a .cg copy writing beside shared stores adds to (calibration/realk/runs/2026-11-29-variance).
+CLASHING = tuple(f"l1tex__data_{kind}_mem_shared{op}.sum" for kind in ("pipe_lsu_wavefronts", "bank_conflicts_pipe_lsu") for op in ("_op_st", ""))
 
 
 def _with_lanes(b: InstructionBatch, rows: np.ndarray) -> np.ndarray:

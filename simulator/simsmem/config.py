@@ -173,6 +173,7 @@ class SM:
     constant_miss: int  # cycles an instruction with a constant-bank operand waits at the first use of its 64-byte line: imc_miss
     exit_drain: int  # cycles from a warp's EXIT to its leaving the SM: drain
     barrier: int  # cycles from the last warp's arrival at a barrier to the warps' next issue
+    cg_store_clash: float  # store wavefronts (and store bank conflicts) a cp.async .cg copy adds per line it writes while a shared store is in flight
     mio_depth: int  # shared-memory instructions a sub-partition's MIO queue holds (issue stalls: mio_throttle)
     lg_depth: int  # global-memory instructions a sub-partition's LSU queue holds (issue stalls: lg_throttle)
     memory: Memory

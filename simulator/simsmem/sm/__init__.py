@@ -33,6 +33,7 @@ class LaunchTiming:
     by_pc: dict[int, dict[str, int]]
     occupancy: int
     ctas: int  # the launch's (traced) CTAs
+    store_clashes: int  # store wavefronts the launch's .cg copies add beside shared stores (all CTAs)
     code: dict[int, dict[str, str]] = attrs.field(factory=dict)  # each SASS instruction's text and line, by offset
 
 
@@ -64,7 +65,7 @@ def time_launch(streams: WarpStreams, batch: InstructionBatch, wavefronts: np.nd
         metrics[f"smsp__warps_issue_stalled_{reason}.sum"] = round(total)
         metrics[f"smsp__average_warp_latency_issue_stalled_{reason}.ratio"] = round(total / warps, 2) if warps else 0.0
     by_pc = {pc: {r: round(v * scale) for r, v in row.items()} for pc, row in run.by_pc.items()}
-    return LaunchTiming(run, metrics, by_pc, resident, ctas, code or {})
+    return LaunchTiming(run, metrics, by_pc, resident, ctas, round(run.store_clashes * scale), code or {})
 
 
 @attrs.frozen

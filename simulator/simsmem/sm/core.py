@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import bisect
 import math
 
 import attrs
@@ -60,6 +61,7 @@ class SMRun:
     sectors: dict[str, int]
     occupancy: int  # CTAs resident at once
     notes: tuple[str, ...] = ()  # what the model had to assume
+    store_clashes: float = 0.0  # the store wavefronts .cg copies writing beside shared stores add (``SM.cg_store_clash`` a line)
 
 
 def occupancy(sm: SM, arch: ArchConfig, warps_per_cta: int, registers: int, shared: int) -> int:
@@ -90,6 +92,7 @@ class _Static:
         self.latency: list[int] = []
         self.cache: list[bool] = []
         self.store: list[bool] = []
+        self.bypass: list[bool] = []  # LDGSTS.E.BYPASS (cp.async .cg)
         self.bar_warps: list[int] = []
         self.constants: list[tuple[tuple[int, int], ...]] = []  # the 64-byte constant-bank lines of its operands
         self.gsb: list[bool] = []  # a wgmma that closes a group (``gsb0``)
@@ -111,6 +114,7 @@ class _Static:
             self.latency.append(_latency(ins, t, arch))
             self.cache.append(not any(m in ins.mods for m in ("STRONG", "VOLATILE", "MMIO", "CG", "BYPASS")))
             self.store.append(ins.name in ("STS", "STSM"))
+            self.bypass.append(ins.name == "LDGSTS" and "BYPASS" in ins.mods)
             self.bar_warps.append(_bar_warps(ins))
             self.constants.append(tuple({(op.bank, op.offset // 64) for op in ins.operands if op.kind == "c" and not op.terms}))
 
@@ -209,6 +213,8 @@ class SMModel:
         self.cta_warps: dict[int, list[_Warp]] = {}
         self.arrived: dict[tuple[int, int], list[_Warp]] = {}  # (cta, barrier warps) -> warps waiting
         self.notes: set[str] = set()
+        self.cg_writes: list[tuple[int, int, int]] = []  # each .cg copy's data write: its first and end cycle, its wavefronts
+        self.stores_in_path: list[tuple[float, float]] = []  # each shared store from issue until its wavefronts have passed
         self.free_slots = list(range(self.sm.max_warps))
         self.pending = list(range(len(streams.ctas)))  # CTA positions not started
         self.running = 0
@@ -324,6 +330,7 @@ class SMModel:
             long = False
             if s.store[k] or kind == "store":  # a store reads its data registers as its wavefronts pass
                 read = max(read + self.timing.feed_interval * (wf - 1), done)
+                self.stores_in_path.append((now, done))
         elif kind == "shuffle":
             result, done = self._path(now, 1, s.latency[k])
             self.mio[sp].append(done)
@@ -347,7 +354,10 @@ class SMModel:
             at = self._tag(sp, now, secs, 1)
             back = self.memory.load(secs, at, s.cache[k]) if len(secs) else at + self.sm.memory.l1_hit
             wf = max(1, int(self.wavefronts[row])) if row >= 0 else 1
-            w.copies.append(self._reserve(back, wf)[1] + 1)
+            first, last = self._reserve(back, wf)
+            w.copies.append(last + 1)
+            if s.bypass[k]:
+                self.cg_writes.append((first, last + 1, wf))
         elif kind == "commit":
             w.sb[0].append(max(w.copies, default=float(now)))
             w.sb_long[0] = True
@@ -550,7 +560,20 @@ class SMModel:
         stalls = [sum(w.stalls[j] for w in self.warps) for j in range(len(REASONS))]
         by_pc = {16 * k: {r: v for r, v in zip(REASONS, row) if v} for k, row in enumerate(self.by_pc) if any(row)}
         return SMRun(active, sp_active, {r: int(v) for r, v in zip(REASONS, stalls)}, by_pc, len(self.streams.ctas), len(self.warps),
-                     self.issued, dict(self.memory.sectors), self.resident, tuple(sorted(self.notes)))
+                     self.issued, dict(self.memory.sectors), self.resident, tuple(sorted(self.notes)), self._store_clashes())
+
+    def _store_clashes(self) -> float:
+        """Store wavefronts added by .cg copies writing shared memory while a shared store is in flight on the SM: each
+        such copy's lines times ``cg_store_clash`` (the H200 variance probes: calibration/realk/runs/2026-11-29-variance)."""
+        if not self.cg_writes or not self.stores_in_path:
+            return 0.0
+        starts = sorted(a for a, _ in self.stores_in_path)
+        ends = sorted(b for _, b in self.stores_in_path)
+        lines = 0
+        for first, end, wf in self.cg_writes:  # a store in flight over [first, end): begun before end, not done by first
+            if bisect.bisect_left(starts, end) - bisect.bisect_right(ends, first) > 0:
+                lines += wf
+        return lines * self.sm.cg_store_clash
 
 
 def _union(spans: list[tuple[int, int]]) -> int:
