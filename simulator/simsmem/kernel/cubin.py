@@ -60,6 +60,7 @@ class Kernel:
     registers: int
     functions: dict[str, int]  # code offset of every function symbol in the kernel's section (itself at 0)
     text: bytes = b""  # the kernel's code section: 16 bytes an instruction, its control code in the high bits
+    bank2: bytes = b""  # its constant bank 2 (``.nv.constant2.NAME``): the jump tables of its ``switch`` es (BRX)
 
 
 @attrs.frozen
@@ -131,7 +132,8 @@ def _module(elf: ELFFile, where: str) -> Module:
         shared = sections.get(f".nv.shared.{s.name}")
         frame = max([frames.get(name, 0) for name in functions] or [0])
         kernels[s.name] = Kernel(s.name, tuple(sorted(params, key=lambda p: p.ordinal)), base, shared["sh_size"] if shared else 0, frame,
-                                 registers.get(s.name, 0), functions, sections[text].data())
+                                 registers.get(s.name, 0), functions, sections[text].data(),
+                                 sections[f".nv.constant2.{s.name}"].data() if f".nv.constant2.{s.name}" in sections else b"")
     constants = sections[".nv.constant3"].data() if ".nv.constant3" in sections else b""
     variables: list[Variable] = []
     for s in symbols:

@@ -123,6 +123,8 @@ def make_launch(program: Program, grid: tuple[int, int, int], block: tuple[int, 
     params = memory.add("the kernel's parameters", np.frombuffer(bytes(block_bytes), dtype=np.uint8).copy())
     bank0[PARAMS_ADDRESS : PARAMS_ADDRESS + 8] = np.frombuffer(struct.pack("<Q", params), dtype=np.uint8)
     constants = {0: bank0, 3: np.frombuffer(program.module.constants, dtype=np.uint8)}
+    if kernel.bank2:
+        constants[2] = np.frombuffer(kernel.bank2, dtype=np.uint8)
     if program.module.variables:
         bases = {v.name: memory.add(f"__device__ variable {v.name}", np.frombuffer(v.data, dtype=np.uint8).copy()) for v in program.module.variables}
         bank4 = np.zeros(max((off + 8 for off, _, _ in program.module.bank4), default=0), dtype=np.uint8)

@@ -164,6 +164,30 @@ def _bmov(ins: Instruction, env: Env):
     return save
 
 
+@step("BRX")
+def _brx(ins: Instruction, env: Env):
+    """``BRX Ra, off``: an indirect branch (a ``switch``'s jump table, which ptxas puts in constant bank 2): each thread
+    goes to its ``Ra + off`` past the next instruction; a warp whose threads part becomes one group per target."""
+    reg = read(operand(ins, 0), "u32")
+    off = int(operand(ins, 1).text, 0) if len(ins.operands) > 1 and ins.operands[1].kind == "imm" else 0
+
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        m.pc[ex & ~act] += 1
+        ix = np.flatnonzero(act)
+        if not len(ix):
+            return
+        targets = np.asarray(reg(m, ix)).astype(np.int64) + off + ins.pc + 16
+        for k, t in enumerate(np.unique(targets)):
+            going = np.zeros(m.n, dtype=bool)
+            going[ix[targets == t]] = True
+            m.jump(going, int(t))
+            if k:  # every target after the first: a group of its own in the warps it splits
+                m.group[going] = m.next_group
+                m.next_group += 1
+                m.diverged = True
+    return run
+
+
 @step("WARPSYNC", "ENDCOLLECTIVE")
 def _warpsync(ins: Instruction, env: Env):
     """Threads of a warp at one counter run together already; a WARPSYNC has nothing left to do."""
