@@ -25,12 +25,13 @@ BRANCHES = frozenset({"BRA", "JMP", "BRX", "JMX", "CALL", "RET", "BREAK", "BSSY"
                       "ENDCOLLECTIVE"})
 ALU = frozenset({"LOP3", "IADD3", "LEA", "ISETP", "SHF", "SEL", "PRMT", "IABS", "IMNMX", "VIMNMX", "POPC", "FLO", "BMSK", "SGXT",
                  "MOV", "SHL", "SHR", "LOP", "IADD", "PLOP3", "P2R", "R2P", "FSEL", "FSETP", "FMNMX", "CS2R", "VOTE", "VOTEU",
-                 "BREV", "ISCADD", "IDP", "IDP4A", "VABSDIFF", "VABSDIFF4", "LEPC", "ICMP", "FCHK", "HSETP2", "HSET2", "HMNMX2", "BFE", "BFI"})
+                 "BREV", "ISCADD", "IDP", "IDP4A", "VABSDIFF", "VABSDIFF4", "LEPC", "ICMP", "FCHK", "HSETP2", "HSET2", "HMNMX2", "BFE", "BFI",
+                 "F2FP"})
 IMAD = frozenset({"IMAD", "IMUL", "IMADSP", "IMNMX3"})
 FMA = frozenset({"FFMA", "FADD", "FMUL", "FMNMX3", "HFMA2", "HADD2", "HMUL2", "FSWZADD", "FFMA32I", "FADD32I", "FMUL32I", "VIADD",
-                 "VIADDMNMX"})
+                 "VIADDMNMX", "I2FP", "F2IP"})
 FP64 = frozenset({"DFMA", "DADD", "DMUL", "DSETP", "DMNMX"})
-CONV = frozenset({"F2F", "F2I", "I2F", "FRND", "I2I", "F2FP", "I2FP", "F2IP", "DRND"})
+CONV = frozenset({"F2F", "F2I", "I2F", "FRND", "I2I", "DRND"})  # on the XU; Hopper's I2FP and F2IP run on the FMA pipe, F2FP on the ALU
 TENSOR = frozenset({"HMMA", "IMMA", "DMMA", "BMMA"})
 GMMA = frozenset({"HGMMA", "QGMMA", "IGMMA", "BGMMA"})
 
