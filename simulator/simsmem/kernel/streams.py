@@ -14,7 +14,6 @@ import numpy as np
 from .machine import LANES, Machine
 from .sass import Control, Instruction
 
-SECTOR = 32  # bytes
 
 
 @attrs.frozen(eq=False)

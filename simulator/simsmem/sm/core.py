@@ -217,7 +217,6 @@ class SMModel:
         self.stores_in_path: list[tuple[float, float]] = []  # each shared store from issue until its wavefronts have passed
         self.free_slots = list(range(self.sm.max_warps))
         self.pending = list(range(len(streams.ctas)))  # CTA positions not started
-        self.running = 0
 
     # ---- CTAs
 
@@ -235,14 +234,12 @@ class SMModel:
             self.by_sp[warp.sp].append(warp)
             self._prepare(warp, t)
         self.cta_warps[k] = ws
-        self.running += 1
 
     def _retire(self, w: _Warp, t: float) -> None:
         w.retire = t
         self.by_sp[w.sp].remove(w)
         cta = self.cta_warps[w.cta]
         if all(x.retire < NEVER for x in cta):
-            self.running -= 1
             done = max(x.retire for x in cta)
             self.free_slots = sorted(self.free_slots + [x.slot for x in cta])
             if self.pending:
@@ -298,7 +295,7 @@ class SMModel:
     # ---- issue
 
     def _issue(self, sp: int, w: _Warp, now: int) -> None:
-        s, st = self.static, self.streams
+        s = self.static
         k = w.pcs[w.pos]
         # the cycles since its last issue, reason by reason
         a = w.last + 1
