@@ -15,7 +15,6 @@ from .machine import LANES, Machine
 from .sass import Control, Instruction
 
 
-
 @attrs.frozen(eq=False)
 class WarpStreams:
     """The executed instructions of some CTAs' warps, warp by warp (warps of one CTA together, CTAs in ``ctas`` order).
