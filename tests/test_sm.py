@@ -140,6 +140,23 @@ def test_cg_copies_beside_shared_stores_add_store_wavefronts():
     assert beside.store_clashes == pytest.approx(2 * SM.cg_store_clash)
 
 
+def test_an_mbarrier_wait_before_its_copy_waits_for_it():
+    """Warp 1 reaches SYNCS.PHASECHK before warp 0 has issued the TMA copy its CTA expects (warp 0 stalls 15 cycles
+    first): warp 1's next instruction waits for the copy, ``tma_load`` cycles after it; with no copy ever, the wait is let
+    go with a note."""
+    code, ctl = program(("IADD3", "R1, R1, 0x1, RZ", Control(stall=15)), ("SYNCS.ARRIVE.TRANS64", "RZ, [UR5], R0", Control(stall=1)),
+                        ("UTMALDG.2D", "[UR4], [UR10]", Control(stall=1)),
+                        ("SYNCS.PHASECHK.TRANS64.TRYWAIT", "P1, [UR4], R0", Control(stall=1, write=1)),
+                        ("IADD3", "R2, R2, 0x1, RZ", Control(stall=1, wait=0b10)), ("EXIT", "", Control(stall=1)))
+    model = SMModel(streams(code, ctl, [[0, 1, 2, 3, 4, 5], [3, 4, 5]]), ARCH, np.zeros(0, dtype=np.int64), {}, resident=1, share=1,
+                    sizes=np.zeros(1, dtype=np.int64))
+    run = model.run()
+    waiter = model.warps[1]
+    assert waiter.retire >= 17 + SM.memory.tma_load and run.notes == ()
+    alone = simulate(streams(code, ctl, [[3, 4, 5]]))
+    assert alone.issued == 3 and "let go" in alone.notes[0]
+
+
 def test_greedy_then_youngest():
     """Two warps on one sub-partition, ready together, one-cycle stalls: the youngest (the later slot) issues first and
     keeps the port until it is done; then the other (FFMA: the fma pipe takes one a cycle)."""

@@ -205,6 +205,7 @@ class SMModel:
         self.l1_free = 0.0  # the L1's tag stage
         self.tma_groups: dict[int, dict[int, float]] = {}  # CTA -> arrive count -> when the copies after it complete
         self.cta_expects: dict[int, int] = {}  # CTA -> the most expecting arrives one of its warps made
+        self.mbarrier_waiters: dict[tuple[int, int], list] = {}  # (CTA, arrive count) -> (warp, scoreboard, entry) waiting
         self.sizes = sizes
         self.icache: dict[int, float] = {}  # line of code -> cycle it is in the instruction cache
         self.constant_lines: dict[tuple[int, int], float] = {}  # (bank, 64-byte line) -> cycle it is in the constant cache
@@ -378,14 +379,22 @@ class SMModel:
                 groups = self.tma_groups.setdefault(w.cta, {})
                 key = self.cta_expects.get(w.cta, 0)
                 groups[key] = max(groups.get(key, 0.0), done)
+                for x, b, i in self.mbarrier_waiters.get((w.cta, key), ()):  # waits that came before their copies
+                    x.sb[b][i] = max(groups[key], float(now))
+                    if not x.bar and x.pos < len(x.pcs):
+                        self._prepare(x, now)
             else:
                 w.copies.append(done)
-        elif kind == "mbarrier_wait":  # a warp's n-th wait is for the copies its CTA issued after its n-th expecting arrive
+        elif kind == "mbarrier_wait":  # a warp's n-th wait is for the copies its CTA issues after its n-th expecting arrive
             w.waits += 1
             groups = self.tma_groups.get(w.cta, {})
-            key = max((g for g in groups if g <= w.waits), default=None)
-            result = max(float(now + s.latency[k]), groups[key] if key is not None else 0.0)
             long = True
+            if w.waits in groups or s.write[k] is None:
+                result = max(float(now + s.latency[k]), groups.get(w.waits, 0.0))
+            else:  # its copies are not issued yet: released when they are (or, if none ever is, when nothing else can go)
+                self.mbarrier_waiters.setdefault((w.cta, w.waits), []).append((w, s.write[k], len(w.sb[s.write[k]])))
+                w.sb[s.write[k]].append(NEVER)
+                w.sb_long[s.write[k]] = True
         elif s.write[k] is not None:
             result = now + s.latency[k]
         if result is not None and s.write[k] is not None:
@@ -532,7 +541,15 @@ class SMModel:
                     self._issue(sp, best, now)
                     best.throttle, best.throttle_reason = 0.0, "not_selected"
                     soonest = min(soonest, now + 1)
-            if soonest == NEVER:  # every warp left waits at a barrier the others will not reach in this model: let them go
+            if soonest == NEVER:  # every warp left waits at a barrier or an mbarrier the others will not reach in this model: let them go
+                waiting = [(x, b, i) for ws in self.mbarrier_waiters.values() for x, b, i in ws if x.sb[b][i] == NEVER]
+                for x, b, i in waiting:
+                    x.sb[b][i] = float(now + self.sm.latency["mbarrier_wait"])
+                    if not x.bar and x.pos < len(x.pcs):
+                        self._prepare(x, now)
+                if waiting:
+                    self.notes.add(f"{len(waiting)} mbarrier waits found no copy of their CTA to wait for; they were let go")
+                    continue
                 stuck = [w for ws in self.by_sp for w in ws if w.bar]
                 if not stuck:
                     break
