@@ -205,7 +205,7 @@ class SMModel:
         self.l1_free = 0.0  # the L1's tag stage
         self.tma_groups: dict[int, dict[int, float]] = {}  # CTA -> arrive count -> when the copies after it complete
         self.cta_expects: dict[int, int] = {}  # CTA -> the most expecting arrives one of its warps made
-        self.mbarrier_waiters: dict[tuple[int, int], list] = {}  # (CTA, arrive count) -> (warp, scoreboard, entry) waiting
+        self.mbarrier_waiters: dict[tuple[int, int], list] = {}  # (CTA, arrive count) -> (warp, scoreboard) waiting
         self.sizes = sizes
         self.icache: dict[int, float] = {}  # line of code -> cycle it is in the instruction cache
         self.constant_lines: dict[tuple[int, int], float] = {}  # (bank, 64-byte line) -> cycle it is in the constant cache
@@ -255,14 +255,17 @@ class SMModel:
         s = self.static
         ready, reason = 0.0, "not_selected"
         for b in s.wait[k]:
-            if w.sb[b]:
-                t = max(w.sb[b])
+            pending = w.sb[b]
+            if pending:
+                pending[:] = [x for x in pending if x > now]  # released ones are done with
+                t = max(pending, default=0.0)
                 if t > ready:
                     ready, reason = t, "long_scoreboard" if w.sb_long[b] else "short_scoreboard"
         d = s.depbar[k]
         if d is not None:
             b, n = d
-            times = sorted(x for x in w.sb[b] if x > now)
+            w.sb[b][:] = [x for x in w.sb[b] if x > now]
+            times = sorted(w.sb[b])
             if len(times) > n:
                 t = times[len(times) - n - 1]
                 if t > ready:
@@ -271,7 +274,8 @@ class SMModel:
             ready, reason = w.stores, "membar"
         if s.kind[k] == "gmma_wait":
             b, n = _depbar(self.streams.code[k])
-            times = sorted(x for x in w.gmma_groups if x > now)
+            w.gmma_groups[:] = [x for x in w.gmma_groups if x > now]
+            times = sorted(w.gmma_groups)
             if len(times) > n and times[len(times) - n - 1] > ready:
                 ready, reason = times[len(times) - n - 1], "barrier"
         return ready, reason
@@ -379,8 +383,8 @@ class SMModel:
                 groups = self.tma_groups.setdefault(w.cta, {})
                 key = self.cta_expects.get(w.cta, 0)
                 groups[key] = max(groups.get(key, 0.0), done)
-                for x, b, i in self.mbarrier_waiters.get((w.cta, key), ()):  # waits that came before their copies
-                    x.sb[b][i] = max(groups[key], float(now))
+                for x, b in self.mbarrier_waiters.get((w.cta, key), ()):  # waits that came before their copies
+                    _settle(x.sb[b], max(groups[key], float(now)))
                     if not x.bar and x.pos < len(x.pcs):
                         self._prepare(x, now)
             else:
@@ -392,11 +396,14 @@ class SMModel:
             if w.waits in groups or s.write[k] is None:
                 result = max(float(now + s.latency[k]), groups.get(w.waits, 0.0))
             else:  # its copies are not issued yet: released when they are (or, if none ever is, when nothing else can go)
-                self.mbarrier_waiters.setdefault((w.cta, w.waits), []).append((w, s.write[k], len(w.sb[s.write[k]])))
+                self.mbarrier_waiters.setdefault((w.cta, w.waits), []).append((w, s.write[k]))
                 w.sb[s.write[k]].append(NEVER)
                 w.sb_long[s.write[k]] = True
         elif s.write[k] is not None:
             result = now + s.latency[k]
+        for b in (s.write[k], s.read[k]):
+            if b is not None and len(w.sb[b]) > 32:
+                w.sb[b][:] = [x for x in w.sb[b] if x > now]
         if result is not None and s.write[k] is not None:
             w.sb[s.write[k]].append(float(result))
             w.sb_long[s.write[k]] = long
@@ -542,9 +549,9 @@ class SMModel:
                     best.throttle, best.throttle_reason = 0.0, "not_selected"
                     soonest = min(soonest, now + 1)
             if soonest == NEVER:  # every warp left waits at a barrier or an mbarrier the others will not reach in this model: let them go
-                waiting = [(x, b, i) for ws in self.mbarrier_waiters.values() for x, b, i in ws if x.sb[b][i] == NEVER]
-                for x, b, i in waiting:
-                    x.sb[b][i] = float(now + self.sm.latency["mbarrier_wait"])
+                waiting = [(x, b) for ws in self.mbarrier_waiters.values() for x, b in ws if NEVER in x.sb[b]]
+                for x, b in waiting:
+                    _settle(x.sb[b], float(now + self.sm.latency["mbarrier_wait"]))
                     if not x.bar and x.pos < len(x.pcs):
                         self._prepare(x, now)
                 if waiting:
@@ -588,6 +595,12 @@ class SMModel:
             if bisect.bisect_left(starts, end) - bisect.bisect_right(ends, first) > 0:
                 lines += wf
         return lines * self.sm.cg_store_clash
+
+
+def _settle(pending: list[float], at: float) -> None:
+    """An mbarrier wait's place on its scoreboard (NEVER until its copies are known): released at ``at``."""
+    if NEVER in pending:
+        pending[pending.index(NEVER)] = at
 
 
 def _union(spans: list[tuple[int, int]]) -> int:
