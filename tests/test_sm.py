@@ -46,7 +46,7 @@ def streams(code, control, warps: list[list[int]], per_cta: int | None = None, s
 
 
 def simulate(s: WarpStreams, arch=ARCH):
-    return SMModel(s, arch, np.zeros(0, dtype=np.int64), {}, resident=8, share=1).run()
+    return SMModel(s, arch, np.zeros(0, dtype=np.int64), resident=8, share=1).run()
 
 
 def test_control_codes_of_a_real_kernel():
@@ -87,7 +87,7 @@ def test_fetch_branch_and_drain():
     lines = [("FFMA", "R1, R1, R1, R1", Control(stall=1))] * 10 + [("BRA", "0x0", Control(stall=1)), ("EXIT", "", Control(stall=1))]
     code, ctl = program(*lines)
     path = list(range(11)) + list(range(12))  # the branch taken once, then not
-    run = SMModel(streams(code, ctl, [path]), FULL, np.zeros(0, dtype=np.int64), {}, resident=1, share=1).run()
+    run = SMModel(streams(code, ctl, [path]), FULL, np.zeros(0, dtype=np.int64), resident=1, share=1).run()
     first = sm.icache_miss + 8  # line 0 (instructions 0-7) arrives, then its 8 issue
     second = max(first, sm.icache_miss + sm.icache_next) + 3  # line 1: 8, 9, BRA
     back = second + sm.branch_resolve + sm.branch_refetch  # the taken branch, then 0-9, BRA (not taken), EXIT: cached lines
@@ -148,7 +148,7 @@ def test_an_mbarrier_wait_before_its_copy_waits_for_it():
                         ("UTMALDG.2D", "[UR4], [UR10]", Control(stall=1)),
                         ("SYNCS.PHASECHK.TRANS64.TRYWAIT", "P1, [UR4], R0", Control(stall=1, write=1)),
                         ("IADD3", "R2, R2, 0x1, RZ", Control(stall=1, wait=0b10)), ("EXIT", "", Control(stall=1)))
-    model = SMModel(streams(code, ctl, [[0, 1, 2, 3, 4, 5], [3, 4, 5]]), ARCH, np.zeros(0, dtype=np.int64), {}, resident=1, share=1,
+    model = SMModel(streams(code, ctl, [[0, 1, 2, 3, 4, 5], [3, 4, 5]]), ARCH, np.zeros(0, dtype=np.int64), resident=1, share=1,
                     sizes=np.zeros(1, dtype=np.int64))
     run = model.run()
     waiter = model.warps[1]
@@ -162,7 +162,7 @@ def test_greedy_then_youngest():
     keeps the port until it is done; then the other (FFMA: the fma pipe takes one a cycle)."""
     code, ctl = program(("FFMA", "R1, R1, R1, R1", Control(stall=1)), ("EXIT", "", Control(stall=1)))
     s = streams(code, ctl, [[0, 0, 1], [1], [1], [1], [0, 0, 1]], per_cta=5)  # warps 0 and 4: sub-partition 0
-    model = SMModel(s, ARCH, np.zeros(0, dtype=np.int64), {}, resident=1, share=1)
+    model = SMModel(s, ARCH, np.zeros(0, dtype=np.int64), resident=1, share=1)
     run = model.run()
     old, young = (w for w in model.warps if w.sp == 0)
     assert young.retire == 3 and old.retire == 6
@@ -232,7 +232,7 @@ def test_every_resident_cycle_has_one_reason(case):
     code, ctl, warps, sectors, sets = case
     s = streams(code, ctl, warps, sectors=sectors, sets=sets)
     wavefronts = np.ones(1, dtype=np.int64)
-    model = SMModel(s, ARCH, wavefronts, {}, resident=1, share=1)
+    model = SMModel(s, ARCH, wavefronts, resident=1, share=1)
     run = model.run()
     assert run.issued == sum(len(w) for w in warps)
     for w in model.warps:

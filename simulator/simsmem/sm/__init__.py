@@ -14,7 +14,7 @@ import attrs
 import numpy as np
 
 from ..config import ArchConfig
-from .core import REASONS, SMModel, SMRun, copy_sectors, occupancy
+from .core import REASONS, SMModel, SMRun, occupancy
 
 if TYPE_CHECKING:
     from ..kernel.streams import WarpStreams
@@ -45,13 +45,7 @@ def time_launch(streams: WarpStreams, batch: InstructionBatch, wavefronts: np.nd
     sm = arch.sm
     resident = occupancy(sm, arch, streams.warps_per_cta, resources.get("registers", 0), resources.get("shared", 0))
     ctas = max(1, resources.get("ctas", len(streams.ctas)))
-    copies = {}
-    ldgsts = np.flatnonzero(batch.op == _op_index("LDGSTS"))
-    if len(ldgsts):
-        wanted = np.unique(np.concatenate([r[r >= 0] for r in streams.rows] or [np.zeros(0, np.int64)]))
-        for row in np.intersect1d(ldgsts, wanted).tolist():
-            copies[row] = copy_sectors(batch.src[row], int(batch.mask[row]), int(batch.width[row]) // 8).tolist()
-    run = SMModel(streams, arch, wavefronts, copies, resident, min(ctas, sm.sms), batch.size).run()
+    run = SMModel(streams, arch, wavefronts, resident, min(ctas, sm.sms), batch.size).run()
     scale = ctas / max(1, run.ctas)
     warps = run.warps * scale
     metrics: dict[str, float] = {
@@ -86,8 +80,3 @@ def what_if(streams: WarpStreams, batch: InstructionBatch, wavefronts: np.ndarra
     removed = int((wavefronts - fixed)[rows].sum())
     return WhatIf(pcs, removed, time_launch(streams, batch, fixed, arch, resources))
 
-
-def _op_index(name: str) -> int:
-    from ..trace.records import OPS
-
-    return OPS.index(name)

@@ -30,7 +30,7 @@ import numpy as np
 import simpy
 
 from ..config import SM, ArchConfig
-from .memory import SECTOR, MemorySystem
+from .memory import MemorySystem
 from .ops import OpTiming, kind_of
 
 if TYPE_CHECKING:
@@ -179,19 +179,17 @@ class _Warp:
 
 
 class SMModel:
-    """One SM of ``arch`` running ``streams``' CTAs (those of one SM), with the trace rows' ``wavefronts`` and, for each
-    LDGSTS row, the sectors of its sources (``copy_sectors[row]``); ``share``: SMs sharing DRAM; ``sizes``: the trace
-    rows' ``size`` (a TMA copy's bytes)."""
+    """One SM of ``arch`` running ``streams``' CTAs (those of one SM), with the trace rows' ``wavefronts``; ``share``: SMs
+    sharing DRAM; ``sizes``: the trace rows' ``size`` (a TMA copy's bytes)."""
 
-    def __init__(self, streams: WarpStreams, arch: ArchConfig, wavefronts: np.ndarray, copy_sectors: dict[int, np.ndarray],
-                 resident: int, share: int, sizes: np.ndarray | None = None) -> None:
+    def __init__(self, streams: WarpStreams, arch: ArchConfig, wavefronts: np.ndarray, resident: int, share: int,
+                 sizes: np.ndarray | None = None) -> None:
         if arch.sm is None:
             raise ValueError(f"{arch.name} has no SM timing numbers")
         self.arch, self.sm, self.timing = arch, arch.sm, arch.timing
         self.streams = streams
         self.static = _Static(streams, arch)
         self.wavefronts = wavefronts
-        self.copy_sectors = copy_sectors
         self.resident = resident
         self.memory = MemorySystem(self.sm.memory, self.sm.memory.l1_bytes, share)
         self.warps: list[_Warp] = []
@@ -286,15 +284,14 @@ class SMModel:
         t, reason = float(self.pipe_free[sp].get(s.pipe[k], 0)), "math_pipe_throttle"
         kind = s.kind[k]
         if kind in ("shared", "shuffle", "special") or (kind == "constant" and s.pipe[k] == "lsu"):
-            q = self.mio[sp]
-            q[:] = [x for x in q if x > now]
-            if len(q) >= self.sm.mio_depth:
-                t, reason = max(t, sorted(q)[len(q) - self.sm.mio_depth]), "mio_throttle"
+            queue, depth, name = self.mio[sp], self.sm.mio_depth, "mio_throttle"
         elif kind in _LONG:
-            q = self.lg[sp]
-            q[:] = [x for x in q if x > now]
-            if len(q) >= self.sm.lg_depth:
-                t, reason = max(t, sorted(q)[len(q) - self.sm.lg_depth]), "lg_throttle"
+            queue, depth, name = self.lg[sp], self.sm.lg_depth, "lg_throttle"
+        else:
+            return t, reason
+        queue[:] = [x for x in queue if x > now]  # the entries still held
+        if len(queue) >= depth:
+            t, reason = max(t, sorted(queue)[len(queue) - depth]), name
         return t, reason
 
     # ---- issue
@@ -352,7 +349,7 @@ class SMModel:
             result = self.memory.atomic(secs, at) if len(secs) else at + self.sm.memory.l2_hit
             w.stores = max(w.stores, float(at + self.sm.exit_drain))
         elif kind == "copy":
-            secs = self.copy_sectors.get(row, ()) if row >= 0 else ()
+            secs = self._sectors(w)
             at = self._tag(sp, now, secs, 1)
             back = self.memory.load(secs, at, s.cache[k]) if len(secs) else at + self.sm.memory.l1_hit
             wf = max(1, int(self.wavefronts[row])) if row >= 0 else 1
@@ -613,10 +610,3 @@ def _union(spans: list[tuple[int, int]]) -> int:
         end = b
     return total
 
-
-def copy_sectors(src: np.ndarray, mask: np.ndarray, width_bytes: int) -> np.ndarray:
-    """The 32-byte sectors an LDGSTS row reads: its acting lanes' sources (``src``, bytes) and width."""
-    lanes = src[(mask >> np.arange(32, dtype=np.uint32)) & 1 == 1]
-    lanes = lanes[lanes >= 0]
-    first, last = lanes // SECTOR, (lanes + width_bytes - 1) // SECTOR
-    return np.unique(np.concatenate([first, last]))

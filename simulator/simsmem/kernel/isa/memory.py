@@ -468,6 +468,8 @@ def _ldgsts(ins: Instruction, env: Env):
                     data[k, : n[k]] = m.memory.load(s[k] + np.arange(n[k], dtype=np.uint64), 1).reshape(-1)
                 zeroed[ix] = n == 0
             shared_store(m, ix, a, data)
+            if m.on_global is not None:  # every acting lane's source, zero-filling ones too: the timed SM takes their requests
+                m.on_global(ix, s, size)  # as memory accesses (H200: the LDGSTS rule probes' stalls fit that, not sourceless ones)
         unsourced = act if unsourced_all else np.zeros(m.n, dtype=bool)
         _report(m, ins, form, ex, act, _full(m, ix, a), _full(m, ix, s.astype(np.int64)), unsourced, zeroed)
         m.pc += ex
