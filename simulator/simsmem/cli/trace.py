@@ -57,6 +57,8 @@ def open_kernel(args: argparse.Namespace, path: str, sink: StreamSink | None = N
     hook = {"advance": lambda n: None}
     stream = trace_kernel(path, args.kernel, grid, block, args.smem, args.arg, ctas, limit=args.max_instructions, advance=lambda n: hook["advance"](n),
                           sink=sink)
+    if stream.kernel.get("ptxas", {}).get("note"):
+        print(f"simsmem: note: {stream.kernel['ptxas']['note']} ({stream.kernel['ptxas']['from']})", file=sys.stderr)
 
     def chunks():
         with progress(f"running {stream.name}", total=total, quiet=getattr(args, "quiet", False)) as advance:

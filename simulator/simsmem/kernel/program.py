@@ -42,6 +42,7 @@ class Program:
     ptx_lines: dict[int, int]  # SASS byte offset -> PTX line
     sources: dict[int, str]  # SASS byte offset -> "file:line" of the PTX's own .loc
     ptx_path: str | None  # the PTX the lines refer to
+    ptxas: dict | None  # which ptxas assembled the PTX (``toolchain.Ptxas.header``); None for a cubin
 
     def line_of(self, pc: int) -> str:
         """Where the instruction at ``pc`` came from: ``kernel.ptx:123`` (and the source line), or its SASS offset."""
@@ -83,13 +84,16 @@ class Assembled:
     listing: dict[str, dict]
     ptx_lines: dict[str, dict]  # kernel -> its line table ({} where ptxas's -lineinfo code differed)
     sources: dict[str, dict]
+    ptxas: dict | None  # which ptxas made the cubin (None: given as a cubin)
 
 
 @functools.lru_cache(maxsize=16)
 def assemble(ptx: str | None, cubin: bytes | None, name: str, where: str, arch: str) -> Assembled:
     """ptxas (for PTX) and nvdisasm, with the line tables; cached, since one module often holds the kernels of several runs."""
+    ptxas = None
     if ptx is not None:
         cubin = toolchain.ptx_to_cubin(ptx, where, arch)
+        ptxas = toolchain.assembler(toolchain.ptx_isa(ptx), where).header(toolchain.ptx_isa(ptx))
     module = read_cubin(cubin, where)
     listing = toolchain.disassemble(cubin, where)
     lines: dict[str, dict] = {}
@@ -102,7 +106,7 @@ def assemble(ptx: str | None, cubin: bytes | None, name: str, where: str, arch: 
             lines[entry] = _line_table(annotated.get(entry), code)
             table = _line_table(own.get(entry), code, with_file=True)
             sources[entry] = {pc: f"{Path(files.get(f, '?')).name}:{ln}" for pc, (f, ln) in table.items() if ln}
-    return Assembled(module, listing, lines, sources)
+    return Assembled(module, listing, lines, sources, ptxas)
 
 
 def load_program(path: str | Path, kernel: str, arch: str = "sm_90") -> Program:
@@ -146,7 +150,7 @@ def load_program(path: str | Path, kernel: str, arch: str = "sm_90") -> Program:
     code = _instructions(done.listing[entry], where)
     return Program(where, entry, tuple(code), module.kernels[entry], module, signatures[entry] if signatures else None,
                    ptxtext.shared_vars(ptx) if ptx is not None else (), done.ptx_lines.get(entry, {}), done.sources.get(entry, {}),
-                   path.name if suffix == ".ptx" else None)
+                   path.name if suffix == ".ptx" else None, done.ptxas)
 
 
 def _instructions(listing: dict, where: str) -> list[Instruction]:

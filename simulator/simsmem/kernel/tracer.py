@@ -138,6 +138,7 @@ def describe(program: Program, launch: Launch, ctas: list[int], args: list[str],
     return {
         "file": Path(program.where).name, "entry": program.entry, "grid": list(g.grid), "block": list(g.block), "smem": smem, "args": list(args),
         "ctas": "all" if len(ctas) == g.ctas else [list(g.cta_at(c)) for c in ctas], "order": ORDER, "code": code,
+        **({"ptxas": program.ptxas} if program.ptxas else {}),
     }
 
 
