@@ -13,7 +13,7 @@ from simsmem.cli import main
 from simsmem.config import load_arch
 from simsmem.kernel.launch import Launch, make_launch
 from simsmem.kernel.program import load_program
-from simsmem.kernel.tracer import describe, select_ctas, trace_stream
+from simsmem.kernel.tracer import Execution, describe, select_ctas, trace_stream
 from simsmem.trace import Trace
 
 settings.register_profile("ci", max_examples=200, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -32,12 +32,12 @@ def launch_entry(entry: dict) -> tuple:
     return program, launch, select_ctas(launch, None)
 
 
-def trace_entry(entry: dict) -> tuple[Launch, dict, Trace]:
+def trace_entry(entry: dict, execution: Execution | None = None) -> tuple[Launch, dict, Trace]:
     """A calibration/realk manifest entry traced on the CPU for its whole grid: its launch (the global memory after the
-    run), the trace's kernel header (``executed`` set) and the trace."""
+    run), the trace's kernel header (``executed`` set) and the trace; ``execution`` gets the run's counts."""
     program, launch, ctas = launch_entry(entry)
     header = describe(program, launch, ctas, entry["args"], entry["smem"])
-    return launch, header, trace_stream(program, launch, ctas, header).read()
+    return launch, header, trace_stream(program, launch, ctas, header, execution=execution).read()
 
 #: LDS.32 lanes: one word from every bank (1 wavefront), two words per bank (2 wavefronts), and LDS.64 lanes over
 #: 256 bytes whose half-warps clash (2 wavefronts).

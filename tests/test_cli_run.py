@@ -107,6 +107,16 @@ def test_console_script_runs(ldsm_trace):
     assert "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum" in proc.stdout
 
 
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+def test_a_reader_that_goes_away_ends_the_command_quietly(ldsm_trace, fmt):
+    """``simsmem run ... | head -1``: status 0 and nothing on stderr, whichever writer met the closed pipe."""
+    proc = subprocess.Popen([sys.executable, "-m", "simsmem", "run", str(ldsm_trace), "--format", fmt], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.read(10)
+    proc.stdout.close()
+    assert proc.wait(timeout=60) == 0
+    assert proc.stderr.read() == b""
+
+
 
 def test_atomic_operations_through_the_reader(tmp_path, capsys):
     """ATOMS with `atom` read from a file. The CAS line is H100 row `atom_cas_stride0`

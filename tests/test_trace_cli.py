@@ -7,6 +7,10 @@ H100's (calibration/realk/manifest.json, entries named), error texts the CLI's o
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -116,8 +120,35 @@ def test_out_of_bounds_shared_access(tmp_path, capsys):
 
 def test_a_loop_past_max_instructions(tmp_path, capsys):
     out = tmp_path / "o.npz"
-    refused(capsys, [*_reduce(f"npy:{REALK}/data/f32_red.npy", "zeros:64", "4096", extra=("--max-instructions", "1000")), "-o", out],
-            "more than 1000 warp-instructions", out=out)
+    refused(capsys, [*_reduce(f"npy:{REALK}/data/f32_red.npy", "zeros:64", "4096", extra=("--max-instructions", "100")), "-o", out],
+            "still running after 100 steps", "the loop from reduce.ptx:", out=out)
+
+
+#: A loop that never ends (written here): every lane spins on a flag nobody sets.
+SPIN = Path(__file__).resolve().parent.parent / "benchmarks" / "spin.cu"
+
+
+def test_sigterm_leaves_no_file_behind(tmp_path):
+    """A trace killed while it writes (SIGTERM, as ``kill`` and CI timeouts send) exits 130 and leaves neither its
+    output nor the hidden temporary file."""
+    out = tmp_path / "o.npz"
+    proc = subprocess.Popen([sys.executable, "-m", "simsmem", "trace", str(SPIN), "--kernel", "spin", "--grid", "1", "--block", "32",
+                             "--arg", "zeros:4", "--arg", "zeros:128", "-o", str(out), "-q"], stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob(".o.npz.*")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert list(tmp_path.glob(".o.npz.*")), "the trace never began writing"
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 130
+    assert not list(tmp_path.iterdir()), proc.stderr.read()
+
+
+def test_a_loop_that_never_ends_is_named_by_its_source_lines(tmp_path, capsys):
+    """The step limit stops it and names the loop's PTX and CUDA lines (a regression guard on the message; how long the
+    default limit takes is benchmarks/bench_runaway.py's)."""
+    out = tmp_path / "o.npz"
+    refused(capsys, ["trace", SPIN, "--kernel", "spin", "--grid", "2", "--block", "64", "--arg", "zeros:4", "--arg", "zeros:256",
+                     "--max-instructions", "3000", "-o", out], "still running after 3,000 steps", "the loop from spin.cu:5 to spin.cu:5", out=out)
 
 
 @pytest.mark.parametrize("opts, parts", [

@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
+import threading
+
+import rich.console
 
 from .. import __version__
 from ..errors import SimsmemError
@@ -35,6 +40,13 @@ def positive(text: str) -> int:
     return value
 
 
+class Console(rich.console.Console):
+    """rich's console, but a closed pipe (``simsmem ... | head``) ends the command as any write to it does, with status 0."""
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, with usage errors on one line like every other error (exit status 2)."""
 
@@ -51,18 +63,28 @@ def build_parser() -> Parser:
     return parser
 
 
+def _terminated(signum: int, frame) -> None:
+    """SIGTERM unwinds like an interrupt, so no output is left half-written."""
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error already reported
         return exc.code if isinstance(exc.code, int) else 0
+    held = signal.signal(signal.SIGTERM, _terminated) if threading.current_thread() is threading.main_thread() else None
     try:
         return args.func(args) or 0
     except SimsmemError as exc:
         print(f"simsmem: {exc}", file=sys.stderr)
         return 2
-    except BrokenPipeError:
+    except BrokenPipeError:  # the reader went away (``| head``): stop quietly, and let nothing flush to the closed pipe
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except KeyboardInterrupt:
         print("simsmem: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if held is not None:
+            signal.signal(signal.SIGTERM, held)

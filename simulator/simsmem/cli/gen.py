@@ -16,9 +16,8 @@ import argparse
 from pathlib import Path
 
 import attrs
-from rich.console import Console
 
-from . import non_negative, positive
+from . import Console, non_negative, positive
 from ..config import load_arch
 from ..errors import SimsmemError
 from ..layout import Tile, tile

@@ -12,7 +12,6 @@ import argparse
 import sys
 
 import orjson
-from rich.console import Console
 
 from ..analysis import analyse_stream, with_launch, with_timeline
 from ..config import load_arch
@@ -22,7 +21,7 @@ from ..progress import add_quiet_flag, progress
 from ..report import print_launch, print_table, print_timing, to_csv, to_json
 from ..trace import open_trace
 from ..validate import resolve_arch
-from . import non_negative
+from . import Console, non_negative
 from .trace import KERNEL_SUFFIXES, add_launch_options, open_kernel
 
 

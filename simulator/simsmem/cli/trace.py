@@ -21,7 +21,7 @@ import attrs
 from . import positive
 from ..errors import SimsmemError
 from ..kernel.launch import parse_cta, parse_dims
-from ..kernel.tracer import MAX_INSTRUCTIONS, StreamSink, trace_kernel
+from ..kernel.tracer import StreamSink, max_steps, trace_kernel
 from ..progress import add_quiet_flag, progress
 from ..trace import TraceStream, write_stream
 
@@ -39,8 +39,10 @@ def add_launch_options(p: argparse.ArgumentParser, required: bool) -> None:
     g.add_argument("--arg", action="append", default=[], metavar="VALUE", help="one per kernel parameter, in order: INT, FLOAT, zeros:BYTES, npy:PATH")
     g.add_argument("--cta", action="append", default=[], metavar="X,Y,Z", help="trace only these CTAs (repeat; default: every CTA of the grid)")
     g.add_argument("--ctas", choices=("all",), help="trace every CTA of the grid (the default)")
-    g.add_argument("--max-instructions", type=positive, default=MAX_INSTRUCTIONS, metavar="N",
-                   help=f"stop with an error after N warp-instructions (a loop that never ends; default {MAX_INSTRUCTIONS:,})")
+    g.add_argument("--max-instructions", type=positive, metavar="N",
+                   help=f"stop with an error, naming the loop, once the CTAs traced together have taken N steps (one instruction "
+                        f"each for the warps at it) without ending; default: what about 30 s of one core allows, {max_steps(32):,} "
+                        f"for one warp to {max_steps(4096):,} for 4096 threads")
 
 
 def open_kernel(args: argparse.Namespace, path: str, sink: StreamSink | None = None) -> TraceStream:

@@ -38,6 +38,10 @@ class ExecError(Exception):
         self.what, self.pc, self.warp, self.lane = what, pc, warp, lane
 
 
+class Runaway(ExecError):
+    """Execution passed its step limit at instruction ``pc``: a loop that never ends, or a limit set too low."""
+
+
 @attrs.frozen
 class Geometry:
     """A launch's shape: grid and block (x, y, z), and what follows from them."""
@@ -139,7 +143,8 @@ class Machine:
         return np.flatnonzero(ex.reshape(-1, LANES).any(axis=1))
 
     def run(self, limit: int) -> None:
-        """Execute until every thread has exited; at most ``limit`` warp-instructions in all.
+        """Execute until every thread has exited; at most ``limit`` steps (a step executes one instruction for the warps at
+        it, so no warp executes more than ``limit`` instructions).
 
         After a straight-line instruction (``step.plain``) that every runnable thread executed, the same
         threads are at the next instruction and nothing else became runnable: that step skips the search."""
@@ -179,8 +184,8 @@ class Machine:
                                 code[min(at, last - 1)].pc)
             self.current = code[at]
             self.executed += nwarps
-            if self.executed > limit:
-                raise ExecError(f"more than {limit} warp-instructions executed (a loop that never ends? raise --max-instructions)", code[at].pc)
+            if self.steps >= limit:
+                raise Runaway(f"still running after {limit:,} steps (a loop that never ends? raise --max-instructions)", code[at].pc)
             if self.on_step is not None:
                 self.on_step(code[at], warps)
             step = self.program[at]

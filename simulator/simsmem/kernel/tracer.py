@@ -18,7 +18,7 @@ from ..trace.records import InstructionBatch
 from ..trace.stream import CHUNK, Chunk, TraceStream
 from .isa import Env, build, modelled
 from .launch import Launch, make_launch
-from .machine import ExecError, Machine
+from .machine import ExecError, Machine, Runaway
 from .memory import LOCAL_HI, SHARED_HI
 from .program import Program, load_program
 from .record import Recorder
@@ -26,7 +26,15 @@ from .sass import controls
 from .streams import StreamRecorder, WarpStreams
 
 BATCH_THREADS = 4096
-MAX_INSTRUCTIONS = 200_000_000  # warp-instructions a launch may execute before it is taken for a loop that never ends
+#: The default step limit of CTAs run together (a step executes one instruction for the warps at it, so it bounds each
+#: warp's instructions): what about 30 s of one core allows, a step costing ``1 + threads / STEP_THREADS`` units of about
+#: 28 us (docs/kernels.md, "Runaway kernels", has the measurement): 680,000 steps for a lone warp, 180,000 for 4096 threads.
+MAX_STEP_UNITS, STEP_THREADS = 700_000, 1400
+
+
+def max_steps(threads: int) -> int:
+    """The default step limit of a batch of ``threads`` threads."""
+    return int(MAX_STEP_UNITS / (1 + threads / STEP_THREADS))
 
 
 @attrs.define
@@ -35,6 +43,7 @@ class Execution:
 
     executed: int = 0  # warp-level SASS instructions executed by the traced CTAs (ncu: smsp__inst_executed)
     ctas: int = 0
+    load: float = 0.0  # the most any batch of CTAs took of its step limit (a fraction)
 
 
 def select_ctas(launch: Launch, ctas: list[tuple[int, int, int]] | None) -> list[int]:
@@ -92,7 +101,7 @@ class StreamSink:
                             sectors=sum((tuple(np.where(s >= 0, s + o, -1) for s in p.sectors) for p, o in zip(parts, offsets)), ()))
 
 
-def execute(program: Program, launch: Launch, ctas: list[int], limit: int = MAX_INSTRUCTIONS, execution: Execution | None = None,
+def execute(program: Program, launch: Launch, ctas: list[int], limit: int | None = None, execution: Execution | None = None,
             sink: StreamSink | None = None) -> Iterator[InstructionBatch]:
     """The rows of the shared-memory instructions of ``ctas``, in batches, as they execute; ``sink``: keep the warp streams
     of its CTAs."""
@@ -111,18 +120,32 @@ def execute(program: Program, launch: Launch, ctas: list[int], limit: int = MAX_
         streams = StreamRecorder(m, keep, rows) if keep else None
         try:
             with np.errstate(all="ignore"):
-                m.run(limit - execution.executed)
+                m.run(most := limit or max_steps(len(group) * launch.geometry.warps * 32))
+        except Runaway as exc:
+            raise SimsmemError(f"{program.where}: {program.entry}", f"{exc.what}; {loop_at(program, exc.pc)}") from None
         except ExecError as exc:
             where = f"{program.where}: " + (program.line_of(exc.pc) if exc.pc is not None else program.entry)
             who = f" (warp {exc.warp}, lane {exc.lane})" if exc.warp is not None else ""
             raise SimsmemError(where + who, exc.what) from None
         execution.executed += m.executed
+        execution.load = max(execution.load, m.steps / most)
         execution.ctas += len(group)
         if streams is not None:
             sink.kept.append(attrs.evolve(streams.streams(), control=control))
         for batch in rec.take(0):
             rows += len(batch)
             yield batch
+
+
+def loop_at(program: Program, pc: int) -> str:
+    """Where the innermost loop around ``pc`` is: the backward branch that closes it, and where it goes back to."""
+    back = [ins for ins in program.code if ins.name in ("BRA", "JMP") and ins.pc >= pc
+            and any(op.kind == "label" and op.offset <= pc for op in ins.operands)]
+    if not back:
+        return f"stopped at {program.line_of(pc)}"
+    branch = min(back, key=lambda ins: ins.pc)
+    top = next(op.offset for op in branch.operands if op.kind == "label")
+    return f"the loop from {program.line_of(top)} to {program.line_of(branch.pc)}"
 
 
 SHARED_OPS = ("LDS", "STS", "ATOMS", "LDSM", "STSM", "LDGSTS", "LD", "ST")
@@ -142,10 +165,11 @@ def describe(program: Program, launch: Launch, ctas: list[int], args: list[str],
     }
 
 
-def trace_stream(program: Program, launch: Launch, ctas: list[int], header: dict, limit: int = MAX_INSTRUCTIONS,
-                 advance=lambda n: None, sink: StreamSink | None = None) -> TraceStream:
-    """A ``TraceStream`` whose chunks execute the CTAs as they are read; ``header["executed"]`` is set once they all have."""
-    execution = Execution()
+def trace_stream(program: Program, launch: Launch, ctas: list[int], header: dict, limit: int | None = None,
+                 advance=lambda n: None, sink: StreamSink | None = None, execution: Execution | None = None) -> TraceStream:
+    """A ``TraceStream`` whose chunks execute the CTAs as they are read; ``header["executed"]`` (and ``execution``'s
+    counts) are set once they all have."""
+    execution = execution if execution is not None else Execution()
 
     def chunks() -> Iterator[Chunk]:
         first = 0
@@ -171,7 +195,7 @@ def trace_stream(program: Program, launch: Launch, ctas: list[int], header: dict
 
 
 def trace_kernel(path: str | Path, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], smem: int, args: list[str],
-                 ctas: list[tuple[int, int, int]] | None = None, base: Path | None = None, limit: int = MAX_INSTRUCTIONS,
+                 ctas: list[tuple[int, int, int]] | None = None, base: Path | None = None, limit: int | None = None,
                  max_shared: int = 233472, advance=lambda n: None, sink: StreamSink | None = None) -> TraceStream:
     """Load, launch and execute a kernel: a stream of the trace of its shared-memory instructions.
 
