@@ -18,26 +18,27 @@ from .. import __version__
 from ..errors import SimsmemError
 
 #: Subcommand modules of this package, in the order ``--help`` lists them.
-COMMANDS = ("run", "trace", "gen", "swizzle", "explain", "compare", "convert")
+COMMANDS = ("run", "trace", "check", "gen", "swizzle", "explain", "compare", "convert")
 
 
-def non_negative(text: str) -> int:
-    """argparse type: an integer >= 0 (argparse names the option in its error)."""
+def _at_least(text: str, least: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"expected an integer >= {least}, got {value}")
     return value
+
+
+def non_negative(text: str) -> int:
+    """argparse type: an integer >= 0 (argparse names the option in its error)."""
+    return _at_least(text, 0)
 
 
 def positive(text: str) -> int:
     """argparse type: an integer >= 1."""
-    value = non_negative(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("expected an integer >= 1, got 0")
-    return value
+    return _at_least(text, 1)
 
 
 class Console(rich.console.Console):

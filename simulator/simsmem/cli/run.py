@@ -21,7 +21,7 @@ from ..progress import add_quiet_flag, progress
 from ..report import print_launch, print_table, print_timing, to_csv, to_json
 from ..trace import open_trace
 from ..validate import resolve_arch
-from . import Console, non_negative
+from . import Console, non_negative, positive
 from .trace import KERNEL_SUFFIXES, add_launch_options, open_kernel
 
 
@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                  "or a kernel (.ptx, .cubin, .cu) to trace first, with the launch options below")
     p.add_argument("--arch", help="sm_90 (default), another built-in arch, or a path to an arch .yaml; wins over the trace's own arch")
     p.add_argument("--format", choices=("table", "json", "csv", "ncu-csv"), default="table", help="ncu-csv: ncu's --csv details page (one row per metric, with ID, Kernel Name, ... columns)")
-    p.add_argument("--worst", type=non_negative, default=10, metavar="K", help="list the K instructions with the most bank conflicts (table)")
+    p.add_argument("--worst", type=positive, default=10, metavar="K", help="list the K instructions with the most bank conflicts (table)")
     p.add_argument("--engine", choices=("full", "analytic"), default="full",
                    help="full: counters and cycles from the timing engine (keeps the whole trace); analytic: counters only, faster")
     p.add_argument("--what-if", type=non_negative, metavar="K",
