@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, settings
 
 from simsmem.cli import main
 from simsmem.config import load_arch
-from simsmem.kernel.launch import Launch, make_launch
-from simsmem.kernel.program import load_program
+from simsmem.corpus import entry_launch
+from simsmem.kernel.launch import Launch
 from simsmem.kernel.tracer import Execution, describe, select_ctas, trace_stream
 from simsmem.trace import Trace
 
@@ -26,9 +26,8 @@ REALK = ROOT / "calibration" / "realk"
 
 
 def launch_entry(entry: dict) -> tuple:
-    """A calibration/realk manifest entry's program, launch and CTAs (all of the grid), as its ``args`` say."""
-    program = load_program(REALK / entry["ptx"], entry["kernel"])
-    launch = make_launch(program, tuple(entry["grid"]), tuple(entry["block"]), entry["smem"], entry["args"], REALK, 233472)
+    """A calibration/realk manifest entry's program, launch and CTAs (all of the grid), as its ``args`` and ``globals`` say."""
+    program, launch = entry_launch(entry, REALK)
     return program, launch, select_ctas(launch, None)
 
 
@@ -36,7 +35,7 @@ def trace_entry(entry: dict, execution: Execution | None = None) -> tuple[Launch
     """A calibration/realk manifest entry traced on the CPU for its whole grid: its launch (the global memory after the
     run), the trace's kernel header (``executed`` set) and the trace; ``execution`` gets the run's counts."""
     program, launch, ctas = launch_entry(entry)
-    header = describe(program, launch, ctas, entry["args"], entry["smem"])
+    header = describe(program, launch, ctas, entry["args"], entry["smem"], entry.get("globals"))
     return launch, header, trace_stream(program, launch, ctas, header, execution=execution).read()
 
 #: LDS.32 lanes: one word from every bank (1 wavefront), two words per bank (2 wavefronts), and LDS.64 lanes over

@@ -11,6 +11,10 @@ Entries with no function here (the ISA checks, whose reference is the GPU itself
 
 from __future__ import annotations
 
+import re
+import struct
+from pathlib import Path
+
 import numpy as np
 
 REFS = {}
@@ -363,6 +367,68 @@ def _dfdiv(e, inp):
         q = (a / b).astype(np.float32)
         out = np.where(f & 1, q + q, other + a).astype(np.float32)
     return {0: (out, 0)}
+
+
+# --------------------------------------------------------------------------------- params.cu (manifest_params.json)
+HERE = Path(__file__).resolve().parent
+
+
+def _data(text: str) -> np.ndarray:
+    """An ``npy:`` path of an entry (from this folder)."""
+    return np.load(HERE / text[len("npy:"):])
+
+
+def _fields(text: str) -> list[str]:
+    """The values of a ``struct:`` argument's fields, in order (nesting dropped)."""
+    return re.findall(r"=([^,{}]+)", text[len("struct:"):])
+
+
+def _numbers(values: list[str]) -> list[int | float]:
+    return [float(v) if "." in v else int(v, 0) for v in values]
+
+
+@ref("params_cute_sgemm_ld32", "params_cute_sgemm_ld33", "params_cute_sgemm_swz_relu")
+def _cute_sgemm(e, inp):
+    v = _fields(e["args"][0])
+    a, b, c = (_data(t).astype(np.float64) for t in v[:3])
+    m, n, k = (int(x) for x in v[3:6])
+    (ar, ac), (br, bc), (cr, cc) = [(int(v[i]), int(v[i + 1])) for i in (6, 8, 10)]
+    relu, alpha, beta = int(v[14]), float(v[15]), float(v[16])  # v[12], v[13]: the Tile (ld, swizzle)
+    rows, cols, ks = np.arange(m)[:, None], np.arange(n)[None, :], np.arange(k)
+    aa = a[rows * ar + ks[None, :] * ac]  # [m][k]
+    bb = b[ks[:, None] * br + cols * bc]  # [k][n]
+    d = alpha * (aa @ bb) + beta * c[rows * cr + cols * cc]
+    out = np.zeros(m * n)
+    out[(rows * cr + cols * cc).reshape(-1)] = (np.maximum(d, 0) if relu else d).reshape(-1)
+    return {1: (out.astype(np.float32), 0)}
+
+
+@ref("params_conv_rows_struct", "params_conv_rows_bytes")
+def _conv_rows(e, inp):
+    p = e["args"][2]
+    w, h, scale = struct.unpack("<iif", bytes.fromhex(p[6:]) if p.startswith("bytes:") else struct.pack("<iif", *_numbers(_fields(p))))
+    img = np.pad(f32(inp[1])[: w * h].reshape(h, w).astype(np.float64), ((0, 0), (8, 8)))
+    filt = _data(e["globals"]["c_filter"]).astype(np.float64)
+    out = scale * sum(filt[k] * img[:, k : k + w] for k in range(17))
+    return {0: (out.astype(np.float32).reshape(-1), 0)}
+
+
+@ref("params_lut_hist_spread", "params_lut_hist_narrow")
+def _lut_hist(e, inp):
+    n = args_int(e, 2)
+    lut = _data(e["globals"]["d_lut"])
+    return {0: (np.bincount(lut[np.frombuffer(inp[1], np.uint8)[:n]] & 63, minlength=64).astype(np.uint32), 0)}
+
+
+@ref("params_stencil_init", "params_stencil_globals")
+def _stencil_init(e, inp):
+    n = args_int(e, 2)
+    g = e.get("globals", {})
+    weights = _data(g["c_weights"]) if "c_weights" in g else np.array([0.0625, 0.25, 0.375, 0.25, 0.0625])  # params.cu's initialisers
+    taps = _data(g["d_taps"]) if "d_taps" in g else np.array([-4, -2, 0, 2, 4])
+    x = np.pad(f32(inp[1])[:n].astype(np.float64), 4)
+    out = sum(w * x[4 + t : 4 + t + n] for w, t in zip(weights.astype(np.float64), taps))
+    return {0: (out.astype(np.float32), 0)}
 
 
 # --------------------------------------------------------------------------------- comparison

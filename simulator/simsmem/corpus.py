@@ -1,8 +1,12 @@
-"""Measured corpora (``calibration/*/instructions.json``): single-instruction launches with ncu counters.
+"""Measured corpora: single-instruction launches (``calibration/*/instructions.json``) and whole kernels
+(``calibration/realk/manifest*.json``), with ncu counters.
 
-Each row names the SASS opcode it ran, the lanes' byte offsets and the active mask; ``row_instruction``
-turns it into a trace instruction, ``corpus_trace`` the whole corpus into a trace v1 (one
-instruction per row, in row order), so that every row can be replayed through the model.
+Each row of an instruction corpus names the SASS opcode it ran, the lanes' byte offsets and the active mask;
+``row_instruction`` turns it into a trace instruction, ``corpus_trace`` the whole corpus into a trace v1 (one
+instruction per row, in row order), so that every row can be replayed through the model. A kernel manifest's
+entry is a launch as ``calibration/realk/launch.cu`` reads it (``ptx``, ``kernel``, ``grid``, ``block``,
+``smem``, ``args``, and ``globals``: data for ``__constant__``/``__device__`` variables); ``entry_launch``
+makes it ready to execute.
 """
 
 from __future__ import annotations
@@ -12,6 +16,9 @@ from typing import Any
 
 import orjson
 
+from .errors import SimsmemError
+from .kernel.launch import Launch, make_launch
+from .kernel.program import Program, load_program
 from .trace import Instruction, InstructionBatch, Trace
 from .trace.records import SOURCE_OPS
 from .trace.sass import sass_form
@@ -36,3 +43,17 @@ def load_corpus(path: str | Path) -> list[dict[str, Any]]:
 def corpus_trace(rows: list[dict[str, Any]], name: str = "corpus") -> Trace:
     """All rows as one trace, one instruction per row."""
     return Trace(InstructionBatch.from_instructions(row_instruction(r) for r in rows), name=name)
+
+
+def entry_launch(entry: dict[str, Any], base: Path) -> tuple[Program, Launch]:
+    """A kernel manifest entry's program and launch (paths from ``base``, the manifest's folder)."""
+    name = entry.get("name", "a manifest entry")
+    missing = [k for k in ("ptx", "kernel", "grid", "block", "args") if k not in entry]
+    if missing:
+        raise SimsmemError(name, f"the entry has no {', '.join(missing)}")
+    symbols = entry.get("globals", {})
+    if not isinstance(symbols, dict) or not all(isinstance(v, str) for v in symbols.values()):
+        raise SimsmemError(f"{name}: globals", 'expected {"NAME": "npy:FILE" or "zeros:BYTES", ...}')
+    program = load_program(base / entry["ptx"], entry["kernel"])
+    return program, make_launch(program, tuple(entry["grid"]), tuple(entry["block"]), entry.get("smem", 0), entry["args"], base,
+                                symbols=symbols)

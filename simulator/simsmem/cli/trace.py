@@ -7,8 +7,13 @@ lanes' addresses. No GPU is needed: ``pip install 'simsmem[cuda]'`` gives ptxas,
 
 Arguments, one ``--arg`` per kernel parameter in order (write ``--arg=-1`` for a negative number):
 an integer (decimal or 0x hex), a float (with '.' or an exponent) for .f32/.f64 parameters,
-``zeros:BYTES`` (a pointer to a new zero-filled buffer; zeros:0 is a null pointer), or ``npy:PATH``
-(a pointer to a buffer holding that numpy file's data).
+``zeros:BYTES`` (a pointer to a new zero-filled buffer; zeros:0 is a null pointer), ``npy:PATH``
+(a pointer to a buffer holding that numpy file's data), ``tmap:...`` (a TMA tensor map), and for a
+struct passed by value (``.param .align A .b8 name[N]``) ``bytes:HEX`` (its N bytes, 2N hex digits,
+byte 0 first) or ``struct:TYPE=VALUE,...`` (fields laid out as C does; TYPE i8 u8 i16 u16 i32 u32
+i64 u64 f16 bf16 f32 f64 ptr, a ptr taking zeros:BYTES, npy:PATH or arg:I; {...} nests a struct).
+``--global NAME=npy:PATH`` (or ``NAME=zeros:BYTES``) writes data over a ``__constant__`` or
+``__device__`` variable of the module before the launch.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import attrs
 
 from . import positive
 from ..errors import SimsmemError
-from ..kernel.launch import parse_cta, parse_dims
+from ..kernel.launch import parse_cta, parse_dims, parse_globals
 from ..kernel.tracer import StreamSink, max_steps, trace_kernel
 from ..progress import add_quiet_flag, progress
 from ..trace import TraceStream, write_stream
@@ -36,7 +41,10 @@ def add_launch_options(p: argparse.ArgumentParser, required: bool) -> None:
     g.add_argument("--grid", required=required, help="X[,Y[,Z]] CTAs")
     g.add_argument("--block", required=required, help="X[,Y[,Z]] threads per CTA")
     g.add_argument("--smem", type=int, default=0, metavar="BYTES", help="dynamic shared memory per CTA (default 0)")
-    g.add_argument("--arg", action="append", default=[], metavar="VALUE", help="one per kernel parameter, in order: INT, FLOAT, zeros:BYTES, npy:PATH")
+    g.add_argument("--arg", action="append", default=[], metavar="VALUE",
+                   help="one per kernel parameter, in order: INT, FLOAT, zeros:BYTES, npy:PATH, tmap:..., bytes:HEX, struct:TYPE=VALUE,...")
+    g.add_argument("--global", dest="globals", action="append", default=[], metavar="NAME=DATA",
+                   help="a __constant__ or __device__ variable's data: NAME=npy:PATH or NAME=zeros:BYTES (repeat)")
     g.add_argument("--cta", action="append", default=[], metavar="X,Y,Z", help="trace only these CTAs (repeat; default: every CTA of the grid)")
     g.add_argument("--ctas", choices=("all",), help="trace every CTA of the grid (the default)")
     g.add_argument("--max-instructions", type=positive, metavar="N",
@@ -55,10 +63,11 @@ def open_kernel(args: argparse.Namespace, path: str, sink: StreamSink | None = N
         raise SimsmemError("--cta", "give --ctas all or --cta, not both")
     ctas = [parse_cta(c) for c in args.cta] if args.cta else None
     grid, block = parse_dims(args.grid, "grid"), parse_dims(args.block, "block")
+    symbols = parse_globals(args.globals)
     total = len(ctas) if ctas else grid[0] * grid[1] * grid[2]
     hook = {"advance": lambda n: None}
     stream = trace_kernel(path, args.kernel, grid, block, args.smem, args.arg, ctas, limit=args.max_instructions, advance=lambda n: hook["advance"](n),
-                          sink=sink)
+                          sink=sink, symbols=symbols)
     if stream.kernel.get("ptxas", {}).get("note"):
         print(f"simsmem: note: {stream.kernel['ptxas']['note']} ({stream.kernel['ptxas']['from']})", file=sys.stderr)
 

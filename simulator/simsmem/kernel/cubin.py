@@ -4,8 +4,8 @@
 size in constant bank 0), its static shared memory (the size of ``.nv.shared.NAME``, which on sm_90
 begins with the CTA's 1 KiB reserved for the system), its stack frame (``EIATTR_FRAME_SIZE`` of it and
 the functions it calls), and the functions placed in its code section (a ``CALL`` names them);
-for the module, the ``__constant__`` bank (``.nv.constant3``) and the ``__device__`` variables whose
-addresses constant bank 4 holds (``.rela.nv.constant4``).
+for the module, the ``__constant__`` bank (``.nv.constant3``) and its variables (their symbols), and the
+``__device__`` variables whose addresses constant bank 4 holds (``.rela.nv.constant4``).
 """
 
 from __future__ import annotations
@@ -49,6 +49,15 @@ class Variable:
 
 
 @attrs.frozen
+class Constant:
+    """A module-scope ``__constant__`` variable: where it lies in constant bank 3."""
+
+    name: str
+    offset: int
+    size: int
+
+
+@attrs.frozen
 class Kernel:
     """One ``.entry`` of the module."""
 
@@ -70,6 +79,7 @@ class Module:
     arch: int  # 90 for sm_90
     kernels: dict[str, Kernel]
     constants: bytes  # constant bank 3 (__constant__ variables), initialised
+    constant_vars: tuple[Constant, ...]  # the __constant__ variables of bank 3
     variables: tuple[Variable, ...]  # __device__ variables
     bank4: tuple[tuple[int, str, int], ...]  # constant bank 4: (offset, variable, addend) relocations to variables' addresses
 
@@ -136,9 +146,12 @@ def _module(elf: ELFFile, where: str) -> Module:
                                  sections[f".nv.constant2.{s.name}"].data() if f".nv.constant2.{s.name}" in sections else b"")
     constants = sections[".nv.constant3"].data() if ".nv.constant3" in sections else b""
     variables: list[Variable] = []
+    constant_vars: list[Constant] = []
     for s in symbols:
         if s["st_info"]["type"] == "STT_OBJECT" and s["st_shndx"] not in ("SHN_UNDEF", "SHN_ABS") and isinstance(s["st_shndx"], int):
             sec = elf.get_section(s["st_shndx"])
+            if sec.name == ".nv.constant3":
+                constant_vars.append(Constant(s.name, s["st_value"], s["st_size"]))
             if sec.name in (".nv.global", ".nv.global.init"):
                 raw = sec.data()[s["st_value"] : s["st_value"] + s["st_size"]] if sec.name == ".nv.global.init" else b""
                 variables.append(Variable(s.name, s["st_size"], raw.ljust(s["st_size"], b"\0")))
@@ -149,4 +162,4 @@ def _module(elf: ELFFile, where: str) -> Module:
             bank4.append((r["r_offset"], by_index[r["r_info_sym"]].name, r["r_addend"]))
     if not kernels:
         raise SimsmemError(where, "the cubin holds no kernel")
-    return Module(arch, kernels, constants, tuple(variables), tuple(bank4))
+    return Module(arch, kernels, constants, tuple(constant_vars), tuple(variables), tuple(bank4))

@@ -6,7 +6,11 @@ Arguments are strings, one per kernel parameter, as the measured corpus's launch
 * a float literal (with ``.``, an exponent, ``inf`` or ``nan``) for an ``.f32``/``.f64`` parameter;
 * ``zeros:BYTES``: a pointer to a new zero-filled global buffer (``zeros:0`` is a null pointer);
 * ``npy:PATH``: a pointer to a buffer holding that numpy file's raw data (paths from ``base``);
-* ``tmap:...``: a TMA tensor map for a 128-byte ``CUtensorMap`` parameter (``tensormap`` says how).
+* ``tmap:...``: a TMA tensor map for a 128-byte ``CUtensorMap`` parameter (``tensormap`` says how);
+* ``bytes:HEX`` or ``struct:FIELD,...``: a struct passed by value (``structs`` says how).
+
+Module symbols take data by name (``--global NAME=npy:PATH`` or ``NAME=zeros:BYTES``, a manifest's ``globals``):
+a ``__constant__`` variable in constant bank 3, a ``__device__`` one in its global buffer, from the first byte on.
 
 Constant bank 0 holds what sm_90 kernels read there: the block and grid sizes (0x0..0x14), the
 initial stack pointer (0x28), the parameters' generic address (0x198), and the parameters (from 0x210).
@@ -23,7 +27,7 @@ import attrs
 import numpy as np
 
 from ..errors import SimsmemError
-from . import tensormap
+from . import structs, tensormap
 from .machine import Geometry
 from .memory import GlobalMemory
 from .program import Program
@@ -33,6 +37,8 @@ PARAMS_ADDRESS = 0x198
 #: Largest launch sm_90 allows.
 MAX_THREADS = 1024
 MAX_GRID = (2**31 - 1, 65535, 65535)
+#: The most shared memory sm_90 gives a CTA: 227 KiB of user memory and the 1 KiB reserved.
+MAX_SHARED = 233472
 
 
 @attrs.frozen
@@ -77,9 +83,23 @@ def parse_cta(text: str) -> tuple[int, int, int]:
     return tuple(parts)  # type: ignore[return-value]
 
 
+def parse_globals(texts: list[str]) -> dict[str, str]:
+    """``--global NAME=VALUE`` options as {NAME: VALUE}."""
+    out: dict[str, str] = {}
+    for text in texts:
+        name, eq, value = text.partition("=")
+        if not eq or not name:
+            raise SimsmemError("--global", f"expected NAME=npy:PATH or NAME=zeros:BYTES, got {text!r}")
+        if name in out:
+            raise SimsmemError(f"--global {name}", "given twice")
+        out[name] = value
+    return out
+
+
 def make_launch(program: Program, grid: tuple[int, int, int], block: tuple[int, int, int], smem: int, args: list[str], base: Path,
-                max_shared: int) -> Launch:
-    """Check the launch against the kernel and build its memories; errors name the parameter."""
+                max_shared: int = MAX_SHARED, symbols: dict[str, str] | None = None) -> Launch:
+    """Check the launch against the kernel and build its memories (``symbols``: data for module symbols by name, as
+    ``parse_globals`` gives them); errors name the parameter or symbol."""
     threads = block[0] * block[1] * block[2]
     if threads > MAX_THREADS:
         raise SimsmemError("--block", f"{threads} threads per CTA; sm_90 allows at most {MAX_THREADS}")
@@ -99,19 +119,20 @@ def make_launch(program: Program, grid: tuple[int, int, int], block: tuple[int, 
         names = ", ".join(p.name for p in declared) if declared else f"{len(params)} parameters"
         raise SimsmemError("--arg", f"{program.entry} takes {len(params)} arguments ({names}), {len(args)} given")
     memory = GlobalMemory()
-    buffers: dict[int, tuple[int, int]] = {}  # argument number (from 1) -> its buffer's (address, bytes)
+    buffers: dict[int, tuple[int, int]] = {}  # argument index (from 0, as arg:I counts) -> its buffer's (address, bytes)
     block_bytes = bytearray(max((p.offset + p.size for p in params), default=0))
     for k, (p, text) in enumerate(zip(params, args)):
         decl = declared[k] if declared else None
-        name = f"argument {k + 1}" + (f" ({decl.name}, .{decl.type})" if decl else f" ({p.size} bytes)")
-        kind = decl.kind if decl else None
+        name = f"argument {k + 1} " + (str(decl) if decl else f"({p.size} bytes)")
         if text.startswith("tmap:"):
-            value = _tensor_map(text, p.size, kind, name, base, memory, buffers)
+            value = _tensor_map(text, p.size, decl.kind if decl else None, name, base, memory, buffers)
+        elif text.startswith(("bytes:", "struct:")):
+            value = _struct(text, p.size, decl.align if decl else None, name, base, memory, buffers)
         else:
-            value = _argument(text, p.size, kind, name, base, memory)
+            value = _argument(text, p.size, decl.kind if decl else None, name, base, memory)
             if text.startswith(("zeros:", "npy:")):
                 address = struct.unpack("<Q", value)[0]
-                buffers[k + 1] = (address, memory.buffers[-1].data.size if address else 0)
+                buffers[k] = (address, memory.buffers[-1].data.size if address else 0)
         block_bytes[p.offset : p.offset + p.size] = value
     bank0 = np.zeros(kernel.param_base + len(block_bytes), dtype=np.uint8)
     head = struct.pack("<6I", *block, *grid)
@@ -122,38 +143,89 @@ def make_launch(program: Program, grid: tuple[int, int, int], block: tuple[int, 
     # the parameters' generic address (a __grid_constant__ parameter's, as TMA reads a CUtensorMap): a read-only buffer
     params = memory.add("the kernel's parameters", np.frombuffer(bytes(block_bytes), dtype=np.uint8).copy())
     bank0[PARAMS_ADDRESS : PARAMS_ADDRESS + 8] = np.frombuffer(struct.pack("<Q", params), dtype=np.uint8)
-    constants = {0: bank0, 3: np.frombuffer(program.module.constants, dtype=np.uint8)}
+    bank3 = np.frombuffer(program.module.constants, dtype=np.uint8).copy()
+    variables = {v.name: np.frombuffer(v.data, dtype=np.uint8).copy() for v in program.module.variables}
+    for symbol, text in (symbols or {}).items():
+        _fill_symbol(program, symbol, text, base, bank3, variables)
+    constants = {0: bank0, 3: bank3}
     if kernel.bank2:
         constants[2] = np.frombuffer(kernel.bank2, dtype=np.uint8)
-    if program.module.variables:
-        bases = {v.name: memory.add(f"__device__ variable {v.name}", np.frombuffer(v.data, dtype=np.uint8).copy()) for v in program.module.variables}
+    if variables:
+        bases = {v: memory.add(f"__device__ variable {v}", data) for v, data in variables.items()}
         bank4 = np.zeros(max((off + 8 for off, _, _ in program.module.bank4), default=0), dtype=np.uint8)
-        for off, name, addend in program.module.bank4:
-            bank4[off : off + 8] = np.frombuffer(struct.pack("<Q", bases.get(name, 0) + addend), dtype=np.uint8)
+        for off, v, addend in program.module.bank4:
+            bank4[off : off + 8] = np.frombuffer(struct.pack("<Q", bases.get(v, 0) + addend), dtype=np.uint8)
         constants[4] = bank4
     described = f"{0x400 if kernel.static_shared >= 0x400 else 0:#x} reserved, {max(kernel.static_shared - 0x400, 0)} static, {smem} dynamic bytes"
     return Launch(Geometry(grid, block), constants, memory, shared_bytes, local, described)
 
 
-def _buffer(text: str, name: str, base: Path, memory: GlobalMemory) -> tuple[int, int]:
-    """``zeros:BYTES`` or ``npy:PATH`` placed in global memory: (address, bytes)."""
+def _data(text: str, where: str, base: Path) -> np.ndarray:
+    """The bytes ``zeros:BYTES`` or ``npy:PATH`` (paths from ``base``) stand for."""
     if text.startswith("zeros:"):
         try:
             n = int(text[6:], 0)
         except ValueError:
-            raise SimsmemError(f"--arg {name}", f"expected zeros:BYTES, got {text!r}") from None
+            raise SimsmemError(where, f"expected zeros:BYTES, got {text!r}") from None
         if not 0 <= n <= 1 << 32:
-            raise SimsmemError(f"--arg {name}", f"zeros:{n}: expected 0 to 4 GiB")
-        data = np.zeros(n, dtype=np.uint8)
-    else:
-        path = Path(text[4:])
-        path = path if path.is_absolute() else base / path
-        try:
-            data = np.load(path, allow_pickle=False)
-        except (OSError, ValueError, EOFError) as exc:
-            raise SimsmemError(f"--arg {name}", f"{text}: cannot read a .npy file ({exc})") from None
-        data = np.ascontiguousarray(data).reshape(-1).view(np.uint8).copy()
+            raise SimsmemError(where, f"zeros:{n}: expected 0 to 4 GiB")
+        return np.zeros(n, dtype=np.uint8)
+    path = Path(text[4:])
+    path = path if path.is_absolute() else base / path
+    try:
+        data = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:
+        raise SimsmemError(where, f"{text}: cannot read a .npy file ({exc})") from None
+    return np.ascontiguousarray(data).reshape(-1).view(np.uint8).copy()
+
+
+def _buffer(text: str, name: str, base: Path, memory: GlobalMemory) -> tuple[int, int]:
+    """``zeros:BYTES`` or ``npy:PATH`` placed in global memory: (address, bytes)."""
+    data = _data(text, f"--arg {name}", base)
     return memory.add(f"{name} ({text})", data), data.size
+
+
+def _earlier(buffer: str, name: str, buffers: dict[int, tuple[int, int]]) -> tuple[int, int]:
+    """``arg:I``: the (address, bytes) of argument I's buffer (I from 0, as the corpus's launcher counts)."""
+    try:
+        return buffers[int(buffer[4:])]
+    except (ValueError, KeyError):
+        raise SimsmemError(f"--arg {name}", f"{buffer}: not an earlier zeros: or npy: argument (counted from 0)") from None
+
+
+def _struct(text: str, size: int, align: int | None, name: str, base: Path, memory: GlobalMemory, buffers: dict[int, tuple[int, int]]) -> bytes:
+    """A ``bytes:`` or ``struct:`` argument's bytes (see ``structs``); a ``ptr`` field's buffer placed in global memory."""
+
+    def pointer(f: structs.Field) -> int:
+        if f.value.startswith("arg:"):
+            return _earlier(f.value, name, buffers)[0]
+        if not f.value.startswith(("zeros:", "npy:")):
+            raise structs.StructError(f"field {f.label} (ptr): expected zeros:BYTES, npy:PATH or arg:I, got {f.value!r}")
+        return _buffer(f.value, f"field {f.label} of {name}", base, memory)[0]
+
+    try:
+        return structs.from_hex(text, size) if text.startswith("bytes:") else structs.encode(text, size, align, pointer)
+    except structs.StructError as exc:
+        raise SimsmemError(f"--arg {name}", str(exc)) from None
+
+
+def _fill_symbol(program: Program, symbol: str, text: str, base: Path, bank3: np.ndarray, variables: dict[str, np.ndarray]) -> None:
+    """Write ``zeros:``/``npy:`` data over the first bytes of a ``__constant__`` (in ``bank3``) or ``__device__`` variable."""
+    where = f"--global {symbol}"
+    constant = {c.name: c for c in program.module.constant_vars}.get(symbol)
+    if constant is None and symbol not in variables:
+        known = [f"{c.name} (__constant__, {c.size} bytes)" for c in program.module.constant_vars]
+        known += [f"{v.name} (__device__, {v.size} bytes)" for v in program.module.variables]
+        raise SimsmemError(where, f"no __constant__ or __device__ variable of that name in {Path(program.where).name} "
+                                  f"(its variables: {', '.join(known) or 'none'})")
+    if not text.startswith(("zeros:", "npy:")):
+        raise SimsmemError(where, f"expected npy:PATH or zeros:BYTES, got {text!r}")
+    data = _data(text, where, base)
+    target = bank3[constant.offset : constant.offset + constant.size] if constant is not None else variables[symbol]
+    if data.size > target.size:
+        kind = "__constant__" if constant is not None else "__device__"
+        raise SimsmemError(where, f"{text} holds {data.size} bytes; the {kind} variable {symbol} holds {target.size}")
+    target[: data.size] = data
 
 
 def _tensor_map(text: str, size: int, kind: str | None, name: str, base: Path, memory: GlobalMemory, buffers: dict[int, tuple[int, int]]) -> bytes:
@@ -165,10 +237,7 @@ def _tensor_map(text: str, size: int, kind: str | None, name: str, base: Path, m
     except tensormap.TensorMapError as exc:
         raise SimsmemError(f"--arg {name}", str(exc)) from None
     if buffer.startswith("arg:"):
-        try:
-            address, nbytes = buffers[int(buffer[4:]) - 1]
-        except (ValueError, KeyError):
-            raise SimsmemError(f"--arg {name}", f"{buffer}: not an earlier zeros: or npy: argument (numbered from 1)") from None
+        address, nbytes = _earlier(buffer, name, buffers)
     elif buffer.startswith(("zeros:", "npy:")):
         address, nbytes = _buffer(buffer, name, base, memory)
     else:
@@ -189,7 +258,8 @@ def _argument(text: str, size: int, kind: str | None, name: str, base: Path, mem
             raise SimsmemError(f"--arg {name}", f"{text.split(':')[0]}: gives a pointer, but the parameter is not a 64-bit integer")
         return struct.pack("<Q", _buffer(text, name, base, memory)[0])
     if kind == "b":
-        raise SimsmemError(f"--arg {name}", "a parameter passed by value as bytes (a struct) is not supported")
+        raise SimsmemError(f"--arg {name}", f"a struct passed by value takes bytes:HEX ({2 * size} hex digits) or struct:TYPE=VALUE,..., "
+                                            f"not {text!r}")
     if _looks_float(text):
         if kind == "i":
             raise SimsmemError(f"--arg {name}", f"the parameter is an integer, got {text!r}")

@@ -26,12 +26,19 @@ TYPES = {
 
 @attrs.frozen
 class PtxParam:
-    """One ``.entry`` parameter as declared: name, PTX type, size in bytes, and whether it is an array (a struct by value)."""
+    """One ``.entry`` parameter as declared: name, PTX type, size in bytes, whether it is an array (a struct by value),
+    and its alignment (``.align``, else its type's size)."""
 
     name: str
     type: str
     size: int
     kind: str  # "i" integer or pointer, "f" floating point, "b" bytes (an array)
+    align: int
+
+    def __str__(self) -> str:
+        """As declared: ``k_param_1 (.align 8 .b8[24])``."""
+        array = self.kind == "b"
+        return f"{self.name} ({f'.align {self.align} ' if array else ''}.{self.type}{f'[{self.size}]' if array else ''})"
 
 
 @attrs.frozen
@@ -61,9 +68,11 @@ def entries(ptx: str) -> dict[str, tuple[PtxParam, ...]]:
             if not types:
                 raise ValueError(f"parameter {item!r} of {m[1]} has no type")
             size, kind = TYPES[types[-1]]
+            align = re.search(r"\.align\s+(\d+)", p["decl"])
+            align = int(align[1]) if align else size
             if p["n"] is not None:
                 size, kind = size * int(p["n"]), "b"
-            params.append(PtxParam(p["name"], types[-1], size, kind))
+            params.append(PtxParam(p["name"], types[-1], size, kind, align))
         out[m[1]] = tuple(params)
     return out
 

@@ -17,7 +17,7 @@ from ..errors import SimsmemError
 from ..trace.records import InstructionBatch
 from ..trace.stream import CHUNK, Chunk, TraceStream
 from .isa import Env, build, modelled
-from .launch import Launch, make_launch
+from .launch import MAX_SHARED, Launch, make_launch
 from .machine import ExecError, Machine, Runaway
 from .memory import LOCAL_HI, SHARED_HI
 from .program import Program, load_program
@@ -153,13 +153,14 @@ SHARED_OPS = ("LDS", "STS", "ATOMS", "LDSM", "STSM", "LDGSTS", "LD", "ST")
 ORDER = "lock-step: each instruction for every warp at it (warps in order), then the next; CTAs in batches"
 
 
-def describe(program: Program, launch: Launch, ctas: list[int], args: list[str], smem: int) -> dict:
-    """The trace header's ``kernel`` object, before execution fills in ``executed``."""
+def describe(program: Program, launch: Launch, ctas: list[int], args: list[str], smem: int, symbols: dict[str, str] | None = None) -> dict:
+    """The trace header's ``kernel`` object, before execution fills in ``executed`` (``globals`` where symbols were given data)."""
     g = launch.geometry
     code = {f"{ins.pc:#06x}": {k: v for k, v in (("sass", ins.text), ("line", program.line_of(ins.pc))) if v}
             for ins in program.code if ins.name in SHARED_OPS}
     return {
         "file": Path(program.where).name, "entry": program.entry, "grid": list(g.grid), "block": list(g.block), "smem": smem, "args": list(args),
+        **({"globals": dict(symbols)} if symbols else {}),
         "ctas": "all" if len(ctas) == g.ctas else [list(g.cta_at(c)) for c in ctas], "order": ORDER, "code": code,
         **({"ptxas": program.ptxas} if program.ptxas else {}),
     }
@@ -196,8 +197,10 @@ def trace_stream(program: Program, launch: Launch, ctas: list[int], header: dict
 
 def trace_kernel(path: str | Path, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], smem: int, args: list[str],
                  ctas: list[tuple[int, int, int]] | None = None, base: Path | None = None, limit: int | None = None,
-                 max_shared: int = 233472, advance=lambda n: None, sink: StreamSink | None = None) -> TraceStream:
-    """Load, launch and execute a kernel: a stream of the trace of its shared-memory instructions.
+                 max_shared: int = MAX_SHARED, advance=lambda n: None, sink: StreamSink | None = None,
+                 symbols: dict[str, str] | None = None) -> TraceStream:
+    """Load, launch and execute a kernel: a stream of the trace of its shared-memory instructions (``symbols``: data for
+    ``__constant__``/``__device__`` variables, see ``make_launch``).
 
     ``stream.kernel`` describes the launch; its ``executed`` (ncu's ``smsp__inst_executed`` of the traced CTAs) is
     there once the chunks have been read."""
@@ -206,11 +209,11 @@ def trace_kernel(path: str | Path, kernel: str, grid: tuple[int, int, int], bloc
     if hopper:
         seen = ", ".join(f"{n} {what}" for what, n in sorted(hopper.items()))
         raise SimsmemError(f"{path}: {program.entry}", f"uses Hopper-only instructions simsmem does not model yet: {seen}")
-    launch = make_launch(program, grid, block, smem, args, base or Path.cwd(), max_shared)
+    launch = make_launch(program, grid, block, smem, args, base or Path.cwd(), max_shared, symbols)
     chosen = select_ctas(launch, ctas)
     if sink is not None:
         sink.ctas = frozenset(c for c in chosen if c % sink.sms == chosen[0] % sink.sms)
         sink.resources = {"registers": program.kernel.registers, "shared": launch.shared_bytes, "threads": launch.geometry.threads,
                           "ctas": len(chosen)}
         sink.code = {ins.pc: {"sass": ins.text, "line": program.line_of(ins.pc)} for ins in program.code}
-    return trace_stream(program, launch, chosen, describe(program, launch, chosen, args, smem), limit, advance, sink)
+    return trace_stream(program, launch, chosen, describe(program, launch, chosen, args, smem, symbols), limit, advance, sink)
