@@ -145,6 +145,7 @@ smsp__inst_executed_op_tma_ld.sum smsp__inst_executed_op_tma_st.sum smsp__inst_e
 smsp__inst_executed_pipe_tensor_op_gmma.sum smsp__l1tex_tmain_requests.sum smsp__l1tex_lsuin_requests_op_gmma.sum
 l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum
 l1tex__m_xbar2l1tex_read_bytes_pipe_tma.sum l1tex__m_l1tex2xbar_write_bytes_pipe_tma.sum"
+[ -n "${MORE_METRICS:-}" ] && EXTRA="$EXTRA $(grep -v '^\s*$' "$MORE_METRICS")"   # MORE_METRICS=FILE: more metrics, one a line
 timeout 120 ncu --query-metrics >"$W/query_metrics.txt" 2>&1
 log "ncu --query-metrics rc=$? ($(wc -l <"$W/query_metrics.txt") lines)"
 : >"$W/metrics_dropped.txt"
