@@ -1,0 +1,95 @@
+"""The Python API: a CUDA source string, a kernel file and a ``@triton.jit`` function, each traced in one call.
+
+Provenance: the transpose's and the stencil's counts are derived by hand in the tests' docstrings (bank = word % 32);
+reduce1_strided's are the H100's (calibration/realk/manifest.json, ncu 2025.3.1); outputs are checked against numpy.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from conftest import REALK
+from simsmem.api import trace
+from simsmem.errors import SimsmemError
+
+TRANSPOSE = r"""
+extern "C" __global__ void transpose(float *out, const float *in, int n) {
+    __shared__ float tile[32][32];
+    int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
+    for (int j = 0; j < 32; j += 8) tile[threadIdx.y + j][threadIdx.x] = in[(y + j) * n + x];
+    __syncthreads();
+    x = blockIdx.y * 32 + threadIdx.x; y = blockIdx.x * 32 + threadIdx.y;
+    for (int j = 0; j < 32; j += 8) out[(y + j) * n + x] = tile[threadIdx.x][threadIdx.y + j];
+}
+"""
+
+
+def test_cuda_source_in_one_call():
+    """A 64x64 transpose through tile[32][32]: the column reads put a warp's 32 lanes 128 bytes apart, all in one bank
+    (32 wavefronts where 1 would do: 31 conflicts per LDS); 4 CTAs x 8 warps x 4 LDS = 128 loads, 3,968 conflicts. The
+    row stores are conflict-free. The output, copied back into ``out``, is the transpose."""
+    n = 64
+    a = np.arange(n * n, dtype=np.float32).reshape(n, n)
+    out = np.zeros_like(a)
+    run = trace(TRANSPOSE, grid=(2, 2), block=(32, 8), args=[out, a, n])
+    assert np.array_equal(out, a.T)
+    assert run.counters["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] == 128 * 31
+    assert run.counters["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"] == 0
+    rows = run.instructions
+    rows = rows.to_dict("records") if hasattr(rows, "to_dict") else rows
+    loads = [r for r in rows if r["sass"].startswith("LDS")]
+    assert len(loads) == 4 and all(r["bank_conflicts"] == 32 * 31 and r["line"].endswith("kernel.cu:8") for r in loads)
+    assert run.cycles and run.cycles > 0
+    text = run.explain()
+    assert "31 bank conflicts" in text and "kernel.cu:8" in text
+
+
+def test_a_corpus_file_as_the_h100_counted_it():
+    """reduce1_strided from its PTX file, arguments as arrays and numbers: the H100's counters and smsp__inst_executed."""
+    entry = next(e for e in json.loads((REALK / "manifest.json").read_text()) if e["name"] == "reduce1_strided")
+    data = np.load(REALK / entry["args"][0][4:])
+    out = np.zeros(int(entry["args"][1][6:]) // data.itemsize, dtype=data.dtype)
+    run = trace(REALK / entry["ptx"], entry=entry["kernel"], grid=entry["grid"], block=entry["block"], smem=entry["smem"],
+                args=[data, out, int(entry["args"][2])], timed=False)
+    for name in ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"):
+        assert run.counters[name] == entry["ncu"][name], name
+    assert run.trace.kernel["executed"] == entry["ncu"]["smsp__inst_executed.sum"]
+
+
+def test_triton_in_one_call():
+    """A Triton kernel: block, shared memory and the two scratch pointers come from Triton's metadata; the softmax of
+    8 rows of 1024 equals numpy's, and its cross-warp reductions go through shared memory."""
+    triton = pytest.importorskip("triton")  # the [test] extra installs it; a plain install may not have it
+    tl = triton.language
+
+    @triton.jit
+    def softmax(out_ptr, in_ptr, stride, n_cols, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        offs = tl.arange(0, BLOCK)
+        x = tl.load(in_ptr + row * stride + offs, mask=offs < n_cols, other=-float("inf"))
+        x = x - tl.max(x, axis=0)
+        e = tl.exp(x)
+        tl.store(out_ptr + row * stride + offs, e / tl.sum(e, axis=0), mask=offs < n_cols)
+
+    a = np.random.default_rng(0).standard_normal((8, 1024)).astype(np.float32)
+    out = np.zeros_like(a)
+    run = trace(softmax, grid=8, args=[out, a, 1024, 1024], BLOCK=1024, num_warps=8, timed=False)
+    ref = np.exp(a - a.max(1, keepdims=True))
+    assert np.abs(out - ref / ref.sum(1, keepdims=True)).max() < 1e-6
+    assert run.trace.kernel["block"] == [256, 1, 1]
+    assert run.counters["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"] > 0
+
+
+@pytest.mark.parametrize("call, part", [
+    (lambda: trace("no_such_kernel.cu", block=32), "no such file"),
+    (lambda: trace(TRANSPOSE, grid=1), "give block="),
+    (lambda: trace(TRANSPOSE, grid=1, block=32, args=[object(), 1, 2]), "an argument of type object"),
+    (lambda: trace(TRANSPOSE, grid=1, block=32, args=[1]), "takes 3 arguments"),
+    (lambda: trace(TRANSPOSE, grid=1, block=32, BLOCK=4), "are for a @triton.jit kernel"),
+])
+def test_bad_calls_raise_one_error(call, part):
+    with pytest.raises(SimsmemError, match=part):
+        call()
