@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
 
@@ -175,3 +176,14 @@ def test_worst_below_one_gets_one_message(ldsm_trace, capsys, command, worst):
     assert main([command, str(ldsm_trace), f"--worst={worst}"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"--worst: expected an integer >= 1, got {worst}" in err, err
+
+
+def test_outputs_follow_the_umask(tmp_path, ldsm_trace):
+    """A written trace gets the mode open() would give it (0644 under umask 022), not mkstemp's 0600."""
+    out = tmp_path / "copy.npz"
+    old = os.umask(0o022)
+    try:
+        assert main(["convert", str(ldsm_trace), str(out)]) == 0
+    finally:
+        os.umask(old)
+    assert out.stat().st_mode & 0o777 == 0o644

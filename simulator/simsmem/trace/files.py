@@ -80,6 +80,12 @@ def open_input(path: str | Path) -> Iterator[Input]:
         f.close()
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextmanager
 def atomic_output(path: str | Path) -> Iterator[BinaryIO]:
     """A binary file that becomes ``path`` only if the block completes (gzip-compressed for ``.gz``)."""
@@ -89,6 +95,7 @@ def atomic_output(path: str | Path) -> Iterator[BinaryIO]:
     except OSError as exc:
         raise TraceError(str(path), f"cannot write: {exc.strerror}") from None
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's 0600 -> what open() would have made
         with os.fdopen(fd, "wb") as raw:
             if path.suffix == ".gz":
                 with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) as f:
