@@ -437,14 +437,19 @@ def _i2i(ins: Instruction, env: Env):
     return f
 
 
-@alu("IMNMX", "UIMNMX", "VIMNMX", "UVIMNMX")
+@alu("IMNMX", "UIMNMX", "VIMNMX", "UVIMNMX", "VIMNMX3")
 def _imnmx(ins: Instruction, env: Env):
-    """min (p true) or max (p false) of a and b: signed unless .U32; .U16x2 / .S16x2 per halfword."""
+    """min (p true) or max (p false) of a and b (VIMNMX3: of a, b and c): signed unless .U32; .U16x2 / .S16x2 per halfword."""
     d = write(operand(ins, 0))
-    a, b, p = read(operand(ins, 1), "u32", env.constants), read(operand(ins, 2), "u32", env.constants), read(operand(ins, 3), "pred")
+    values = [read(op, "u32", env.constants) for op in ins.operands[1:-1]]
+    p = read(operand(ins, -1), "pred")
     unsigned = "U32" in ins.mods
     packed = next((x for x in ins.mods if x in ("U16x2", "S16x2", "16x2")), None)
     if packed:
+        if len(values) != 2:
+            raise BuildError(f"{ins.opcode} is not modelled")
+        a, b = values
+
         def halves(m: Machine, ix: np.ndarray) -> None:
             x, y = (_halves(np.broadcast_to(v(m, ix), (len(ix),))) for v in (a, b))
             if packed != "U16x2":
@@ -454,10 +459,10 @@ def _imnmx(ins: Instruction, env: Env):
         return halves
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        x, y = np.asarray(a(m, ix), dtype=U32), np.asarray(b(m, ix), dtype=U32)
+        xs = [np.broadcast_to(np.asarray(v(m, ix), dtype=U32), (len(ix),)) for v in values]
         if not unsigned:
-            x, y = x.view(np.int32), y.view(np.int32)
-        r = np.where(p(m, ix), np.minimum(x, y), np.maximum(x, y))
+            xs = [x.view(np.int32) for x in xs]
+        r = np.where(p(m, ix), np.minimum.reduce(xs), np.maximum.reduce(xs))
         d(m, ix, np.asarray(r).astype(np.int64).astype(U32) if not unsigned else r.astype(U32))
     return f
 
@@ -770,7 +775,19 @@ def _ldc(ins: Instruction, env: Env):
     return f
 
 
-@alu("NOP", "DEPBAR", "MEMBAR", "FENCE", "ERRBAR", "CCTL", "CCTLL", "NANOSLEEP", "YIELD", "LDGDEPBAR", "PMTRIG", "CGAERRBAR", "ACQBULK", "UCGABAR_ARV", "UCGABAR_WAIT", "WARPGROUP", "SETMAXNREG", "PREEXIT", "ACQSHMINIT", "UCGABAR")
+@alu("NOP", "DEPBAR", "MEMBAR", "FENCE", "ERRBAR", "CCTL", "CCTLL", "NANOSLEEP", "YIELD", "LDGDEPBAR", "PMTRIG", "CGAERRBAR", "ACQBULK", "UCGABAR_ARV", "UCGABAR_WAIT", "WARPGROUP", "PREEXIT", "ACQSHMINIT", "UCGABAR")
 def _nothing(ins: Instruction, env: Env):
     """Ordering and hints: nothing to compute in a machine that completes every access at once."""
     return lambda m, ix: None
+
+
+@alu("USETMAXREG")
+def _setmaxreg(ins: Instruction, env: Env):
+    """USETMAXREG.DEALLOC / .TRY_ALLOC (``setmaxnreg``): a new register budget, which a machine with every register at
+    hand needs not; TRY_ALLOC's predicate (the registers were granted) is set."""
+    granted = [write(op, "pred") for op in ins.operands if op.kind in ("P", "UP")]
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        for p in granted:
+            p(m, ix, np.ones(len(ix), dtype=bool))
+    return f

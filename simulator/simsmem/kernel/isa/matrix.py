@@ -1,166 +1,214 @@
-"""Warp-level matrix multiply-accumulate (``mma.sync``): HMMA.16816 and HMMA.1688 (f16, bf16, tf32).
+"""Warp-level matrix multiply-accumulate (``mma.sync``, ``wmma``) and ``movmatrix``: HMMA, IMMA, BMMA, DMMA, MOVM.
 
-Each lane holds fragments of A, B and C in registers as the PTX ISA lays them out (groupID = lane/4,
-thread in group = lane%4); ``_places`` lists, per register, lane and half, the element it holds. The
-product is formed per warp in float64 and rounded once to float32.
+The 32 lanes of a warp hold A (m x k, by rows), B (k x n, by columns, n = 8) and C = D (m x n) in registers as the
+PTX ISA lays them out ("Matrix fragments for mma.m16n8k*"). With group g = lane / 4, t = lane % 4 and e elements in
+a 32-bit register (f16, bf16: 2; s8, u8: 4; b1: 32; tf32, f32, s32: 1; an f64 takes a register pair, e = 1):
+
+* A's register r holds row g (g + 8 for odd r when m = 16), columns 4e q + e t + i (i < e), q = r (r // 2 when m = 16);
+* B's register r holds column g, rows 4e r + e t + i;
+* C's and D's element j (in register order, e to a register) is row g + 8 (j // 2), column 2 t + j % 2.
+
+Integer products are exact (IMMA: s32 sums wrap, or saturate with ``.SAT``; BMMA: popcounts of AND). A float
+product is formed per warp from the exact products of the element pairs, as ``_sum`` says the hardware adds them.
 """
 
 from __future__ import annotations
 
 import functools
 
+import attrs
 import numpy as np
 
 from ..machine import LANES, ExecError, Machine
-from ..sass import Instruction
-from . import Env, alu, operand
-from .floating import f32_to_bf16_bits, f32_to_f16_bits
+from ..sass import RZ, URZ, Instruction
+from . import Env, alu, ieee, operand
 from .operands import BuildError, registers
 
 _G, _T = np.arange(LANES) // 4, np.arange(LANES) % 4
+#: bits of an element of each type (f64: one a register pair, counted as one 32-bit "register" of one element)
+_PER_WORD = {"f16": 2, "bf16": 2, "s8": 4, "u8": 4, "b1": 32, "tf32": 1, "f32": 1, "s32": 1, "f64": 1}
 
 
-def _places(kind: str, k: int, halves: bool) -> tuple[np.ndarray, np.ndarray]:
-    """(row, column) of the element each (register, lane[, half]) of fragment ``kind`` holds, as index arrays."""
-    g, t = _G, _T
-    if kind == "A":
-        if halves:  # f16/bf16: registers of two halves, rows g / g+8, columns 2t(+1) / 2t+8(+1)
-            regs = [(g, 2 * t), (g + 8, 2 * t), (g, 2 * t + 8), (g + 8, 2 * t + 8)][: 4 if k == 16 else 2]
-            return (np.array([[r, r] for r, c in regs]).transpose(0, 2, 1), np.array([[c, c + 1] for r, c in regs]).transpose(0, 2, 1))
-        regs = [(g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4)]  # tf32: one element a register
-        return np.array([r for r, c in regs]), np.array([c for r, c in regs])
-    if kind == "B":
-        if halves:  # k rows 2t(+1) / 2t+8(+1), column g
-            regs = [2 * t, 2 * t + 8][: 2 if k == 16 else 1]
-            return np.array([[r, r + 1] for r in regs]).transpose(0, 2, 1), np.array([[g, g] for _ in regs]).transpose(0, 2, 1)
-        return np.array([t, t + 4]), np.array([g, g])
-    # C and D, float32: element i at row g + 8*(i//2), column 2t + i%2; f16 (halves): register i holds elements 2i and 2i+1
-    rows, cols = np.array([g + 8 * (i // 2) for i in range(4)]), np.array([2 * t + i % 2 for i in range(4)])
-    if halves:
-        return rows.reshape(2, 2, LANES).transpose(0, 2, 1), cols.reshape(2, 2, LANES).transpose(0, 2, 1)
-    return rows, cols
+@attrs.frozen
+class Form:
+    """One MMA instruction's shape and element types: A and B (``a``, ``b``), the accumulators C and D (``c``)."""
+
+    m: int
+    k: int
+    a: str
+    b: str
+    c: str
+    sat: bool = False
+    n: int = 8
+
+    def registers(self, kind: str) -> int:
+        """32-bit registers (f64: register pairs) a lane holds of fragment ``kind``."""
+        rows, cols = {"A": (self.m, self.k), "B": (self.k, self.n), "C": (self.m, self.n)}[kind]
+        per = _PER_WORD[{"A": self.a, "B": self.b, "C": self.c}[kind]]
+        return rows * cols // LANES // per
+
+
+def form_of(ins: Instruction) -> Form:
+    """The form an MMA opcode names: HMMA.16816.F32.BF16, IMMA.16832.S8.U8.SAT, BMMA.168256.AND.POPC, DMMA.16x8x8."""
+    name, mods = ins.name, ins.mods
+    if name == "DMMA":
+        m, n, k = (int(x) for x in mods[0].split("x"))
+        return Form(m, k, "f64", "f64", "f64", n=n)
+    shape = mods[0]
+    m = 16 if shape.startswith("168") else 8
+    if not shape.startswith(f"{m}8"):
+        raise BuildError(f"{ins.opcode}: shape {shape} not understood")
+    k = int(shape[len(str(m)) + 1 :])
+    if name == "HMMA":
+        ab = "bf16" if "BF16" in mods else "tf32" if "TF32" in mods else "f16"
+        if (k, ab) not in ((16, "f16"), (16, "bf16"), (8, "f16"), (8, "bf16"), (8, "tf32"), (4, "tf32")) or m != 16:
+            raise BuildError(f"{ins.opcode} is not modelled")
+        return Form(m, k, ab, ab, "f32" if mods[1] == "F32" else "f16")
+    if name == "IMMA":
+        if mods[1:3] not in (("S8", "S8"), ("S8", "U8"), ("U8", "S8"), ("U8", "U8")) or (m, k) not in ((8, 16), (16, 16), (16, 32)):
+            raise BuildError(f"{ins.opcode} is not modelled")
+        return Form(m, k, mods[1].lower(), mods[2].lower(), "s32", sat="SAT" in mods)
+    if mods[1:] != ("AND", "POPC"):  # BMMA: sm_90 has only AND.POPC (ptxas builds mma's .xor.popc from it)
+        raise BuildError(f"{ins.opcode} is not modelled")
+    return Form(m, k, "b1", "b1", "s32")
 
 
 @functools.cache
-def _held(kind: str, k: int, halves: bool) -> np.ndarray:
-    """For each element of the matrix (A: 16 x k, B: k x 8, C: 16 x 8), its place among the fragment's values in
-    ``_places`` order (flattened)."""
-    rows, cols = _places(kind, k, halves)
-    at = np.full({"A": (16, k), "B": (k, 8), "C": (16, 8)}[kind], -1)
+def places(form: Form, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """(row, column) of each element a lane holds of fragment ``kind``, as (elements, 32) arrays, elements in
+    register order (a register's low element first)."""
+    e = _PER_WORD[{"A": form.a, "B": form.b, "C": form.c}[kind]]
+    j = np.arange(form.registers(kind) * e)[:, None]
+    r, i = j // e, j % e
+    if kind == "A":
+        rows = _G + 8 * (r % 2) if form.m == 16 else _G + 0 * r
+        q = r // 2 if form.m == 16 else r
+        return rows, 4 * e * q + e * _T + i
+    if kind == "B":
+        return 4 * e * r + e * _T + i, _G + 0 * r
+    return _G + 8 * (j // 2), 2 * _T + j % 2
+
+
+@functools.cache
+def _held(form: Form, kind: str) -> np.ndarray:
+    """For each element of the matrix, its place among the fragment's (elements, 32) values, flattened."""
+    rows, cols = places(form, kind)
+    at = np.full({"A": (form.m, form.k), "B": (form.k, form.n), "C": (form.m, form.n)}[kind], -1)
     at[rows, cols] = np.arange(rows.size).reshape(rows.shape)
     if (at < 0).any():
         raise BuildError("a fragment that does not hold the whole matrix")
-    return at
+    return at.reshape(-1)
 
 
-def _values(words: np.ndarray, form: str) -> np.ndarray:
-    """(warps, values) float64 of (warps, registers, 32) uint32 fragments in ``_places`` order: f32, tf32 (the low 13 bits
-    dropped), or f16/bf16 halves, the low one first."""
-    w = len(words)
-    if form in ("f32", "tf32"):
-        bits = words & np.uint32(0xFFFFE000) if form == "tf32" else words
-        return bits.reshape(w, -1).view(np.float32).astype(np.float64)
-    halves = np.ascontiguousarray(words).view(np.uint16).reshape(w, -1)
-    if form == "bf16":
-        return (halves.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
-    return halves.view(np.float16).astype(np.float64)
+def _elements(words: np.ndarray, ty: str) -> np.ndarray:
+    """(registers, threads) uint32 words (f64: the low words of the pairs, then the high ones) as (elements, threads)
+    values: float64 for floats, int64 for integers, 0/1 for b1."""
+    if ty == "f64":
+        half = len(words) // 2
+        return (words[:half].astype(np.uint64) | words[half:].astype(np.uint64) << np.uint64(32)).view(np.float64)
+    e = _PER_WORD[ty]
+    if ty == "b1":
+        bits = (words[:, None, :] >> np.arange(32, dtype=np.uint32)[None, :, None]) & np.uint32(1)
+        return bits.reshape(-1, words.shape[1]).astype(np.int64)
+    if ty in ("f32", "tf32"):
+        return (words & np.uint32(0xFFFFE000) if ty == "tf32" else words).view(np.float32).astype(np.float64)
+    if ty == "s32":
+        return words.view(np.int32).astype(np.int64)
+    narrow = np.ascontiguousarray(words.T).view({"f16": np.float16, "bf16": np.uint16, "s8": np.int8, "u8": np.uint8}[ty])
+    narrow = narrow.reshape(words.shape[1], -1, e).transpose(1, 2, 0).reshape(-1, words.shape[1])
+    if ty == "bf16":
+        return (narrow.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
+    return narrow.astype(np.float64 if ty == "f16" else np.int64)
 
 
-@alu("HMMA")
-def _hmma(ins: Instruction, env: Env):
-    mods = ins.mods
-    shape = mods[0]
-    if shape not in ("16816", "1688"):
-        raise BuildError(f"HMMA.{shape} is not modelled")
-    f32_acc = len(mods) > 1 and mods[1] == "F32"
-    bf16, tf32 = "BF16" in mods, "TF32" in mods
-    k = 16 if shape == "16816" else 8
-    a_regs = 4 if (k == 16 or tf32) else 2
-    b_regs = 2 if (k == 16 or tf32) else 1
-    c_regs = 4 if f32_acc else 2
-    dfile, dr = registers(operand(ins, 0), c_regs)
-    afile, ar = registers(operand(ins, 1), a_regs)
-    bfile, br = registers(operand(ins, 2), b_regs)
-    cfile, cr = registers(operand(ins, 3), c_regs)
-    ab_form = "tf32" if tf32 else "bf16" if bf16 else "f16"
-    c_form = "f32" if f32_acc else "f16"
-    c_rows, c_cols = _places("C", k, not f32_acc)
-    a_at, b_at, c_at = _held("A", k, not tf32), _held("B", k, not tf32), _held("C", k, not f32_acc)
+def _words(values: np.ndarray, ty: str) -> np.ndarray:
+    """(elements, threads) results as (registers, threads) uint32 words: the inverse of ``_elements`` for C's types."""
+    if ty == "f64":
+        bits = values.view(np.uint64)
+        return np.concatenate([(bits & np.uint64(0xFFFFFFFF)).astype(np.uint32), (bits >> np.uint64(32)).astype(np.uint32)])
+    if ty == "f16":
+        return values[0::2] | values[1::2] << np.uint32(16)
+    return values.astype(np.uint32) if ty == "s32" else values.view(np.uint32)
 
-    def fragment(m: Machine, file: str, regs: list[int], lanes: np.ndarray, w: int) -> np.ndarray:
-        if regs[0] == (255 if file == "R" else 63):  # RZ: a zero accumulator
-            return np.zeros((w, len(regs), LANES), dtype=np.uint32)
-        return getattr(m, file)[regs[0] : regs[0] + len(regs)].take(lanes, axis=1).reshape(len(regs), w, LANES).transpose(1, 0, 2)  # (warps, regs, 32)
 
-    def check(ix: np.ndarray) -> None:
-        first = ix[::LANES]
-        if len(ix) % LANES or (first % LANES).any() or (ix[LANES - 1 :: LANES] - first != LANES - 1).any():
-            raise ExecError(f"{ins.text}: every lane of a warp must execute mma.sync", ins.pc)
+def _sum(form: Form, A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """D = A B + C per warp, (warps, m, k) x (warps, k, n) + (warps, m, n), as the hardware computes it: integers
+    exactly (wrapping or saturating to s32); floats as exact products summed in float64, rounded once (f32, or f16
+    bit patterns)."""
+    if form.c == "s32":
+        d = np.matmul(A, B) + C
+        return np.clip(d, -(2**31), 2**31 - 1) if form.sat else d & 0xFFFFFFFF
+    with np.errstate(invalid="ignore", over="ignore"):
+        d = np.matmul(A, B) + C
+    if form.c == "f64":
+        return d
+    if form.c == "f16":
+        return ieee.small(d.astype(np.float32).astype(np.float64), "F16")
+    return ieee.canonical_nan(d.astype(np.float32))
 
-    def general(m: Machine, ix: np.ndarray) -> None:
-        w = len(ix) // LANES
-        lanes = ix
-        A = _values(fragment(m, afile, ar, lanes, w), ab_form)[:, a_at]
-        B = _values(fragment(m, bfile, br, lanes, w), ab_form)[:, b_at]
-        C = _values(fragment(m, cfile, cr, lanes, w), c_form)[:, c_at]
-        D = (A @ B + C).astype(np.float32)
-        out = getattr(m, dfile)
-        if f32_acc:
-            words = D[:, c_rows, c_cols].view(np.uint32)  # (warps, 4, 32)
-        else:
-            conv = f32_to_bf16_bits if bf16 else f32_to_f16_bits
-            pair = conv(D[:, c_rows, c_cols])  # (warps, 2, 32, 2)
-            words = pair[..., 0] | (pair[..., 1] << np.uint32(16))
-        if dr[0] != (255 if dfile == "R" else 63):
-            out[dr[0] : dr[0] + len(dr), lanes] = words.transpose(1, 0, 2).reshape(len(dr), -1)
 
-    # The quick path (one register file, f16/bf16/tf32 inputs, a float32 accumulator): A and B gathered at once from
-    # their registers' columns, C and D by flat indices made once per warp count; the same A, B and C (C-contiguous
-    # float64) and the same A @ B + C as ``general``'s, so the same bits.
-    ab_rows = np.array(ar + br)
-    quick = f32_acc and afile == bfile == cfile == dfile == "R"
-    indices: dict[int, tuple] = {}
+_ZERO = {"R": RZ, "UR": URZ}  # the zero register of each file: an RZ fragment reads as zeros, an RZ result is dropped
 
-    def index_of(w: int) -> tuple:
-        n = w * LANES
-        v = np.arange(w).reshape((w,) + (1,) * 2)
-        if tf32:  # one value a register: place p is register p // 32, lane p % 32
-            a_ix, b_ix = (p // LANES * n + v * LANES + p % LANES for p in (a_at, b_at + len(ar) * LANES))
-        else:  # halves: place p is register p // 64, lane p // 2 % 32, half p % 2, in the (registers, 2n) uint16 view
-            a_ix, b_ix = (p // 64 * 2 * n + (v * LANES + p // 2 % LANES) * 2 + p % 2 for p in (a_at, b_at + len(ar) * 64))
-        c_ix = c_at // LANES * n + v * LANES + c_at % LANES
-        d_ix = (np.arange(w)[None, :, None] * 128 + (c_rows * 8 + c_cols)[:, None, :]).reshape(len(dr), n)  # (4, n) into D (w, 16, 8)
-        indices[w] = (a_ix, b_ix, c_ix, d_ix)
-        return indices[w]
+
+@alu("HMMA", "IMMA", "BMMA", "DMMA")
+def _mma(ins: Instruction, env: Env):
+    form = form_of(ins)
+    wide = 2 if form.c == "f64" else 1
+    (dfile, dr), (afile, ar), (bfile, br), (cfile, cr) = (
+        registers(operand(ins, k), form.registers(kind) * wide) for k, kind in enumerate("CABC"))
+    a_at, b_at, c_at = _held(form, "A"), _held(form, "B"), _held(form, "C")
+    c_rows, c_cols = places(form, "C")
+
+    def fragment(m: Machine, file: str, regs: list[int], ix: np.ndarray) -> np.ndarray:
+        """(registers, threads) words; f64 pairs reordered to the low words, then the high ones."""
+        if regs[0] == _ZERO[file]:
+            return np.zeros((len(regs), len(ix)), dtype=np.uint32)
+        words = getattr(m, file)[regs[0] : regs[0] + len(regs)][:, ix]
+        return np.concatenate([words[0::2], words[1::2]]) if wide == 2 else words
+
+    def matrix(values: np.ndarray, at: np.ndarray, rows: int, cols: int, w: int) -> np.ndarray:
+        """(elements, w * 32) fragment values as (w, rows, cols) matrices."""
+        per_warp = values.reshape(len(values), w, LANES).transpose(1, 0, 2).reshape(w, -1)
+        return per_warp[:, at].reshape(w, rows, cols)
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        whole = len(ix) == m.n  # every thread (sorted, distinct): whole warps
-        if not whole:
-            check(ix)
-        if not quick:
-            return general(m, ix)
+        first = ix[::LANES]
+        if len(ix) % LANES or (first % LANES).any() or (ix[LANES - 1 :: LANES] - first != LANES - 1).any():
+            raise ExecError(f"{ins.text}: every lane of a warp must execute {ins.name}", ins.pc)
         w = len(ix) // LANES
-        a_ix, b_ix, c_ix, d_ix = indices.get(w) or index_of(w)
-        R = m.R
-        ab = R[ab_rows] if whole else R[ab_rows[:, None], ix]  # (6, n): RZ rows read as zeros
-        if tf32:
-            flat = (ab & np.uint32(0xFFFFE000)).view(np.float32).reshape(-1)
-        elif bf16:
-            flat = (ab.view(np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32).reshape(-1)
-        else:
-            flat = ab.view(np.float16).reshape(-1)
-        A = flat[a_ix].astype(np.float64)
-        B = flat[b_ix].astype(np.float64)
-        if cr[0] == 255:
-            C = np.zeros((w, 16, 8))
-        else:
-            cw = R[cr[0] : cr[0] + len(cr)] if whole else R[cr[0] : cr[0] + len(cr)][:, ix]
-            C = cw.view(np.float32).reshape(-1)[c_ix].astype(np.float64)
-        D = (A @ B + C).astype(np.float32)
-        if dr[0] != 255:
-            words = D.reshape(-1)[d_ix].view(np.uint32)
-            if whole:
-                R[dr[0] : dr[0] + len(dr)] = words
-            else:
-                R[dr[0] : dr[0] + len(dr), ix] = words
+        A = matrix(_elements(fragment(m, afile, ar, ix), form.a), a_at, form.m, form.k, w)
+        B = matrix(_elements(fragment(m, bfile, br, ix), form.b), b_at, form.k, form.n, w)
+        C = matrix(_elements(fragment(m, cfile, cr, ix), form.c), c_at, form.m, form.n, w)
+        D = _sum(form, A, B, C)
+        if dr[0] == _ZERO[dfile]:
+            return
+        d = D[:, c_rows, c_cols].transpose(1, 0, 2).reshape(len(c_rows), -1)  # (elements, threads)
+        words = _words(d, form.c)
+        if wide == 2:  # back to register pairs
+            words = np.stack([words[: len(words) // 2], words[len(words) // 2 :]], axis=1).reshape(len(dr), -1)
+        getattr(m, dfile)[dr[0] : dr[0] + len(dr), ix] = words
+    return f
+
+
+@alu("MOVM")
+def _movm(ins: Instruction, env: Env):
+    """MOVM.16.MT88 d, a (``movmatrix.m8n8.trans.b16``): the warp's 8x8 matrix of 16-bit elements, element (g, 2t + i)
+    in half i of lane 4g + t's register, transposed."""
+    if ins.mods != ("16", "MT88"):
+        raise BuildError(f"{ins.opcode} is not modelled")
+    (dfile, dr), (afile, ar) = registers(operand(ins, 0), 1), registers(operand(ins, 1), 1)
+    # half i of lane 4g + t gets the source's element (r, c) = (2t + i, g), which is half c % 2 of lane 4r + c // 2
+    r, c = 2 * _T[:, None] + np.arange(2), _G[:, None]
+    source = (4 * r + c // 2) * 2 + c % 2  # (32, 2): index into a warp's 64 halves
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        if len(ix) % LANES:
+            raise ExecError(f"{ins.text}: every lane of a warp must execute MOVM", ins.pc)
+        w = len(ix) // LANES
+        words = getattr(m, afile)[ar[0]][ix] if ar[0] != _ZERO[afile] else np.zeros(len(ix), np.uint32)
+        halves = np.ascontiguousarray(words).view(np.uint16).reshape(w, 2 * LANES)
+        out = halves[:, source].reshape(w, LANES, 2)
+        result = out[..., 0].astype(np.uint32) | out[..., 1].astype(np.uint32) << np.uint32(16)
+        if dr[0] != _ZERO[dfile]:
+            getattr(m, dfile)[dr[0], ix] = result.reshape(-1)
     return f
