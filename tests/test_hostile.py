@@ -19,8 +19,7 @@ from simsmem.cli import main
 from simsmem.corpus import corpus_trace, load_corpus
 from simsmem.engine import simulate
 from simsmem.trace import Instruction, InstructionBatch, write_trace
-from simsmem.trace.npz import OPTIONAL
-from simsmem.trace.v1 import DTYPES
+from simsmem.trace.records import FIELDS
 
 ROWS = {r["name"]: r for r in load_corpus(H100 / "instructions.json")}
 GOOD = {"op": "LDS", "width": 32, "addrs": [4 * lane for lane in range(32)]}
@@ -199,7 +198,7 @@ def test_bad_timing_column_in_npz(tmp_path, column, value, what, refused):
     with zipfile.ZipFile(good) as z, zipfile.ZipFile(bad, "w") as out:
         names = z.namelist()
         n = len(np.load(io.BytesIO(z.read("c0.op.npy"))))
-        array = np.load(io.BytesIO(z.read(member))) if member in names else np.full(n, OPTIONAL[column], dtype=DTYPES[column])
+        array = np.load(io.BytesIO(z.read(member))) if member in names else FIELDS[column].filled(n)
         array[3] = value
         buffer = io.BytesIO()
         np.save(buffer, array)

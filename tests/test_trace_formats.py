@@ -20,8 +20,8 @@ from simsmem.errors import TraceError
 from simsmem.trace import InstructionBatch, Trace, load_trace, open_trace, write_trace
 from simsmem.trace.lanes import parse_lists
 from simsmem.trace.decode import BatchBuilder, batch_from_lines
-from simsmem.trace.records import Instruction
-from simsmem.trace.v1 import DTYPES, OP_FIELDS, column_problem, instruction_objects
+from simsmem.trace.records import COLUMNS, DTYPES, OP_FIELDS, Instruction
+from simsmem.trace.v1 import column_problem, instruction_objects
 from strategies import instructions
 
 FORMS = ("json", "json.gz", "jsonl", "jsonl.gz", "npz")
@@ -182,15 +182,45 @@ def test_vectorised_pass_reads_one_object_per_line(text):
     assert batch_from_lines(data) is None
 
 
-def test_the_declared_fields_are_the_batch_columns():
-    """``v1.FIELDS`` (and ``op``) declares every column of ``InstructionBatch``, with its dtype; every op's fields are declared."""
-    empty = InstructionBatch.empty()
-    assert set(DTYPES) == {f.name for f in attrs.fields(InstructionBatch)}
-    assert all(getattr(empty, name).dtype.type is dtype for name, dtype in DTYPES.items())
-    assert all(spec.takes <= set(DTYPES) for spec in OP_FIELDS.values())
-
-
 GOOD_LANES = tuple(4 * lane for lane in range(32))
+
+
+def test_the_declared_fields_are_the_batch_columns():
+    """Every field ``OP_FIELDS`` gives an op is a declared column, and every column, made from records or left out, has
+    its declared dtype and shape."""
+    assert all(spec.takes <= set(DTYPES) for spec in OP_FIELDS.values())
+    made = InstructionBatch.from_instructions([Instruction("LDS", GOOD_LANES)] * 3)
+    left_out = InstructionBatch(**{name: getattr(made, name) for name, f in COLUMNS.items() if not f.later})
+    for batch in (InstructionBatch.empty(), made, left_out):
+        for name, f in COLUMNS.items():
+            column = getattr(batch, name)
+            assert column.dtype.type is f.dtype and column.shape == ((len(batch), 32) if f.lanes else (len(batch),)), name
+
+
+#: Records of most ops, every field off its default somewhere.
+RECORDS = [
+    Instruction("GMMA", (None,) * 32, n=64, gtype="bf16", desc_a=0x4000004000010040, desc_b=2**63 + 5, tnsp="AB", sparse=True, warp=4, pc=16),
+    Instruction("UTMALDG", (None,) * 32, smem=0x800, size=4096, box=(64, 32), elem=2, swizzle="128B", wait=3, stall=2),
+    Instruction("UTMASTG", (None,) * 32, smem=0x1000, size=512, box=(8, 8, 2), elem=4, early=3, early_alu=1, issue=2, issue_alu=2),
+    Instruction("UBLKCP", (None,) * 32, smem=16, size=256, store=True, others="alu -:3@0", delay=7),
+    Instruction("LDGSTS", tuple(16 * lane if lane < 8 else None for lane in range(32)), width=128, mask=0xFF, bypass=True, srcsize=True,
+                zfill=0x3, zeroed=0x3, pred="negated", src=tuple(4096 + 16 * lane if lane < 8 else None for lane in range(32))),
+    Instruction("ATOMS", tuple(8 * lane if lane % 2 else None for lane in range(32)), width=64, atom="cast", mask=0xAAAAAAAA, wait=True),
+    Instruction("STS", GOOD_LANES, generic=True, issue=1),
+    Instruction("LDSM", tuple(16 * lane if lane < 16 else None for lane in range(32)), num=2, trans=True),
+]
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_records_round_trip(tmp_path, form):
+    """Records of every kind of field (descriptors past 2**63, boxes, choices, lane masks, waits, sources) come back
+    from every file form as the same records: ``Instruction`` and the columns are made from one declaration. (A
+    record of an op that takes no ``width`` reads 0 there: ``Instruction``'s default, 32, is for LDS and STS.)"""
+    path = tmp_path / f"records.{form}"
+    write_trace(Trace(InstructionBatch.from_instructions(RECORDS), name="records"), path)
+    assert list(load_trace(path).instructions) == [r if "width" in OP_FIELDS[r.op].takes else attrs.evolve(r, width=0) for r in RECORDS]
+
+
 #: Instructions breaking one rule each, that JSON and columns can both hold: the rule is stated once (its field's kind).
 ONE_RULE = [
     Instruction("LDS", GOOD_LANES, warp=-3),

@@ -17,8 +17,8 @@ from .errors import ConfigError, TraceError
 from .trace import OPS, InstructionBatch, Trace, TraceStream
 from .trace.lanes import first_bad_lane
 from .trace.others import pipes_of
-from .trace.records import ATOM_KINDS, COPY_OPS, IS_MATRIX, IS_SOURCE, copy_span
-from .trace.v1 import MAX_SRC, alternatives
+from .trace.records import ATOM_KINDS, COPY_OPS, IS_MATRIX, IS_SOURCE, MAX_SRC, copy_span
+from .trace.v1 import alternatives
 
 
 def resolve_arch(trace: Trace | TraceStream, arch: str | None, where: str = "trace") -> ArchConfig:

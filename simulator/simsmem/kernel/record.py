@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from ..trace.kinds import pack_box
 from ..trace.records import (
     ATOM_KINDS,
     FULL_MASK,
@@ -23,7 +24,6 @@ from ..trace.records import (
     PREDICATES,
     InstructionBatch,
     no_sources,
-    pack_box,
 )
 from ..trace.stream import CHUNK
 from ..trace.v1 import DTYPES, FIELDS, LANE_COLUMNS

@@ -1,7 +1,7 @@
 """Instructions as JSON to validated columns: a fast pass, and the exact one that names the first bad instruction.
 
-``batch_from_lines`` decodes JSON Lines with msgspec against a schema made from ``v1.FIELDS`` and
-``v1.OP_FIELDS`` (types, allowed fields, forms, ranges; the lane lists left as text for one compiled
+``batch_from_lines`` decodes JSON Lines with msgspec against a schema made from ``records.FIELDS`` and
+``records.OP_FIELDS`` (types, allowed fields, forms, ranges; the lane lists left as text for one compiled
 pass), takes the columns, and holds them to ``v1.column_problem``. Whatever that declines goes to
 ``BatchBuilder``, which reads the instructions one by one with each field's ``Kind.read`` and stops
 at the first bad one. ``batch_from_objects`` does the same for objects already parsed.
@@ -17,17 +17,9 @@ import numpy as np
 import orjson
 
 from ..errors import TraceError
-from .records import INACTIVE, LANES, OPS, InstructionBatch, active_lanes
+from .records import DTYPES, FIELDS, INACTIVE, LANE_COLUMNS, LANES, OP_FIELDS, OPS, InstructionBatch, OpFields, active_lanes
 from .stream import gc_paused
-from .v1 import (
-    DTYPES,
-    FIELDS,
-    LANE_COLUMNS,
-    OP_FIELDS,
-    OpFields,
-    canonical_others,
-    column_problem,
-)
+from .v1 import canonical_others, column_problem
 
 #: The fields whose decoded value is their column value (read together into one array), and the others.
 PLAIN = tuple(name for name, f in FIELDS.items() if f.kind.plain)

@@ -15,7 +15,21 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .records import INACTIVE, LANES
+#: Lanes of a warp; the mask of all of them.
+LANES = 32
+FULL_MASK = 0xFFFFFFFF
+#: A per-lane column's value in a lane that gives none.
+INACTIVE = -1
+
+
+def no_sources(n: int) -> np.ndarray:
+    """An ``src`` column of ``n`` rows without sources: a read-only view of INACTIVE (no memory, no fill)."""
+    return np.broadcast_to(np.int64(INACTIVE), (n, LANES))
+
+
+def holds_no_sources(src: np.ndarray) -> bool:
+    """Whether ``src`` is a ``no_sources`` column (so nothing in it needs checking)."""
+    return src.strides == (0, 0) and (src.size == 0 or src[0, 0] == INACTIVE)
 
 
 def parse_lists(data: bytes, count: int, limit: int) -> np.ndarray | None:

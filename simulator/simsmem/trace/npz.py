@@ -2,13 +2,11 @@
 
 The file is an ordinary ``numpy.savez``-style zip. Member ``header`` holds the v1 header as UTF-8
 JSON bytes (with ``count``, the number of instructions). The instructions follow in chunks: chunk
-``i`` is one member per ``InstructionBatch`` column, ``c{i}.op``, ``c{i}.width`` ... ``c{i}.addrs``
-(``int32``, shape ``(n, 32)``, ``-1`` where a lane gives no address), ``c{i}.src`` (``int64``, LDGSTS
-global sources, the same shape; left out of a chunk without LDGSTS, read back as all ``-1``),
-``c{i}.bypass`` (left out of a chunk without cp.async ``.cg``, read back as all False), ``c{i}.early``
-(left out when all 0, and read back so), ``c{i}.early_alu`` and ``c{i}.issue_alu`` (the same), ``c{i}.others``
-(unicode strings, left out when all empty) and ``c{i}.stall`` (left out when all 1), each with the column's dtype.
-Reading loads one chunk at a time and holds its columns to the rules of v1 (``v1.column_problem``).
+``i`` is one member per ``InstructionBatch`` column, ``c{i}.op``, ``c{i}.warp`` ... ``c{i}.src``, each
+with its column's dtype (``records.DTYPES``; the per-lane ``addrs`` and ``src`` of shape ``(n, 32)``,
+``-1`` where a lane gives none). A column added to the format after the first ``.npz`` files
+(``Field.later``) is left out of a chunk where every row holds its default, and read back so. Reading
+loads one chunk at a time and holds its columns to the rules of v1 (``v1.column_problem``).
 """
 
 from __future__ import annotations
@@ -23,23 +21,12 @@ import orjson
 
 from ..errors import TraceError
 from .files import atomic_output
-from .records import LANES, InstructionBatch, no_sources
+from .records import COLUMNS, LANES, InstructionBatch
 from .stream import Chunk, TraceStream
-from .v1 import (
-    DTYPES,
-    FIELDS,
-    LANE_COLUMNS,
-    canonical_others,
-    column_problem,
-    header_object,
-    parse_header,
-)
+from .v1 import canonical_others, column_problem, header_object, parse_header
 
-#: Columns a chunk may leave out when every entry holds its default (and is read back so): those added to the format after .npz.
-OPTIONAL = {name: FIELDS[name].default for name in ("src", "bypass", "early", "early_alu", "issue_alu", "others", "stall", "pc", "zfill",
-                                                    "srcsize", "zeroed", "pred",
-                                                    "n", "gtype", "desc_a", "desc_b", "tnsp", "sparse", "elem", "smem", "size", "box",
-                                                    "swizzle", "store")}
+#: Columns a chunk may leave out when every entry holds its default (and is read back so).
+LATER = {name: f for name, f in COLUMNS.items() if f.later}
 #: Errors numpy and zipfile raise for a file that is not a whole, well-formed npz.
 BROKEN = (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error, orjson.JSONDecodeError)
 
@@ -49,9 +36,9 @@ def write_npz(stream: TraceStream, path: str | Path) -> None:
     count = 0
     with atomic_output(path) as raw, zipfile.ZipFile(raw, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as z:
         for i, c in enumerate(stream.chunks):
-            for name in DTYPES:
+            for name in COLUMNS:
                 column = getattr(c.instructions, name)
-                if name not in OPTIONAL or (column != OPTIONAL[name]).any():
+                if name not in LATER or (column != LATER[name].default).any():
                     _put(z, f"c{i}.{name}", column)
             count += len(c.instructions)
         header = header_object(stream.name, stream.arch, stream.ctas, count, stream.kernel)
@@ -85,8 +72,8 @@ def read_npz(path: str | Path) -> TraceStream:
         chunks = 0
         while f"c{chunks}.op" in names:
             chunks += 1
-        allowed = {"header"} | {f"c{i}.{n}" for i in range(chunks) for n in DTYPES}
-        required = {m for m in allowed if m.split(".")[-1] not in OPTIONAL}
+        allowed = {"header"} | {f"c{i}.{n}" for i in range(chunks) for n in COLUMNS}
+        required = {m for m in allowed if m.split(".")[-1] not in LATER}
         if not required <= names <= allowed:
             extra = sorted(names - allowed) or sorted(required - names)
             raise TraceError(where, f"{'unexpected' if names - allowed else 'missing'} member {extra[0]!r}")
@@ -102,15 +89,14 @@ def _chunks(z: np.lib.npyio.NpzFile, chunks: int, count: int | None, size: int, 
     first = 0
     try:
         for i in range(chunks):
-            columns = {name: _member(z, f"c{i}.{name}", where) for name in DTYPES if f"c{i}.{name}" in z.files}
+            columns = {name: _member(z, f"c{i}.{name}", where) for name in COLUMNS if f"c{i}.{name}" in z.files}
             n = len(columns["op"])
-            for name, value in OPTIONAL.items():
-                if name not in columns:
-                    columns[name] = no_sources(n) if name == "src" else np.full(n, value, dtype="U1" if name == "others" else DTYPES[name])
+            columns |= {name: f.filled(n) for name, f in LATER.items() if name not in columns}
             for name, array in columns.items():
-                shape = (n, LANES) if name in LANE_COLUMNS else (n,)
-                if array.dtype.type is not DTYPES[name] or array.shape != shape:
-                    raise TraceError(f"{where}: c{i}.{name}", f"expected {np.dtype(DTYPES[name]).name} of shape {shape}, got {array.dtype.name} of shape {array.shape}")
+                f = COLUMNS[name]
+                shape = (n, LANES) if f.lanes else (n,)
+                if array.dtype.type is not f.dtype or array.shape != shape:
+                    raise TraceError(f"{where}: c{i}.{name}", f"expected {np.dtype(f.dtype).name} of shape {shape}, got {array.dtype.name} of shape {array.shape}")
             batch = InstructionBatch(**columns)
             problem = column_problem(batch)
             if problem:

@@ -1,22 +1,46 @@
-"""Validated instruction records: one ``Instruction`` for reading, an ``InstructionBatch`` for counting.
+"""The trace's fields, declared once, and the records made of them: ``InstructionBatch`` for counting, ``Instruction`` for reading.
 
-A batch holds a trace's instructions column by column (numpy arrays), so the bank model can count
-a million instructions without building a Python object for each. ``batch[i]`` gives one
-``Instruction`` back. Addresses of inactive lanes (and of LDSM/STSM lanes that give no row address)
-are stored as ``-1``, as are the global sources (``src``) of every lane but an LDGSTS's active ones.
-``bypass`` marks an LDGSTS that is cp.async ``.cg`` (SASS ``LDGSTS.E.BYPASS.128``); it is False elsewhere.
-``zfill`` is the lane mask of an LDGSTS's lanes whose source ncu's SASS-level wavefront count does not read (0 elsewhere).
-``srcsize`` marks an LDGSTS that takes cp.async's src-size in a register (SASS ``.ZFILL``), and ``zeroed`` is the lane
-mask of an LDGSTS's lanes whose src-size is 0 (they copy only zeros; 0 elsewhere). ``pred`` says which predicate operand
-an LDGSTS's SASS names (``PREDICATES``): ncu's SASS-level counters count the copies apart by it.
+Each field of an instruction is a column of ``InstructionBatch``, declared there with its ``Field``: its kind
+(``kinds``: how it is written in JSON, checked and kept), its dtype, the value of an instruction that leaves it out,
+and what it means. ``OP_FIELDS`` says which ops take which. From these come ``FIELDS``, the ``Instruction`` record,
+the v1 readers and writers (``decode``, ``v1``), the ``.npz`` members (``npz``) and the field table of
+docs/trace-format.md (``v1.field_tables``). A new field is one line of ``InstructionBatch``.
+
+A batch holds a trace's instructions column by column (numpy arrays), so the bank model can count a million
+instructions without building a Python object for each; ``batch[i]`` gives one ``Instruction`` back. Per-lane
+columns hold ``INACTIVE`` in the lanes that give no value (inactive lanes, an LDSM's lanes past its row addresses,
+every lane of an op that does not take the field).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from operator import attrgetter
+from typing import Any
 
 import attrs
 import numpy as np
+
+from .kinds import (
+    MAX_INT,
+    NO_WAIT,
+    Box,
+    Choice,
+    Count,
+    Flag,
+    FormValue,
+    Kind,
+    Lanes,
+    LanesOf,
+    Mask,
+    Offset,
+    Others,
+    Part,
+    Wait,
+    Word,
+    box_sizes,
+)
+from .lanes import FULL_MASK, INACTIVE, LANES, holds_no_sources, no_sources
 
 #: Operation names a trace may use, in the order of their codes in ``InstructionBatch.op``.
 OPS: tuple[str, ...] = ("LDS", "STS", "ATOMS", "LDSM", "STSM", "LDGSTS", "GMMA", "UTMALDG", "UTMASTG", "UBLKCP")
@@ -24,145 +48,269 @@ OPS: tuple[str, ...] = ("LDS", "STS", "ATOMS", "LDSM", "STSM", "LDGSTS", "GMMA",
 #: A and B operands read through matrix descriptors) and the copies of the tensor memory accelerator (TMA tensor
 #: copies, bulk copies: one row per copy, the bytes it moves).
 BLOCK_OPS = frozenset({"GMMA", "UTMALDG", "UTMASTG", "UBLKCP"})
-#: Operand types of a wgmma (``InstructionBatch.gtype``), and TMA swizzle modes (``InstructionBatch.swizzle``).
-GMMA_TYPES: tuple[str, ...] = ("f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "b1")
-SWIZZLE_MODES: tuple[str, ...] = ("none", "32B", "64B", "128B")
-#: ``InstructionBatch.tnsp`` bits: the wgmma's A (1) or B (2) operand is M/N-major (SASS .tnspA, .tnspB).
-TNSP_MODES: tuple[str, ...] = ("none", "A", "B", "AB")
+#: The copies among them (TMA tensor copies and bulk copies).
+COPY_OPS = frozenset({"UTMALDG", "UTMASTG", "UBLKCP"})
 #: Ops whose lanes give the row addresses of 8x8 b16 matrices (``num`` matrices, 8 lanes each).
 MATRIX_OPS = frozenset({"LDSM", "STSM"})
 #: Ops whose lanes also give a global source address (``src``): cp.async's LDGSTS.
 SOURCE_OPS = frozenset({"LDGSTS"})
-#: Shared atomic operations (``ATOMS`` ``atom`` field), in the order of their codes in ``InstructionBatch.atom``.
-#: ``popc_inc`` is the SASS ``ATOMS.POPC.INC`` that ``red.shared.add.u32 [a], 1`` compiles to; ``cast`` is ``ATOMS.CAST.SPIN``,
-#: the compare-and-store of the loops the compiler makes of atomics the hardware lacks (a float atomicAdd on shared memory).
-#: An LDGSTS's SASS predicate operand (``pred``), in the order of their codes: ``P0`` (or none), another positive one
-#: (``P1``...``P6``), a negated one (``!P0``...).
-PREDICATES: tuple[str, ...] = ("P0", "other", "negated")
+#: Shared atomic operations (``atom``). ``popc_inc`` is the SASS ``ATOMS.POPC.INC`` that ``red.shared.add.u32 [a], 1``
+#: compiles to; ``cast`` is ``ATOMS.CAST.SPIN``, the compare-and-store of the loops the compiler makes of atomics the
+#: hardware lacks (a float atomicAdd on shared memory).
 ATOM_KINDS: tuple[str, ...] = ("add", "min", "max", "inc", "dec", "exch", "cas", "and", "or", "xor", "popc_inc", "cast")
-LANES = 32
-FULL_MASK = 0xFFFFFFFF
-INACTIVE = -1
-#: ``InstructionBatch.wait`` of an instruction without ``wait`` (``wait: true`` is 0: no earlier one in flight).
-NO_WAIT = -1
+#: An LDGSTS's SASS predicate operand (``pred``): ``P0`` (or none), another positive one (``P1``...``P6``), a negated one.
+PREDICATES: tuple[str, ...] = ("P0", "other", "negated")
+#: Operand types of a wgmma (``gtype``), its M/N-major operands (``tnsp``), and TMA swizzle modes (``swizzle``).
+GMMA_TYPES: tuple[str, ...] = ("f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "b1")
+TNSP_MODES: tuple[str, ...] = ("none", "A", "B", "AB")
+SWIZZLE_MODES: tuple[str, ...] = ("none", "32B", "64B", "128B")
 #: ``InstructionBatch.pc`` of an instruction whose SASS offset the trace does not give.
 NO_PC = -1
+MAX_SRC = 2**63 - 1  # global source addresses (int64)
 #: IS_MATRIX[op code]: the op gives 8x8 matrix row addresses (a table lookup beats np.isin per chunk).
 IS_MATRIX = np.array([name in MATRIX_OPS for name in OPS])
 #: IS_SOURCE[op code]: the op's lanes give global sources (``src``).
 IS_SOURCE = np.array([name in SOURCE_OPS for name in OPS])
 #: IS_LANES[op code]: the op's lanes give addresses (``addrs``); the block ops have none.
 IS_LANES = np.array([name not in BLOCK_OPS for name in OPS])
-#: Bits of one size in ``InstructionBatch.box`` (a TMA box of up to 5 sizes of 1 to 256, packed, dimension 0 lowest).
-BOX_BITS = 9
 
-
-def pack_box(sizes: Sequence[int]) -> int:
-    """A TMA box's sizes as one integer (``unpack_box`` backwards)."""
-    return sum(int(n) << (BOX_BITS * d) for d, n in enumerate(sizes))
-
-
-def unpack_box(packed: int) -> tuple[int, ...]:
-    """The sizes ``pack_box`` packed."""
-    out = []
-    while packed:
-        out.append(packed & ((1 << BOX_BITS) - 1))
-        packed >>= BOX_BITS
-    return tuple(out)
-
-
-#: The copies among them (TMA tensor copies and bulk copies).
-COPY_OPS = frozenset({"UTMALDG", "UTMASTG", "UBLKCP"})
-
-
-def copy_span(batch: InstructionBatch) -> np.ndarray:
-    """Bytes of shared memory each copy spans from its ``smem``: a bulk copy's ``size``; a TMA box's rows, each at the
-    swizzle span's pitch where that is wider than the row (``kernel.tensormap``). 0 for other ops."""
-    box = batch.box
-    first = (box & np.uint64((1 << BOX_BITS) - 1)).astype(np.int64)
-    rows = np.ones(len(batch), dtype=np.int64)
-    for d in range(1, 5):
-        size = ((box >> np.uint64(BOX_BITS * d)) & np.uint64((1 << BOX_BITS) - 1)).astype(np.int64)
-        rows *= np.maximum(size, 1)
-    span = np.array([0, 32, 64, 128])[batch.swizzle]
-    tensor = rows * np.maximum(first * batch.elem, span)
-    is_copy = np.isin(batch.op, [OPS.index(name) for name in COPY_OPS])
-    return np.where(batch.op == OPS.index("UBLKCP"), batch.size, np.where(is_copy, tensor, 0))
-
-
-def gmma_bytes(n: np.ndarray, desc_a: np.ndarray, sparse: np.ndarray) -> np.ndarray:
-    """Bytes of shared memory a wgmma reads: A's 64 rows of 32 bytes (none when A is in registers), B's ``n`` rows of
-    32 bytes (64 when sparse: K doubles, A holds half of it). Every operand type takes 32 bytes of K a row."""
-    return np.where(desc_a != 0, 64 * 32, 0) + n.astype(np.int64) * 32 * np.where(sparse, 2, 1)
-
-
-def active_lanes(op: np.ndarray, num: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """(n, 32) bool: the lanes that give an address, by the mask, or a matrix op's 8*num row lanes (none for block ops)."""
-    rows = (np.uint64(1) << (8 * num.astype(np.uint64))) - np.uint64(1)
-    bits = np.where(IS_LANES[op], np.where(IS_MATRIX[op], rows, mask), 0).astype("<u4")
-    return np.unpackbits(bits.view(np.uint8), bitorder="little").reshape(-1, LANES).astype(bool)
-
-
-def no_sources(n: int) -> np.ndarray:
-    """An ``src`` column of ``n`` rows without sources: a read-only view of INACTIVE (no memory, no fill)."""
-    return np.broadcast_to(np.int64(INACTIVE), (n, LANES))
-
-
-def holds_no_sources(src: np.ndarray) -> bool:
-    """Whether ``src`` is a ``no_sources`` column (so nothing in it needs checking)."""
-    return src.strides == (0, 0) and (src.size == 0 or src[0, 0] == INACTIVE)
-
-
-def wait_code(wait: bool | int) -> int:
-    """The ``wait`` column value of a trace's ``wait``: false -> NO_WAIT, true -> 0, N -> N."""
-    return (0 if wait else NO_WAIT) if isinstance(wait, bool) else wait
-
-
-def wait_value(code: int) -> bool | int:
-    """The trace's ``wait`` of a column value (``wait_code`` backwards)."""
-    return {NO_WAIT: False, 0: True}.get(code, code)
+#: The fields every op takes (and ``addrs``, every op with lanes).
+COMMON_FIELDS = frozenset({"warp", "wait", "delay", "issue", "early", "early_alu", "issue_alu", "others", "stall", "pc"})
 
 
 @attrs.frozen
-class Instruction:
-    """One warp-wide shared-memory instruction of a trace."""
+class OpFields:
+    """The fields one op takes besides ``COMMON_FIELDS``."""
 
-    op: str
-    addrs: tuple[int | None, ...]  # 32 byte offsets; None where a lane gives no address
-    width: int = 32  # access width in bits (LDS/STS/ATOMS); ignored for matrix ops
-    num: int = 0  # matrices (LDSM/STSM); 0 otherwise
-    trans: bool = False
-    mask: int = FULL_MASK
-    warp: int = 0
-    wait: bool | int = False  # timing: true, or issue once at most N earlier instructions of the warp are in flight
-    delay: int = 0  # cycles the warp stalls before issuing this (timing)
-    issue: int = 0  # other (non-shared) instructions the warp issues after its wait, before this, one issue slot each (timing)
-    generic: bool = False  # a generic LD/ST that landed in shared memory (not an LDS/STS instruction)
-    atom: str = "add"  # the atomic operation (ATOMS); ignored for other ops
-    src: tuple[int | None, ...] | None = None  # LDGSTS: 32 global source byte addresses; None for other ops
-    bypass: bool = False  # LDGSTS: cp.async .cg (L1 bypassed, 16 bytes a lane); False: .ca, and for other ops
-    zfill: int = 0  # LDGSTS: lanes whose source the count does not read (src-size 0, or the predicate form's lanes)
-    srcsize: bool = False  # LDGSTS: src-size is a register operand (SASS .ZFILL); False: none, or a predicate, and for other ops
-    zeroed: int = 0  # LDGSTS: lanes whose src-size is 0 (they copy only zeros)
-    pred: str = "P0"  # LDGSTS: its SASS predicate operand, one of PREDICATES
-    early: int = 0  # other instructions the warp issues before its wait, one issue slot each (timing)
-    early_alu: int = 0  # how many of the early ones use the sub-partition's integer-ALU pipe (timing)
-    issue_alu: int = 0  # how many of the issue ones use it (timing)
-    others: str = ""  # the other instructions the warp issues before this one, one by one (timing; ``others.py``)
-    stall: int = 1  # cycles from this one's issue until the warp's next instruction may issue (timing)
-    pc: int = NO_PC  # byte offset of its SASS instruction in the kernel's code (traced kernels); NO_PC: unknown
-    n: int = 0  # GMMA: N of its m64nNk shape
-    gtype: str = "f16"  # GMMA: the A and B operand type
-    desc_a: int = 0  # GMMA: A's shared-memory matrix descriptor; 0: A from registers
-    desc_b: int = 0  # GMMA: B's matrix descriptor
-    tnsp: str = "none"  # GMMA: which operands are M/N-major ("A", "B", "AB")
-    sparse: bool = False  # GMMA: a sparse wgmma (A holds half of K)
-    smem: int = 0  # UTMALDG/UTMASTG/UBLKCP: the shared address the copy starts at
-    size: int = 0  # UTMALDG/UTMASTG/UBLKCP: the bytes it writes into (or reads out of) shared memory
-    box: tuple[int, ...] = ()  # UTMALDG/UTMASTG: the box's sizes, dimension 0 first
-    elem: int = 0  # UTMALDG/UTMASTG: bytes of one element
-    swizzle: str = "none"  # UTMALDG/UTMASTG: the tensor map's swizzle mode
-    store: bool = False  # UBLKCP: from shared to global memory (False: into shared memory)
+    form: str  # the required field that gives the instruction's form: "width", "num", "n" or "elem" ("": none)
+    values: tuple[int, ...]  # the values ``form`` may take
+    optional: frozenset[str]  # further fields it may carry
+    required: frozenset[str] = frozenset()  # further fields it must carry
+    lanes: bool = True  # whether it gives the addresses of its lanes (``addrs``)
+    meaning: str = ""  # what it is, in the op table of docs/trace-format.md
+
+    @property
+    def takes(self) -> frozenset[str]:
+        """Every field the op takes."""
+        return COMMON_FIELDS | self.optional | self.needs
+
+    @property
+    def needs(self) -> frozenset[str]:
+        """The fields it must carry."""
+        return self.required | ({self.form} if self.form else set()) | ({"addrs"} if self.lanes else set())
+
+
+WIDTHS = (8, 16, 32, 64, 128)
+NUMS = (1, 2, 4)
+#: Per op, its fields. A new op is a row here (and a name in ``OPS``).
+OP_FIELDS = {
+    "LDS": OpFields("width", WIDTHS, frozenset({"mask", "generic"}), meaning="shared load (`ld.shared`)"),
+    "STS": OpFields("width", WIDTHS, frozenset({"mask", "generic"}), meaning="shared store (`st.shared`)"),
+    "ATOMS": OpFields("width", WIDTHS, frozenset({"mask", "atom"}), meaning="shared atomic (`atom.shared`, `red.shared`; `width` 32 or 64)"),
+    "LDSM": OpFields("num", NUMS, frozenset({"trans"}), meaning="`ldmatrix`: `num` 8x8 b16 matrices"),
+    "STSM": OpFields("num", NUMS, frozenset({"trans"}), meaning="`stmatrix`"),
+    "LDGSTS": OpFields("width", (32, 64, 128), frozenset({"mask", "bypass", "zfill", "srcsize", "zeroed", "pred"}), frozenset({"src"}),
+                       meaning="`cp.async`: a copy from global into shared memory"),
+    "GMMA": OpFields("n", tuple(range(8, 257, 8)), frozenset({"desc_a", "tnsp", "sparse"}), frozenset({"gtype", "desc_b"}), lanes=False,
+                     meaning="`wgmma.mma_async` (HGMMA, QGMMA, IGMMA): one row per warpgroup instruction, `warp` its first warp"),
+    "UTMALDG": OpFields("elem", (1, 2, 4, 8), frozenset({"swizzle"}), frozenset({"smem", "size", "box"}), lanes=False,
+                        meaning="`cp.async.bulk.tensor` into shared memory"),
+    "UTMASTG": OpFields("elem", (1, 2, 4, 8), frozenset({"swizzle"}), frozenset({"smem", "size", "box"}), lanes=False,
+                        meaning="`cp.async.bulk.tensor` out of shared memory"),
+    "UBLKCP": OpFields("", (), frozenset({"store"}), frozenset({"smem", "size"}), lanes=False, meaning="`cp.async.bulk` (no tensor map)"),
+}
+
+
+@attrs.frozen
+class Field:
+    """One field of an instruction: its kind, its column's dtype, the column value of an instruction that leaves it out,
+    and what it means."""
+
+    kind: Kind
+    dtype: type
+    default: Any
+    meaning: str
+    record: Any  # ``Instruction``'s default (attrs.NOTHING: required)
+    always: bool = False  # written even when it holds the default (for an op that takes it)
+    later: bool = False  # added after the first .npz files: a chunk, and a batch, may leave it out (all default then)
+
+    @property
+    def lanes(self) -> bool:
+        """Whether it holds a value per lane (a column of shape (n, 32))."""
+        return isinstance(self.kind, Lanes)
+
+    def filled(self, n: int) -> np.ndarray:
+        """The column of ``n`` rows that leave it out (per lane: a read-only view, no memory)."""
+        if self.lanes:
+            return np.broadcast_to(self.dtype(self.default), (n, LANES))
+        return np.full(n, self.default, dtype="U1" if self.dtype is np.str_ else self.dtype)
+
+    def array(self, values: list) -> np.ndarray:
+        """The column of one value per row (per lane: a list of 32)."""
+        column = np.array(values, dtype=self.dtype)
+        return column.reshape(-1, LANES) if self.lanes else column
+
+
+_KEEP = object()
+
+
+def column(kind: Kind, dtype: type, default: Any, meaning: str, *, record: Any = _KEEP, always: bool = False, later: bool = False) -> Any:
+    """A column of ``InstructionBatch``, declared: its ``Field`` (``record`` defaults to ``default`` as a record holds it)."""
+    f = Field(kind, dtype, default, meaning, kind.value(default) if record is _KEEP else record, always, later)
+    fill = attrs.Factory(lambda b: f.filled(len(b.op)), takes_self=True) if later else attrs.NOTHING
+    return attrs.field(default=fill, metadata={"field": f})
+
+
+#: The kind of the fields that give an op's form.
+_FORM = FormValue({OPS.index(op): spec.values for op, spec in OP_FIELDS.items()})
+
+
+@attrs.frozen(eq=False, kw_only=True)
+class InstructionBatch:
+    """Instructions as columns, one row per instruction: every field of trace v1, in the order the writers write them
+    and the exact check reads them (a field's rule may look at the fields before it)."""
+
+    op: np.ndarray = column(Choice(OPS), np.uint8, 0, "the operation (the op table)", record=attrs.NOTHING)
+    warp: np.ndarray = column(Count(), np.int32, 0, "warp index in the CTA (a kernel's trace: grid-wide, the CTA's index times its warps "
+                                                    "plus the warp)")
+    width: np.ndarray = column(_FORM, np.uint8, 0, "access width in bits (LDGSTS: the copy's)", record=32)
+    num: np.ndarray = column(_FORM, np.uint8, 0, "matrices; only lanes `0 .. 8*num-1` give row addresses (the rest are ignored, any "
+                                                 "value or `null`)")
+    trans: np.ndarray = column(Flag(), np.bool_, False, "transposed (`.trans`)", always=True)
+    mask: np.ndarray = column(Mask(), np.uint32, FULL_MASK, "active lanes. A mask of 0 is valid: the instruction counts as executed (as "
+                                                           "ncu counts predicated-off instructions) and makes no wavefronts")
+    atom: np.ndarray = column(Choice(ATOM_KINDS), np.uint8, 0, "the atomic operation (below)")
+    bypass: np.ndarray = column(Flag(), np.bool_, False, "`true`: cp.async `.cg` (`LDGSTS.E.BYPASS.128`, L1 bypassed), which exists only "
+                                "with `width` 128 (the arch's `bypass_widths`); `false`: `.ca` (SASS `LDGSTS.E`, `.64`, `.128`)", later=True)
+    zfill: np.ndarray = column(LanesOf("mask"), np.uint32, 0, "the lanes whose source ncu's SASS-level LDGSTS wavefront count does not "
+                               "read: it takes such a lane's destination for its source. `simsmem trace` sets it for the lanes of a `.ca` "
+                               "copy with src-size 0, and for every lane of the SASS form that takes src-size as a predicate "
+                               "(`LDGSTS ..., P`); `.cg`'s `.ZFILL` form counts its lanes with their sources", later=True)
+    srcsize: np.ndarray = column(Flag(), np.bool_, False, "`true`: the SASS form that takes cp.async's src-size in a register "
+                                 "(`LDGSTS....ZFILL`); `false`: no src-size, or src-size as a predicate. A `.cg` copy of this form counts "
+                                 "more wavefronts and has bank conflicts ([bank-model.md](bank-model.md), rule 6)", later=True)
+    zeroed: np.ndarray = column(LanesOf("mask"), np.uint32, 0, "the lanes whose src-size is 0 (they copy only zeros). A `.cg` copy's "
+                                "bank conflicts count the lanes that copy data: those not in it (rule 6). `simsmem trace` sets it for "
+                                "both src-size forms", later=True)
+    pred: np.ndarray = column(Choice(PREDICATES), np.uint8, 0, "the SASS instruction's predicate operand, ptxas's choice: `P0` (or none), "
+                              "`other` (`P1` to `P6`) or `negated` (`!P0`, ...). ncu's SASS-level counters count the copies apart by it "
+                              "(rule 6); `simsmem trace` sets it", later=True)
+    generic: np.ndarray = column(Flag(), np.bool_, False, "a generic `LD`/`ST` whose address fell in shared memory: the same data path "
+                                 "and wavefronts, but not counted by ncu's `smsp__inst_executed_op_shared_*`")
+    wait: np.ndarray = column(Wait(), np.int32, NO_WAIT, "timing: `true`: issue only after all earlier instructions of the warp "
+                              "completed (a dependent load); N: once all but the N latest of them completed (at most N in flight, like "
+                              "`cp.async.wait_group N` or a SASS scoreboard wait on an older load); `false`: no wait. `0` is `true`")
+    early: np.ndarray = column(Count(), np.int32, 0, "timing: other (non-shared-memory) instructions the warp issues before the wait, "
+                               "each taking one issue slot of its sub-partition", later=True)
+    early_alu: np.ndarray = column(Part(whole="early"), np.int32, 0, "timing: how many of the `early` instructions are integer-ALU "
+                                   "ones (`LOP3`, `IADD3`, `LEA`, `ISETP`, ...), which also take the sub-partition's ALU pipe", later=True)
+    issue: np.ndarray = column(Count(), np.int32, 0, "timing: other instructions the warp issues after the wait and before this one, one "
+                               "issue slot each; `simsmem trace` writes here those the warp executed since its previous shared-memory one")
+    issue_alu: np.ndarray = column(Part(whole="issue"), np.int32, 0, "timing: how many of the `issue` instructions are integer-ALU ones",
+                                   later=True)
+    delay: np.ndarray = column(Count(), np.int64, 0, "timing: stall cycles the warp spends before issuing this one, after the wait and "
+                               "the `issue` instructions")
+    others: np.ndarray = column(Others(counts=("early", "early_alu", "issue", "issue_alu")), np.str_, "", "timing: the other "
+                                "instructions the warp issues before this one (since its previous shared-memory one), one by one, in "
+                                "place of `early`/`issue` counts (below)", later=True)
+    stall: np.ndarray = column(Count(low=1), np.int32, 1, "timing: cycles from this instruction's issue until the warp's next one may "
+                               "issue", later=True)
+    pc: np.ndarray = column(Offset(none=NO_PC), np.int32, NO_PC, "the byte offset of its SASS instruction in the kernel's code "
+                            "(`simsmem trace` writes it)", later=True)
+    n: np.ndarray = column(_FORM, np.uint16, 0, "N of the wgmma's `m64nNk` shape", later=True)
+    gtype: np.ndarray = column(Choice(GMMA_TYPES), np.uint8, 0, "the A and B operand type", later=True)
+    desc_a: np.ndarray = column(Word(), np.uint64, 0, "A's shared-memory matrix descriptor; 0: A in registers", later=True)
+    desc_b: np.ndarray = column(Word(), np.uint64, 0, "B's shared-memory matrix descriptor", later=True)
+    tnsp: np.ndarray = column(Choice(TNSP_MODES), np.uint8, 0, "the M/N-major operands (SASS `.tnspA`, `.tnspB`)", later=True)
+    sparse: np.ndarray = column(Flag(), np.bool_, False, "a sparse wgmma (A holds half of K)", later=True)
+    elem: np.ndarray = column(_FORM, np.uint8, 0, "bytes of an element", later=True)
+    smem: np.ndarray = column(Count(), np.int32, 0, "the shared address the copy starts at", later=True)
+    size: np.ndarray = column(Count(), np.int32, 0, "the bytes it writes into shared memory (a TMA load: the whole box), or for a store "
+                              "the bytes it reads out of it (a TMA store: the box's elements inside the tensor)", later=True)
+    box: np.ndarray = column(Box(), np.uint64, 0, "the TMA box's sizes", later=True)
+    swizzle: np.ndarray = column(Choice(SWIZZLE_MODES), np.uint8, 0, "the tensor map's swizzle mode", later=True)
+    store: np.ndarray = column(Flag(), np.bool_, False, "`true`: from shared to global memory", later=True)
+    addrs: np.ndarray = column(Lanes(MAX_INT, "address", IS_LANES, IS_MATRIX), np.int32, INACTIVE, "each lane's byte offset into the "
+                               "CTA's shared memory (LDGSTS: its destination); `null` only for inactive lanes", record=attrs.NOTHING)
+    src: np.ndarray = column(Lanes(MAX_SRC, "source address", IS_SOURCE, IS_MATRIX), np.int64, INACTIVE, "each lane's global source "
+                             "byte address, aligned to the copy size; `null` only for inactive lanes", record=None, later=True)
+
+    def __len__(self) -> int:
+        return len(self.op)
+
+    def forms(self) -> np.ndarray:
+        """Each instruction's form (op, width, matrix count, trans, atomic operation, bypass, store) as one integer;
+        ``Form.of`` decodes it. Whatever works per form groups a batch by these keys."""
+        return (self.store.astype(np.int64) << 33 | self.bypass.astype(np.int64) << 32 | self.atom.astype(np.int64) << 25
+                | self.op.astype(np.int64) << 17
+                | self.width.astype(np.int64) << 9 | self.num.astype(np.int64) << 1 | self.trans)
+
+    def __getitem__(self, i: int) -> Instruction:
+        return self._records(range(len(self))[i], 1)[0]
+
+    def __iter__(self) -> Iterator[Instruction]:
+        for start in range(0, len(self), 4096):  # a block at a time: a long batch never becomes one list
+            yield from self._records(start, 4096)
+
+    def _records(self, start: int, n: int) -> list[Instruction]:
+        """Rows ``start`` to ``start + n`` as records; an optional field (``src``) the op does not take is None there."""
+        rows = slice(start, start + n)
+        columns = [(name, value, optional, getattr(self, name)[rows].tolist()) for name, value, optional in _RECORD]
+        return [Instruction(**{name: None if optional and not TAKEN[name][op] else column[k] if value is None else value(column[k])
+                               for name, value, optional, column in columns}) for k, op in enumerate(self.op[rows].tolist())]
+
+    def take(self, index: np.ndarray | slice) -> InstructionBatch:
+        """The rows ``index`` selects, as a new batch."""
+        return InstructionBatch(**{name: getattr(self, name)[index] for name in COLUMNS})
+
+    @staticmethod
+    def empty() -> InstructionBatch:
+        """No instructions."""
+        return InstructionBatch.from_instructions(())
+
+    @staticmethod
+    def concat(batches: Sequence[InstructionBatch]) -> InstructionBatch:
+        """The batches one after another (one batch is returned as it is; sources stay a view where none has any)."""
+        if len(batches) < 2:
+            return batches[0] if batches else InstructionBatch.empty()
+        columns = {name: np.concatenate([getattr(b, name) for b in batches]) for name in COLUMNS if name != "src"}
+        sourced = not all(holds_no_sources(b.src) for b in batches)
+        return InstructionBatch(**columns, src=np.concatenate([b.src for b in batches]) if sourced else no_sources(len(columns["op"])))
+
+    @staticmethod
+    def from_instructions(instructions: Iterable[Instruction]) -> InstructionBatch:
+        """Columns from records (for tests, generators and small traces): a field the op does not take is left out,
+        and so is every lane that gives no value."""
+        rows = list(map(_FIELDS_OF, instructions))
+        columns = {name: f.array([r[k] for r in rows] if code is None else [code(r[k]) for r in rows])
+                   for k, (name, f, code) in enumerate(_COLUMN)}
+        op = columns["op"]
+        for name, f in FIELDS.items():
+            columns[name][~TAKEN[name][op]] = f.default
+        silent = ~active_lanes(op, columns["num"], columns["mask"])
+        for name in LANE_COLUMNS:
+            columns[name][silent] = INACTIVE
+        return InstructionBatch(**columns)
+
+
+#: Every column's declaration, ``op`` first; ``FIELDS``: those of an instruction object's fields (all but ``op``).
+COLUMNS: dict[str, Field] = {a.name: a.metadata["field"] for a in attrs.fields(InstructionBatch)}
+FIELDS: dict[str, Field] = {name: f for name, f in COLUMNS.items() if name != "op"}
+#: dtype of each ``InstructionBatch`` column.
+DTYPES = {name: f.dtype for name, f in COLUMNS.items()}
+#: Columns of one entry per lane, shape (n, 32).
+LANE_COLUMNS = tuple(name for name, f in FIELDS.items() if f.lanes)
+#: TAKEN[field][op code]: the op takes the field.
+TAKEN = {name: np.array([name in OP_FIELDS[op].takes | {"op"} for op in OPS]) for name in COLUMNS}
+#: Per column: its record value of a column value, and whether a record holds None where the op does not take it;
+#: its column value of a record value (identities left out of the loops: the kinds that keep values as they are).
+_RECORD = tuple((name, None if type(f.kind).value is Kind.value else f.kind.value, f.record is None) for name, f in COLUMNS.items())
+_COLUMN = tuple((name, f, None if type(f.kind).code is Kind.code else f.kind.code) for name, f in COLUMNS.items())
+_FIELDS_OF = attrgetter(*COLUMNS)
+
+
+class _Record:
+    """What an ``Instruction`` says beyond its fields."""
 
     @property
     def active_lanes(self) -> list[int]:
@@ -172,6 +320,12 @@ class Instruction:
         if self.op in BLOCK_OPS:
             return []
         return [lane for lane in range(LANES) if self.mask >> lane & 1]
+
+
+Instruction = attrs.make_class("Instruction", {name: attrs.field(default=f.record, kw_only=f.record is not attrs.NOTHING)
+                                               for name, f in COLUMNS.items()}, bases=(_Record,), frozen=True, class_body={
+    "__doc__": "One warp-wide shared-memory instruction of a trace: a row of ``InstructionBatch``, each field's value as the "
+               "trace writes it (``op`` and ``addrs`` by position, the rest by name)."})
 
 
 @attrs.frozen
@@ -193,186 +347,28 @@ class Form:
                     bool(key >> 33 & 1))
 
 
-def _filled(dtype, value=0):
-    """An ``InstructionBatch`` column that holds ``value`` in every row unless given (an optional field's default)."""
-    return attrs.field(default=attrs.Factory(lambda b: np.full(len(b.op), value, dtype=dtype), takes_self=True))
+def copy_span(batch: InstructionBatch) -> np.ndarray:
+    """Bytes of shared memory each copy spans from its ``smem``: a bulk copy's ``size``; a TMA box's rows, each at the
+    swizzle span's pitch where that is wider than the row (``kernel.tensormap``). 0 for other ops."""
+    first, *sizes = box_sizes(batch.box, 5)
+    rows = np.prod([np.maximum(size, 1) for size in sizes], axis=0)
+    span = np.array([0, 32, 64, 128])[batch.swizzle]
+    tensor = rows * np.maximum(first * batch.elem, span)
+    is_copy = np.isin(batch.op, [OPS.index(name) for name in COPY_OPS])
+    return np.where(batch.op == OPS.index("UBLKCP"), batch.size, np.where(is_copy, tensor, 0))
 
 
-@attrs.frozen(eq=False)
-class InstructionBatch:
-    """Instructions as columns; every array has one entry (row) per instruction."""
+def gmma_bytes(n: np.ndarray, desc_a: np.ndarray, sparse: np.ndarray) -> np.ndarray:
+    """Bytes of shared memory a wgmma reads: A's 64 rows of 32 bytes (none when A is in registers), B's ``n`` rows of
+    32 bytes (64 when sparse: K doubles, A holds half of it). Every operand type takes 32 bytes of K a row."""
+    return np.where(desc_a != 0, 64 * 32, 0) + n.astype(np.int64) * 32 * np.where(sparse, 2, 1)
 
-    op: np.ndarray  # uint8 code into OPS
-    width: np.ndarray  # uint8 bits; 0 for matrix ops
-    num: np.ndarray  # uint8 matrices; 0 for other ops
-    trans: np.ndarray  # bool
-    mask: np.ndarray  # uint32 active-lane mask
-    warp: np.ndarray  # int32
-    wait: np.ndarray  # int32: earlier instructions of the warp that may still be in flight at issue; NO_WAIT: any
-    delay: np.ndarray  # int64
-    issue: np.ndarray  # int32
-    generic: np.ndarray  # bool
-    atom: np.ndarray  # uint8 code into ATOM_KINDS (0, "add", for ops other than ATOMS)
-    addrs: np.ndarray  # int32, shape (n, 32); INACTIVE where a lane gives no address
-    #: int64, shape (n, 32): LDGSTS global source byte addresses; INACTIVE elsewhere (the default: no LDGSTS)
-    src: np.ndarray = attrs.field(default=attrs.Factory(lambda b: no_sources(len(b.op)), takes_self=True))
-    #: bool: an LDGSTS that is cp.async .cg (the default: none)
-    bypass: np.ndarray = _filled(bool)
-    #: int32: other instructions issued before the wait (the default: none)
-    early: np.ndarray = _filled(np.int32)
-    #: int32: how many of the early other instructions use the integer-ALU pipe (the default: none)
-    early_alu: np.ndarray = _filled(np.int32)
-    #: int32: how many of the issue other instructions use the integer-ALU pipe (the default: none)
-    issue_alu: np.ndarray = _filled(np.int32)
-    #: str: the other instructions issued before it, one by one (``others.py``; the default: none)
-    others: np.ndarray = _filled("U1", "")
-    #: int32: cycles from its issue until its warp's next instruction may issue (the default: 1)
-    stall: np.ndarray = _filled(np.int32, 1)
-    #: int32: the byte offset of its SASS instruction in the kernel's code (``simsmem trace``); NO_PC where unknown
-    pc: np.ndarray = _filled(np.int32, NO_PC)
-    #: uint32: LDGSTS lanes whose source ncu's SASS-level count does not read (the default: none)
-    zfill: np.ndarray = _filled(np.uint32)
-    #: bool: an LDGSTS whose src-size is a register operand, SASS .ZFILL (the default: none)
-    srcsize: np.ndarray = _filled(bool)
-    #: uint32: LDGSTS lanes whose src-size is 0 (the default: none)
-    zeroed: np.ndarray = _filled(np.uint32)
-    #: uint8: an LDGSTS's SASS predicate operand, a code into PREDICATES (the default: P0)
-    pred: np.ndarray = _filled(np.uint8)
-    #: the block ops' fields (``Instruction``; zeros for the other ops)
-    n: np.ndarray = _filled(np.uint16)
-    gtype: np.ndarray = _filled(np.uint8)
-    desc_a: np.ndarray = _filled(np.uint64)
-    desc_b: np.ndarray = _filled(np.uint64)
-    tnsp: np.ndarray = _filled(np.uint8)
-    sparse: np.ndarray = _filled(bool)
-    smem: np.ndarray = _filled(np.int32)
-    size: np.ndarray = _filled(np.int32)
-    box: np.ndarray = _filled(np.uint64)
-    elem: np.ndarray = _filled(np.uint8)
-    swizzle: np.ndarray = _filled(np.uint8)
-    store: np.ndarray = _filled(bool)
 
-    def __len__(self) -> int:
-        return len(self.op)
-
-    def forms(self) -> np.ndarray:
-        """Each instruction's form (op, width, matrix count, trans, atomic operation, bypass, store) as one integer;
-        ``Form.of`` decodes it. Whatever works per form groups a batch by these keys."""
-        return (self.store.astype(np.int64) << 33 | self.bypass.astype(np.int64) << 32 | self.atom.astype(np.int64) << 25
-                | self.op.astype(np.int64) << 17
-                | self.width.astype(np.int64) << 9 | self.num.astype(np.int64) << 1 | self.trans)
-
-    def __getitem__(self, i: int) -> Instruction:
-        op = OPS[self.op[i]]
-        return Instruction(
-            op=op,
-            addrs=tuple(None if a == INACTIVE else int(a) for a in self.addrs[i]),
-            width=int(self.width[i]),
-            num=int(self.num[i]),
-            trans=bool(self.trans[i]),
-            mask=int(self.mask[i]),
-            warp=int(self.warp[i]),
-            wait=wait_value(int(self.wait[i])),
-            delay=int(self.delay[i]),
-            issue=int(self.issue[i]),
-            generic=bool(self.generic[i]),
-            atom=ATOM_KINDS[self.atom[i]],
-            src=tuple(None if a == INACTIVE else int(a) for a in self.src[i]) if OPS[self.op[i]] in SOURCE_OPS else None,
-            bypass=bool(self.bypass[i]),
-            early=int(self.early[i]),
-            early_alu=int(self.early_alu[i]),
-            issue_alu=int(self.issue_alu[i]),
-            others=str(self.others[i]),
-            stall=int(self.stall[i]),
-            pc=int(self.pc[i]),
-            zfill=int(self.zfill[i]),
-            srcsize=bool(self.srcsize[i]),
-            zeroed=int(self.zeroed[i]),
-            pred=PREDICATES[self.pred[i]],
-            n=int(self.n[i]),
-            gtype=GMMA_TYPES[self.gtype[i]],
-            desc_a=int(self.desc_a[i]),
-            desc_b=int(self.desc_b[i]),
-            tnsp=TNSP_MODES[self.tnsp[i]],
-            sparse=bool(self.sparse[i]),
-            smem=int(self.smem[i]),
-            size=int(self.size[i]),
-            box=unpack_box(int(self.box[i])),
-            elem=int(self.elem[i]),
-            swizzle=SWIZZLE_MODES[self.swizzle[i]],
-            store=bool(self.store[i]),
-        )
-
-    def __iter__(self):
-        return (self[i] for i in range(len(self)))
-
-    def take(self, index: np.ndarray | slice) -> InstructionBatch:
-        """The rows ``index`` selects, as a new batch."""
-        return InstructionBatch(**{f.name: getattr(self, f.name)[index] for f in attrs.fields(InstructionBatch)})
-
-    @staticmethod
-    def empty() -> InstructionBatch:
-        """No instructions."""
-        return InstructionBatch.from_instructions(())
-
-    @staticmethod
-    def concat(batches: Sequence[InstructionBatch]) -> InstructionBatch:
-        """The batches one after another (one batch is returned as it is; sources stay a view where none has any)."""
-        if len(batches) < 2:
-            return batches[0] if batches else InstructionBatch.empty()
-        columns = {f.name: np.concatenate([getattr(b, f.name) for b in batches]) for f in attrs.fields(InstructionBatch) if f.name != "src"}
-        sourced = not all(holds_no_sources(b.src) for b in batches)
-        return InstructionBatch(**columns, src=np.concatenate([b.src for b in batches]) if sourced else no_sources(len(columns["op"])))
-
-    @staticmethod
-    def from_instructions(instructions: Iterable[Instruction]) -> InstructionBatch:
-        """Columns from records (for tests, generators and small traces)."""
-        rows = list(instructions)
-        addrs = np.full((len(rows), LANES), INACTIVE, dtype=np.int32)
-        src = np.full((len(rows), LANES), INACTIVE, dtype=np.int64)
-        for i, ins in enumerate(rows):
-            for lane in ins.active_lanes:
-                addrs[i, lane] = ins.addrs[lane]
-                if ins.op in SOURCE_OPS:
-                    src[i, lane] = ins.src[lane]
-        return InstructionBatch(
-            op=np.array([OPS.index(r.op) for r in rows], dtype=np.uint8),
-            width=np.array([0 if r.op in MATRIX_OPS else r.width for r in rows], dtype=np.uint8),
-            num=np.array([r.num if r.op in MATRIX_OPS else 0 for r in rows], dtype=np.uint8),
-            trans=np.array([r.trans for r in rows], dtype=bool),
-            mask=np.array([r.mask for r in rows], dtype=np.uint32),
-            warp=np.array([r.warp for r in rows], dtype=np.int32),
-            wait=np.array([wait_code(r.wait) for r in rows], dtype=np.int32),
-            delay=np.array([r.delay for r in rows], dtype=np.int64),
-            issue=np.array([r.issue for r in rows], dtype=np.int32),
-            generic=np.array([r.generic for r in rows], dtype=bool),
-            atom=np.array([ATOM_KINDS.index(r.atom) if r.op == "ATOMS" else 0 for r in rows], dtype=np.uint8),
-            addrs=addrs,
-            src=src,
-            bypass=np.array([r.bypass for r in rows], dtype=bool),
-            early=np.array([r.early for r in rows], dtype=np.int32),
-            early_alu=np.array([r.early_alu for r in rows], dtype=np.int32),
-            issue_alu=np.array([r.issue_alu for r in rows], dtype=np.int32),
-            others=np.array([r.others for r in rows], dtype=str) if rows else np.zeros(0, dtype="U1"),
-            stall=np.array([r.stall for r in rows], dtype=np.int32),
-            pc=np.array([r.pc for r in rows], dtype=np.int32),
-            zfill=np.array([r.zfill for r in rows], dtype=np.uint32),
-            srcsize=np.array([r.srcsize for r in rows], dtype=bool),
-            zeroed=np.array([r.zeroed for r in rows], dtype=np.uint32),
-            pred=np.array([PREDICATES.index(r.pred) for r in rows], dtype=np.uint8),
-            n=np.array([r.n for r in rows], dtype=np.uint16),
-            gtype=np.array([GMMA_TYPES.index(r.gtype) for r in rows], dtype=np.uint8),
-            desc_a=np.array([r.desc_a for r in rows], dtype=np.uint64),
-            desc_b=np.array([r.desc_b for r in rows], dtype=np.uint64),
-            tnsp=np.array([TNSP_MODES.index(r.tnsp) for r in rows], dtype=np.uint8),
-            sparse=np.array([r.sparse for r in rows], dtype=bool),
-            smem=np.array([r.smem for r in rows], dtype=np.int32),
-            size=np.array([r.size for r in rows], dtype=np.int32),
-            box=np.array([pack_box(r.box) for r in rows], dtype=np.uint64),
-            elem=np.array([r.elem for r in rows], dtype=np.uint8),
-            swizzle=np.array([SWIZZLE_MODES.index(r.swizzle) for r in rows], dtype=np.uint8),
-            store=np.array([r.store for r in rows], dtype=bool),
-        )
+def active_lanes(op: np.ndarray, num: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """(n, 32) bool: the lanes that give an address, by the mask, or a matrix op's 8*num row lanes (none for block ops)."""
+    rows = (np.uint64(1) << (8 * num.astype(np.uint64))) - np.uint64(1)
+    bits = np.where(IS_LANES[op], np.where(IS_MATRIX[op], rows, mask), 0).astype("<u4")
+    return np.unpackbits(bits.view(np.uint8), bitorder="little").reshape(-1, LANES).astype(bool)
 
 
 def sass_at(kernel: dict | None, pc: int) -> dict[str, str]:
