@@ -6,6 +6,7 @@ expected columns are the ones written.
 """
 
 import gzip
+import importlib.util
 
 import attrs
 import numpy as np
@@ -14,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import H100
+from conftest import H100, ROOT
 from simsmem.corpus import corpus_trace, load_corpus
 from simsmem.errors import TraceError
 from simsmem.trace import InstructionBatch, Trace, load_trace, open_trace, write_trace
@@ -219,6 +220,16 @@ def test_records_round_trip(tmp_path, form):
     path = tmp_path / f"records.{form}"
     write_trace(Trace(InstructionBatch.from_instructions(RECORDS), name="records"), path)
     assert list(load_trace(path).instructions) == [r if "width" in OP_FIELDS[r.op].takes else attrs.evolve(r, width=0) for r in RECORDS]
+
+
+def test_the_format_page_shows_the_declared_fields():
+    """docs/trace-format.md's op and field tables are what docs/make_trace_format.py makes of the declaration (a
+    regression guard on the page: after changing a field, run that script)."""
+    spec = importlib.util.spec_from_file_location("make_trace_format", ROOT / "docs" / "make_trace_format.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    text = module.PAGE.read_text()
+    assert module.page(text) == text, "docs/trace-format.md is stale: run python docs/make_trace_format.py"
 
 
 #: Instructions breaking one rule each, that JSON and columns can both hold: the rule is stated once (its field's kind).
