@@ -31,10 +31,9 @@ from .analysis import Result, analyse_stream, with_launch
 from .config import ArchConfig, load_arch
 from .errors import SimsmemError
 from .explain import choose, explain, print_explanation
-from .kernel.launch import Launch, make_launch, parse_dims
-from .kernel.program import load_program
+from .kernel.launch import Launch, parse_dims
 from .kernel.ptx import entries
-from .kernel.tracer import StreamSink, describe, select_ctas, trace_stream
+from .kernel.tracer import StreamSink, launch_kernel
 from .trace.records import Trace, sass_at
 
 #: Where CUDA source text and numpy arguments are written for the toolchain and the launch.
@@ -117,16 +116,9 @@ def trace(kernel: Any, *, grid: int | Sequence[int] = 1, block: int | Sequence[i
             raise SimsmemError("simsmem.trace", "give block= (threads per CTA)")
         texts = [_arg_text(a, folder / _ARGS.format(k)) for k, a in enumerate(args)]
         symbols = {name: _arg_text(v, folder / f"global_{name}.npy") for name, v in (globals or {}).items()}
-        program = load_program(path, entry or "")
-        launch = make_launch(program, _dims(grid, "grid"), _dims(block, "block"), smem, texts, folder, symbols=symbols)
-        chosen = select_ctas(launch, [tuple(c) for c in ctas] if ctas else None)
         sink = StreamSink(config.sm.sms) if timed and config.sm is not None else None
-        if sink is not None:  # the CTAs one SM runs, and what its occupancy depends on (as trace_kernel fills them)
-            sink.ctas = frozenset(c for c in chosen if c % sink.sms == chosen[0] % sink.sms)
-            sink.resources = {"registers": program.kernel.registers, "shared": launch.shared_bytes, "threads": launch.geometry.threads,
-                              "ctas": len(chosen)}
-            sink.code = {ins.pc: {"sass": ins.text, "line": program.line_of(ins.pc)} for ins in program.code}
-        stream = trace_stream(program, launch, chosen, describe(program, launch, chosen, texts, smem, symbols), sink=sink)
+        stream, launch = launch_kernel(path, entry or "", _dims(grid, "grid"), _dims(block, "block"), smem, texts,
+                                       [tuple(c) for c in ctas] if ctas else None, folder, sink=sink, symbols=symbols)
         result = analyse_stream(stream, config, keep=True)
     streams = sink.streams() if sink is not None else None
     if streams is not None:

@@ -204,6 +204,14 @@ def trace_kernel(path: str | Path, kernel: str, grid: tuple[int, int, int], bloc
 
     ``stream.kernel`` describes the launch; its ``executed`` (ncu's ``smsp__inst_executed`` of the traced CTAs) is
     there once the chunks have been read."""
+    return launch_kernel(path, kernel, grid, block, smem, args, ctas, base, limit, max_shared, advance, sink, symbols)[0]
+
+
+def launch_kernel(path: str | Path, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], smem: int, args: list[str],
+                  ctas: list[tuple[int, int, int]] | None = None, base: Path | None = None, limit: int | None = None,
+                  max_shared: int = MAX_SHARED, advance=lambda n: None, sink: StreamSink | None = None,
+                  symbols: dict[str, str] | None = None) -> tuple[TraceStream, Launch]:
+    """``trace_kernel``'s stream, and the launch whose global memory holds the kernel's outputs once it has been read."""
     program = load_program(path, kernel)
     hopper = program.hopper_only(modelled())
     if hopper:
@@ -216,4 +224,4 @@ def trace_kernel(path: str | Path, kernel: str, grid: tuple[int, int, int], bloc
         sink.resources = {"registers": program.kernel.registers, "shared": launch.shared_bytes, "threads": launch.geometry.threads,
                           "ctas": len(chosen)}
         sink.code = {ins.pc: {"sass": ins.text, "line": program.line_of(ins.pc)} for ins in program.code}
-    return trace_stream(program, launch, chosen, describe(program, launch, chosen, args, smem, symbols), limit, advance, sink)
+    return trace_stream(program, launch, chosen, describe(program, launch, chosen, args, smem, symbols), limit, advance, sink), launch
