@@ -25,7 +25,7 @@ def test_explains_the_worst_instruction(capsys):
     assert main(["explain", LDSM]) == 0
     out = capsys.readouterr().out
     assert "instruction 0 (warp 0): LDSM.16.M88.4: 8 wavefronts, ideal 4, 4 bank conflicts" in out
-    assert "rows 0-3 and 4-7 use the same banks" in out and "Swizzle(1,4,3)" in out
+    assert "rows 0-3 and 4-7 use the same banks" in out and "tile[i ^ (((i >> 6) & 1) << 3)]" in out  # CuTe Swizzle<1,3,3>
 
 
 def test_worst_k_and_index(capsys):

@@ -1,22 +1,18 @@
 """``simsmem swizzle``: the seed 000 table, --check against the seed kernels, --search against a brute-force oracle."""
 
-import attrs
 import numpy as np
 import orjson
 import pytest
 from conftest import H100
+from simsmem.analysis import analyse
+from simsmem.arrays import arrays_of
 from simsmem.banks import schedule
 from simsmem.cli import main
+from simsmem.fixes import apply
+from simsmem.fixes import search as search_fixes
 from simsmem.layout import tile
 from simsmem.patterns import parse_access, steps_trace
-from simsmem.patterns.search import (
-    apply,
-    padding,
-    remaps,
-    search,
-    search_trace,
-    swizzles,
-)
+from simsmem.patterns.search import search, swizzles
 from simsmem.swizzle import IDENTITY, Swizzle, keeps_vectors
 from simsmem.trace import load_trace
 
@@ -119,30 +115,41 @@ def col_trace(tmp_path) -> str:
 
 @pytest.mark.slow
 def test_search_trace_equals_reference(tmp_path, capsys, sm90):
-    """``--search --trace``: every remap's cost over the whole trace equals the readable reference model's
-    (``simsmem.banks.schedule``) on each instruction remapped alone; the textbook fix, 4 bytes of padding per
-    128-byte row, comes first with no bank conflicts (seed 002's padding)."""
+    """``--search --trace``: every change's cost over the whole trace equals the readable reference model's
+    (``simsmem.banks.schedule``) on each instruction moved; the textbook fix, ``tile[32][33]`` (seed 002's padding),
+    comes first with no bank conflicts."""
     path = col_trace(tmp_path)
-    batch = load_trace(path).instructions
-    scores = search_trace(batch, sm90)
-    assert (scores[0].what, scores[0].wavefronts, scores[0].bank_conflicts) == ("as traced", 32 * 32, 32 * 31)
-    assert (scores[1].what, scores[1].bank_conflicts) == ("pad 4 bytes per 128-byte row", 0)
-    candidates = {what: remap for kind in remaps(np.unique(batch.addrs[batch.addrs >= 0]), 4, sm90).values() for what, remap, _ in kind}
-    for s in scores[1:]:
-        served = [schedule(ins, sm90) for ins in attrs.evolve(batch, addrs=apply(batch.addrs, candidates[s.what]))]
+    result = analyse(load_trace(path), sm90)
+    batch, counts = result.trace.instructions, result.counts
+    (tile,) = arrays_of(result.trace)
+    assert (tile.name, tile.shape(), tile.elem) == ("tile", "[32][32]", 4)
+    fixes = search_fixes(batch, counts.wavefronts, counts.bank_conflicts, (tile,), sm90, top=1000)
+    assert (fixes[0].statement, fixes[0].wavefronts, fixes[0].bank_conflicts) == ("__shared__ float tile[32][33]", 32, 0)
+    assert len(fixes) == 3  # the best declaration, padding and swizzle
+    for f in fixes:
+        served = [schedule(ins, sm90) for ins in f.apply(batch)]
         wavefronts = sum(len(x.wavefronts) for x in served)
-        assert (s.wavefronts, s.bank_conflicts) == (wavefronts, wavefronts - sum(x.ideal for x in served)), s.what
+        assert (f.wavefronts, f.bank_conflicts) == (wavefronts, wavefronts - sum(x.ideal for x in served)), f.statement
     assert main(["swizzle", "--search", "--trace", path, "--top", "3"]) == 0
-    assert "best: pad 4 bytes per 128-byte row: 992 -> 0 bank conflicts over the whole trace" in capsys.readouterr().out
+    assert "best: tile[32][32]: write __shared__ float tile[32][33] (1,024 -> 32 wavefronts)" in capsys.readouterr().out
 
 
 def test_search_trace_region_moves_what_follows():
-    """With a region, only its addresses are remapped; those above it move up by its growth rounded up to whole
+    """With a region, only its addresses are moved; those above it move up by its growth rounded up to whole
     128-byte rows of banks, so every other array keeps its banks."""
     addrs = np.array([[0, 124, 128, 4096, 4100, -1]], dtype=np.int32)
-    moved = apply(addrs, padding(128, 4), (0, 4096))
-    assert moved.tolist() == [[0, 124, 132, 4096 + 128, 4100 + 128, -1]]
-    assert apply(addrs, padding(128, 4), (4096, 8)).tolist() == [[0, 124, 128, 4096, 4100, -1]]
+    pad = lambda o: o // 128 * 132 + o % 128  # 4 bytes of padding after every 128
+    assert apply(addrs, pad, (0, 4096)).tolist() == [[0, 124, 132, 4096 + 128, 4100 + 128, -1]]
+    assert apply(addrs, pad, (4096, 8)).tolist() == [[0, 124, 128, 4096, 4100, -1]]
+
+
+def test_region_by_name_or_bytes(tmp_path, capsys):
+    """``--region`` takes an array's name (``simsmem run`` lists them) or a byte range taken as one array."""
+    path = col_trace(tmp_path)
+    assert main(["swizzle", "--search", "--trace", path, "--region", "tile", "--top", "1"]) == 0
+    assert "changes of tile[32][32] at 0x0" in capsys.readouterr().out
+    assert main(["swizzle", "--search", "--trace", path, "--region", "0:4096", "--top", "1"]) == 0
+    assert "write __shared__ float shared_0[32][33]" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("argv", [
@@ -161,6 +168,7 @@ def test_search_trace_region_moves_what_follows():
     ["swizzle", "--search", "--trace", "TRACE", "--access", "LDS"],
     ["swizzle", "--search", "--trace", "TRACE", "--region", "0x10000:16"],
     ["swizzle", "--search", "--trace", "TRACE", "--region", "128"],
+    ["swizzle", "--search", "--trace", "TRACE", "--region", "As"],
     ["swizzle", "--search", "--trace", "TRACE", "--region", "0:0"],
     ["swizzle", "--search", "--trace", "missing.json"],
 ])

@@ -1,17 +1,12 @@
-"""Why an instruction has bank conflicts: its wavefronts bank by bank, a one-line diagnosis, and a fix
-found by trying paddings and swizzles through the model.
+"""Why an instruction has bank conflicts: its wavefronts bank by bank, a one-line diagnosis, and a fix in the
+kernel author's terms, found by trying changes of the instruction's shared arrays through the model.
 
 The reference model (``simsmem.banks.schedule``) says which lanes each wavefront serves from which
 bank. A *merge group* (an 8x8 matrix, the warp, a half- or quarter-warp) that takes more wavefronts
 than ideal has a conflict: the lanes of its different wavefronts use the same banks for different
-words. The fix search changes the layout of shared memory for the whole trace, with every padding
-(``pad`` bytes after every ``row`` bytes, both multiples of the trace's widest access) and every
-``Swizzle(B,M,S)`` on byte offsets that keeps accesses whole and moves bank bits. It counts the
-explained instruction under each with the vectorised model, keeps the candidates that leave it the
-fewest conflicts, and of the simplest few of each kind (least padding; fewest swizzle bits, lowest
-base, smallest shift, as ``simsmem swizzle --search`` ranks them) the one that leaves the whole
-trace fewest.
-Both assume the trace's arrays start at multiples of the padded row or of the swizzle's period.
+words. The fixes are those of ``simsmem.fixes`` for the arrays the instruction touches (``simsmem.arrays``): a
+declaration, a padding or a swizzle, each counted over the whole trace and ranked by the kernel's wavefronts (its
+cycles where it is timed); none that leaves the kernel's total as it is.
 """
 
 from __future__ import annotations
@@ -26,16 +21,13 @@ from rich.table import Table
 from rich.text import Text
 
 from .analysis import Result
+from .arrays import Array, arrays_of
 from .banks import Schedule, schedule
-from .banks.model import count
 from .errors import SimsmemError
+from .fixes import Fix, search
 from .metrics import op_label
-from .patterns.search import apply, remaps, widest_access
-from .trace import MATRIX_OPS, Instruction, InstructionBatch
+from .trace import MATRIX_OPS, Instruction
 from .trace.records import sass_at
-
-#: Candidates of each kind (padding, swizzle) whose effect is counted over the whole trace.
-WHOLE_TRACE_CANDIDATES = 8
 
 
 @attrs.frozen
@@ -50,20 +42,6 @@ class Conflict:
 
 
 @attrs.frozen
-class Fix:
-    """A layout change tried through the model, and the bank conflicts it leaves."""
-
-    what: str  # "pad 16 bytes per 32-byte row", "Swizzle(1,4,3)"
-    remap: Callable[[np.ndarray], np.ndarray] = attrs.field(eq=False, repr=False)  # byte offset -> new offset
-    conflicts: int  # of the explained instruction
-    trace_conflicts: int  # of the whole trace, per CTA
-
-    def apply(self, batch: InstructionBatch) -> InstructionBatch:
-        """``batch`` with every address moved by the change (inactive lanes left as they are)."""
-        return attrs.evolve(batch, addrs=apply(batch.addrs, self.remap))
-
-
-@attrs.frozen
 class Explanation:
     """One instruction of a trace: how it is served, why, and what would fix it."""
 
@@ -71,8 +49,9 @@ class Explanation:
     instruction: Instruction
     schedule: Schedule
     conflicts: tuple[Conflict, ...]
-    fixes: tuple[Fix, ...]
-    trace_conflicts: int  # bank conflicts of the whole trace as it is, per CTA
+    arrays: tuple[Array, ...]  # the shared arrays it touches
+    fixes: tuple[Fix, ...]  # of those arrays, best for the whole kernel first
+    after: tuple[int, ...]  # this instruction's bank conflicts after each fix
     twins: int  # other instructions of the trace with the same pattern (addresses shifted by whole words)
     diagnosis: str
     where: str = ""  # traced kernels: the SASS instruction and the PTX (and source) line it came from
@@ -113,16 +92,23 @@ def _pattern_keys(batch) -> np.ndarray:
     return np.column_stack([batch.op, batch.width, batch.num, batch.trans, batch.bypass, batch.mask, relative])
 
 
-def explain(result: Result, index: int, twins: int = 0) -> Explanation:
-    """Schedule instruction ``index`` with the reference model, find its conflicts and a fix."""
+def explain(result: Result, index: int, twins: int = 0, timing: Callable[[np.ndarray], float] | None = None, top: int = 3) -> Explanation:
+    """Schedule instruction ``index`` with the reference model, find its conflicts and the ``top`` fixes of its arrays
+    (``timing``: the kernel's cycles for given per-row wavefronts, where it is timed)."""
     ins = result.trace.instructions[index]
     s = schedule(ins, result.arch)
     conflicts = conflicts_of(s)
-    fixes = find_fixes(result, index) if conflicts else ()
-    now = int(result.counts.bank_conflicts.sum())
+    addrs = np.array([a for a in ins.addrs if a is not None and a >= 0])
+    touched = tuple(a for a in arrays_of(result.trace) if addrs.size and a.holds(addrs).any())
+    fixes, after = (), ()
+    if conflicts and touched:
+        c = result.counts
+        fixes = tuple(search(result.trace.instructions, c.wavefronts, c.bank_conflicts, touched, result.arch, timing, top))
+        one = result.trace.instructions.take(np.array([index]))
+        after = tuple(schedule(f.apply(one)[0], result.arch).bank_conflicts for f in fixes)
     code = sass_at(result.trace.kernel, ins.pc)
     where = f"SASS {ins.pc:#06x} {code.get('sass', '')}" + (f", from {code['line']}" if code.get("line") else "") if code else ""
-    return Explanation(index, ins, s, conflicts, fixes, now, twins, diagnose(ins, s, conflicts, fixes, now), where)
+    return Explanation(index, ins, s, conflicts, touched, fixes, after, twins, diagnose(ins, s, conflicts, touched, fixes), where)
 
 
 def conflicts_of(s: Schedule) -> tuple[Conflict, ...]:
@@ -147,10 +133,10 @@ def conflicts_of(s: Schedule) -> tuple[Conflict, ...]:
     return tuple(out)
 
 
-def diagnose(ins: Instruction, s: Schedule, conflicts: Iterable[Conflict], fixes: Iterable[Fix], trace_conflicts: int) -> str:
-    """One line: the conflict's degree and where, which lanes share which banks, and the fixes found
-    (with their cost to the rest of the trace, whose conflicts are ``trace_conflicts`` as it is)."""
-    conflicts, fixes = list(conflicts), list(fixes)
+def diagnose(ins: Instruction, s: Schedule, conflicts: Iterable[Conflict], arrays: Iterable[Array], fixes: Iterable[Fix]) -> str:
+    """One line: the conflict's degree and where, which lanes share which banks, and the best fix of the instruction's
+    ``arrays`` for the whole kernel."""
+    conflicts, arrays, fixes = list(conflicts), list(arrays), list(fixes)
     n = len(s.wavefronts)
     if not conflicts:
         return f"no bank conflicts: {n} wavefront{'s' * (n != 1)}, as ideal"
@@ -171,7 +157,7 @@ def diagnose(ins: Instruction, s: Schedule, conflicts: Iterable[Conflict], fixes
         lanes = sorted({r.lane for w in s.wavefronts if w.group == worst.group for r in w.requests})
         return f"{len(worst.lanes)}-way conflict in {where}: {_source_clash(ins, s.shape, lanes)} -> " + (
             "the shared-memory layout does not change that: give the lanes of each group distinct positions in their lines"
-            + (f" (destinations: {_remedy(fixes, s.bank_conflicts, trace_conflicts)})" if fixes else ""))
+            + (f" (destinations: {_remedy(arrays, fixes)})" if fixes else ""))
     base = worst.group * span if matrix else 0
     who = _who([[lane - base for lane in ls] for ls in worst.lanes], "row" if matrix else "lane")
     banks = f"the same bank{'s' * (len(worst.banks) > 1)} ({ranges(worst.banks)}"
@@ -181,7 +167,7 @@ def diagnose(ins: Instruction, s: Schedule, conflicts: Iterable[Conflict], fixes
     line = f"{len(worst.lanes)}-way conflict in {where}{sep}{who} use {banks})"
     if worst.same_word:
         line += ", and lanes updating one word serialize (no broadcast)"
-    return line + " -> " + _remedy(fixes, s.bank_conflicts, trace_conflicts)
+    return line + " -> " + _remedy(arrays, fixes)
 
 
 def _source_clash(ins: Instruction, shape, group: list[int]) -> str:
@@ -205,54 +191,18 @@ def _who(lane_groups: list[list[int]], word: str) -> str:
     return f"{word}s " + (", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0])
 
 
-def _remedy(fixes: list[Fix], current: int, trace_conflicts: int) -> str:
+def _remedy(arrays: list[Array], fixes: list[Fix]) -> str:
     if not fixes:
-        return "no padding or swizzle tried removes it"
-    best = min(f.conflicts for f in fixes)
-    names = " or ".join(f.what + _cost(f, trace_conflicts) for f in fixes if f.conflicts == best)
-    return names if best == 0 else f"{names} leaves {best} of {current}"
-
-
-def _cost(fix: Fix, trace_conflicts: int) -> str:
-    """What a fix does to the whole trace, where it does not help it."""
-    if fix.trace_conflicts < trace_conflicts:
-        return ""
-    return f" (whole trace: {trace_conflicts} -> {fix.trace_conflicts})"
+        names = " or ".join(a.name for a in arrays) or "the arrays it touches"
+        return f"no padding or swizzle of {names} lowers the kernel's wavefronts"
+    best = fixes[0]
+    return f"{best.array.name}{best.array.shape()}: {best.statement} ({best.effect()})"
 
 
 def ranges(values: Iterable[int]) -> str:
     """Integers as runs: ``[0, 1, 2, 3, 8, 9]`` -> ``"0-3, 8-9"``."""
     runs = [list(g) for _, g in itertools.groupby(sorted(values), key=lambda v, c=itertools.count(): v - next(c))]
     return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
-
-
-def find_fixes(result: Result, index: int) -> tuple[Fix, ...]:
-    """The best padding and the best swizzle for instruction ``index`` (those that reduce its conflicts)."""
-    batch, arch = result.trace.instructions, result.arch
-    current = int(result.counts.bank_conflicts[index])
-    fits = remaps(np.unique(batch.addrs[batch.addrs >= 0]), widest_access(batch), arch)
-    everything = [c for cands in fits.values() for c in cands]
-    if not everything:
-        return ()
-    one = batch.take(np.zeros(len(everything), dtype=np.int64) + index)
-    tried = count(attrs.evolve(one, addrs=np.stack([apply(batch.addrs[index], c[1]) for c in everything])), arch)
-    left = dict(zip((c[0] for c in everything), tried.bank_conflicts.tolist()))
-    out = []
-    for cands in fits.values():
-        best = min((left[c[0]] for c in cands), default=current)
-        if best >= current:
-            continue
-        simplest = sorted((c for c in cands if left[c[0]] == best), key=lambda c: c[2])[:WHOLE_TRACE_CANDIDATES]
-        fixes = [Fix(what, remap, best, _trace_conflicts(result, remap)) for what, remap, _ in simplest]
-        out.append(min(fixes, key=lambda f: f.trace_conflicts))  # the simplest of the best for the trace
-    return tuple(out)
-
-
-
-
-def _trace_conflicts(result: Result, remap: Callable[[np.ndarray], np.ndarray]) -> int:
-    batch = result.trace.instructions
-    return int(count(attrs.evolve(batch, addrs=apply(batch.addrs, remap)), result.arch).bank_conflicts.sum())
 
 
 def print_explanation(ex: Explanation, console: Console) -> None:
@@ -271,8 +221,10 @@ def print_explanation(ex: Explanation, console: Console) -> None:
                            " 0-3: one lane per bank, in order; L0-3*: broadcast, the lanes share the word; red: a bank"
                            " serving different words in several wavefronts of one group (the conflict)", style="dim"))
     console.print(Text("diagnosis: ", style="bold") + Text(ex.diagnosis), soft_wrap=True)  # one line, for grep
-    for f in ex.fixes:
-        console.print(f"  {f.what}: this instruction {s.bank_conflicts} -> {f.conflicts} bank conflicts, whole trace {ex.trace_conflicts} -> {f.trace_conflicts} (per CTA)", soft_wrap=True)
+    for f, after in zip(ex.fixes, ex.after):
+        flat = f" (or {f.change.index})" if f.change.kind == "declaration" else ""
+        console.print(f"  {f.statement}{flat}: {f.effect()}; this instruction {s.bank_conflicts} -> {after} bank conflicts ({f.change.what})",
+                      soft_wrap=True, markup=False)
 
 
 Cell = tuple[tuple[int, ...], int]  # lanes a bank serves in one wavefront, and the word

@@ -1,6 +1,8 @@
 """``simsmem explain TRACE``: which lanes each wavefront serves from which bank, why an instruction has
-bank conflicts, and which padding or swizzle removes them (found by trying them through the model).
+bank conflicts, and the fix to write (found by trying changes of its shared array through the model).
 
+TRACE is a trace file or a kernel (``.cu``, ``.ptx``, ``.cubin``) with the launch options of ``simsmem run``,
+traced first; a kernel's fixes are ranked by the cycles the timed SM predicts for its launch with each.
 Explains the instruction with the most bank conflicts (``--worst K``: the K worst patterns;
 ``--index N``: instruction N). ``--png``/``--svg`` also draw the wavefronts x banks grid; with
 ``--tile`` and the layout options of ``simsmem gen tile`` the picture adds the tile the trace was
@@ -10,26 +12,36 @@ generated from, rows x 16-byte chunks coloured by bank, with the lanes that touc
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
+import numpy as np
 from rich.console import Console
 
-from ..analysis import analyse_stream
+from ..analysis import Result, analyse_stream
+from ..config import load_arch
 from ..errors import SimsmemError
 from ..explain import choose, explain, print_explanation
 from ..explain_block import explain_block, print_block
+from ..kernel.tracer import StreamSink
 from ..layout import tile
 from ..plots import figure, save
 from ..progress import add_quiet_flag, progress, track
+from ..sm import time_launch
 from ..trace import open_trace
 from ..trace.records import IS_LANES
 from ..validate import resolve_arch
 from . import non_negative, positive
 from .gen import add_swizzle_arguments, add_tile_arguments, chosen_swizzle, pad_elements
+from .trace import KERNEL_SUFFIXES, add_launch_options, open_kernel
+
+#: The timed SM's counter that fixes are ranked by.
+CYCLES = "sm__cycles_elapsed.max"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("explain", help="show lanes x banks x wavefronts of an instruction, diagnose its conflicts, find a fix", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("trace", help="trace file (trace v1 .json)")
+    p.add_argument("trace", help="trace file (.json, .jsonl, .npz, either JSON also .gz), or a kernel (.ptx, .cubin, .cu) to trace first with the "
+                                 "launch options below")
     p.add_argument("--arch", help="sm_90 (default), another built-in arch, or a path to an arch .yaml; wins over the trace's own arch")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--index", type=non_negative, metavar="N", help="explain instruction N (0-based, in trace order)")
@@ -41,6 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     layout.add_argument("--tile", action="store_true", help="draw the tile the trace was generated from, next to the wavefronts")
     add_tile_arguments(layout)
     add_swizzle_arguments(layout)
+    p.add_argument("--fixes", type=positive, default=3, metavar="K", help="list the K best fixes (default 3)")
+    add_launch_options(p, required=False)
     add_quiet_flag(p)
     p.set_defaults(func=run)
 
@@ -49,9 +63,7 @@ def run(args: argparse.Namespace) -> int:
     out, fmt = (args.png, "png") if args.png else (args.svg, "svg")
     if args.tile and not out:
         raise SimsmemError("--tile", "the tile view is a picture: give --png or --svg too")
-    with progress("reading the trace", quiet=args.quiet):
-        stream = open_trace(args.trace)
-        result = analyse_stream(stream, resolve_arch(stream, args.arch, args.trace), keep=True)
+    result, timing = open_input(args, args.trace, args.arch)
     t = tile(args.rows, args.cols, args.elem_bytes, pad_elements(args), chosen_swizzle(args), args.base) if args.tile else None
     chosen = choose(result, args.index, args.worst)
     console = Console(highlight=False)
@@ -64,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         if block[i]:  # a wgmma or a copy: the banks its pieces touch
             print_block(explain_block(result, i), console)
         else:
-            explanations.append(explain(result, i, twins))
+            explanations.append(explain(result, i, twins, timing, args.fixes))
             print_explanation(explanations[-1], console)
     if out and explanations:
         try:
@@ -73,3 +85,20 @@ def run(args: argparse.Namespace) -> int:
             raise SimsmemError(out, f"cannot write: {exc.strerror}") from None
         Console(stderr=True, soft_wrap=True, highlight=False).print(f"wrote {out}")
     return 0
+
+
+def open_input(args: argparse.Namespace, path: str, arch: str | None) -> tuple[Result, Callable[[np.ndarray], float] | None]:
+    """A trace counted and kept whole, or a kernel traced (with the launch options) and counted; for a kernel on an arch
+    with a timed SM, also its launch's cycles for given per-row wavefronts."""
+    if not path.endswith(KERNEL_SUFFIXES):
+        with progress("reading the trace", quiet=args.quiet):
+            stream = open_trace(path)
+            return analyse_stream(stream, resolve_arch(stream, arch, path), keep=True), None
+    chosen = load_arch(arch or "sm_90")
+    sink = StreamSink(chosen.sm.sms) if chosen.sm is not None else None
+    result = analyse_stream(open_kernel(args, path, sink), chosen, keep=True)
+    streams = sink.streams() if sink is not None else None
+    if streams is None:
+        return result, None
+    rows = result.trace.instructions
+    return result, lambda wavefronts: time_launch(streams, rows, wavefronts, chosen, sink.resources, sink.code).metrics[CYCLES]

@@ -14,6 +14,7 @@ import sys
 import orjson
 
 from ..analysis import analyse_stream, with_launch, with_timeline
+from ..arrays import print_arrays
 from ..config import load_arch
 from ..kernel.tracer import StreamSink
 from ..ncu_csv import details_csv
@@ -62,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "table":
         console = Console()
         print_table(result, console)
+        print_arrays(result.trace, console)
         if result.launch is not None:
             print_launch(result, console)
         elif timed:

@@ -10,6 +10,10 @@ element of a ``--rows x --cols`` tile: ``simsmem swizzle 3 0 3 --rows 8 --cols 8
 with the swizzle; ``--access GMMA`` (the tile's rows along M or N) or ``GMMA@mn`` (its rows along K) says
 which wgmma matrix descriptors read the tile as an operand, or that none does. ``--search --access SPEC ...`` scores every Swizzle(B <= 3, M <= 4, |S| <= 4) and
 row padding (0 to 128 bytes in steps of the widest access) and prints the best, least padding first.
+
+``--search --trace TRACE [--region NAME]`` (TRACE: a trace, or a kernel with the launch options of ``simsmem run``)
+tries every new declaration, padding and swizzle of the trace's shared arrays (or of the one named) over the whole
+trace and lists them as the code to write, best for the whole kernel first (``simsmem.fixes``).
 """
 
 from __future__ import annotations
@@ -20,19 +24,23 @@ import numpy as np
 from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
+from rich.text import Text
 
+from ..arrays import Array, arrays_of, find, region
 from ..banks import count
 from ..config import load_arch
 from ..errors import SimsmemError
+from ..fixes import search
 from ..hopper import Descriptor, describe
 from ..layout import Tile, tile
 from ..metrics import labels
 from ..patterns import steps_trace
-from ..patterns.search import search, search_trace
+from ..patterns.search import search as search_tile
+from ..progress import add_quiet_flag
 from ..swizzle import IDENTITY, TMA_MODES, recast
-from ..trace import load_trace
-from ..validate import check_against_arch, resolve_arch
+from ..validate import check_against_arch
 from . import non_negative, positive
+from .explain import open_input
 from .gen import (
     accesses,
     add_access_arguments,
@@ -40,6 +48,7 @@ from .gen import (
     chosen_swizzle,
     pad_elements,
 )
+from .trace import add_launch_options
 
 SHOW = {"col": "physical column", "offset": "element offset", "bank": "bank of the element's first byte"}
 
@@ -60,11 +69,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-s", type=non_negative, default=4, help="search: largest |S| (default 4)")
     p.add_argument("--max-pad-bytes", type=non_negative, default=128, help="search: largest row padding (default 128)")
     p.add_argument("--top", type=positive, default=10, help="search: how many candidates to list (default 10)")
-    p.add_argument("--trace", metavar="TRACE", help="search: a trace (a traced kernel, say) instead of --access: every padding and swizzle "
-                                                    "of its addresses, scored by the whole trace's bank conflicts")
-    p.add_argument("--region", metavar="BASE:BYTES", help="with --trace: remap only the addresses in [BASE, BASE+BYTES) (one array "
-                                                          "of the kernel's shared memory; hex or decimal)")
+    p.add_argument("--trace", metavar="TRACE", help="search: a trace, or a kernel (.ptx, .cubin, .cu) with the launch options below, instead "
+                                                    "of --access: every declaration, padding and swizzle of its shared arrays, ranked by the "
+                                                    "whole kernel's wavefronts (its cycles, for a kernel)")
+    p.add_argument("--region", metavar="NAME|BASE:BYTES", help="with --trace: change only the shared array NAME (simsmem run lists them), "
+                                                               "or the bytes [BASE, BASE+BYTES) taken as one array (hex or decimal)")
     p.add_argument("--arch", default="sm_90", help="arch for --check and --search (default sm_90)")
+    add_launch_options(p, required=False)
+    add_quiet_flag(p)
     p.set_defaults(func=run)
 
 
@@ -110,8 +122,7 @@ def _table(args: argparse.Namespace, t: Tile, console: Console) -> None:
         table.add_column(str(c), justify="right")
     for r in range(t.rows):
         table.add_row(str(r), *(str(x) for x in cells[r]))
-    # as wide as the table needs: a narrow terminal (or a pipe's 80 columns) would cut its columns to "..."
-    console.width = max(console.width, Measurement.get(console, console.options.update_width(1 << 16), table).maximum)
+    _fit(console, table)
     console.print(table)
 
 
@@ -180,7 +191,7 @@ def _search(args: argparse.Namespace, console: Console) -> None:
     if not args.access:
         raise SimsmemError("--search", "give the access set with --access, or a trace with --trace")
     steps = accesses(args)
-    result = search(steps, args.rows, args.cols, args.elem_bytes, load_arch(args.arch), unit_bytes=1 if args.bytes else None,
+    result = search_tile(steps, args.rows, args.cols, args.elem_bytes, load_arch(args.arch), unit_bytes=1 if args.bytes else None,
                     max_bits=args.max_b, max_base=args.max_m, max_shift=args.max_s, max_pad_bytes=args.max_pad_bytes)
     unit = "byte" if args.bytes else f"{args.elem_bytes}-byte element"
     table = Table(title=f"{' + '.join(map(str, steps))} over a {args.rows}x{args.cols} tile of {args.elem_bytes}-byte elements: "
@@ -201,28 +212,44 @@ def _search(args: argparse.Namespace, console: Console) -> None:
 def _search_trace(args: argparse.Namespace, console: Console) -> None:
     if args.access:
         raise SimsmemError("--trace", "give the accesses with --access or a trace with --trace, not both")
-    region = None
+    result, timing = open_input(args, args.trace, args.arch if args.arch != "sm_90" else None)
+    trace = result.trace
+    arrays = arrays_of(trace)
     if args.region:
-        try:
-            base, size = (int(x, 0) for x in args.region.split(":"))
-        except ValueError:
-            raise SimsmemError("--region", f"expected BASE:BYTES, got {args.region!r}") from None
-        if base < 0 or size <= 0:
-            raise SimsmemError("--region", f"expected BASE >= 0 and BYTES > 0, got {args.region!r}")
-        region = (base, size)
-    trace = load_trace(args.trace)
-    arch = resolve_arch(trace, args.arch if args.arch != "sm_90" else None, args.trace)
-    check_against_arch(trace.instructions, arch, args.trace)
-    scores = search_trace(trace.instructions, arch, region)
-    where = f"its addresses in [{region[0]:#x}, {region[0] + region[1]:#x})" if region else "all its addresses"
-    table = Table(title=f"{trace.name or args.trace}: paddings and byte swizzles of {where}, best first")
-    for col in ("Rank", "Remap", "Wavefronts", "Bank Conflicts"):
-        table.add_column(col, justify="left" if col == "Remap" else "right", no_wrap=True)
-    now = scores[0]
-    table.add_row("", now.what, f"{now.wavefronts:,}", f"{now.bank_conflicts:,}", style="dim")
-    for rank, s in enumerate(scores[1 : args.top + 1], 1):
-        table.add_row(str(rank), s.what, f"{s.wavefronts:,}", f"{s.bank_conflicts:,}", style="bold" if s.bank_conflicts == scores[1].bank_conflicts else None)
+        arrays = (_region(args.region, trace, arrays),)
+    c = result.counts
+    fixes = search(trace.instructions, c.wavefronts, c.bank_conflicts, arrays, result.arch, timing, args.top)
+    now = int(c.wavefronts.sum())
+    where = ", ".join(f"{a.name}{a.shape()} at {a.base:#x}" for a in arrays) or "no shared array"
+    table = Table(title=f"{trace.name or args.trace}: changes of {where}, best for the whole kernel first")
+    for col in ("Rank", "Write", "Wavefronts", "Bank Conflicts", "Cycles", "Smem", "On the trace's bytes"):
+        table.add_column(col, justify="left" if col in ("Write", "On the trace's bytes") else "right", no_wrap=col != "On the trace's bytes")
+    cycles_now = fixes[0].cycles_now if fixes else None
+    table.add_row("", "as written", f"{now:,}", f"{int(c.bank_conflicts.sum()):,}", f"{cycles_now:,.0f}" if cycles_now else "", "", "", style="dim")
+    for rank, f in enumerate(fixes, 1):
+        table.add_row(str(rank), Text(f.statement), f"{f.wavefronts:,}", f"{f.bank_conflicts:,}", f"{f.cycles:,.0f}" if f.cycles is not None else "",
+                      f"{f.change.extra:+,}", Text(f.change.what))
+    _fit(console, table)
     console.print(table)
-    best = scores[1] if len(scores) > 1 else now
-    console.print(f"best: {best.what}: {now.bank_conflicts:,} -> {best.bank_conflicts:,} bank conflicts over the whole trace "
-                  "(a remap of addresses: the kernel must place its data so)", markup=False)
+    if fixes:
+        console.print(f"best: {fixes[0].array.name}{fixes[0].array.shape()}: write {fixes[0].statement} ({fixes[0].effect()})", markup=False)
+    else:
+        console.print(f"no padding or swizzle of {where} lowers the kernel's {now:,} wavefronts", markup=False)
+
+
+def _fit(console: Console, table: Table) -> None:
+    """As wide as ``table`` needs: a narrow terminal (or a pipe's 80 columns) would cut its columns to "..."."""
+    console.width = max(console.width, Measurement.get(console, console.options.update_width(1 << 16), table).maximum)
+
+
+def _region(text: str, trace, arrays) -> Array:
+    """``--region``: an array's name, or ``BASE:BYTES`` (hex or decimal) taken as one array."""
+    if ":" not in text:
+        return find(arrays, text)
+    try:
+        base, size = (int(x, 0) for x in text.split(":"))
+    except ValueError:
+        raise SimsmemError("--region", f"expected an array's name or BASE:BYTES, got {text!r}") from None
+    if base < 0 or size <= 0:
+        raise SimsmemError("--region", f"expected BASE >= 0 and BYTES > 0, got {text!r}")
+    return region(trace, base, size)

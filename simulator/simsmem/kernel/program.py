@@ -43,6 +43,7 @@ class Program:
     sources: dict[int, str]  # SASS byte offset -> "file:line" of the PTX's own .loc
     ptx_path: str | None  # the PTX the lines refer to
     ptxas: dict | None  # which ptxas assembled the PTX (``toolchain.Ptxas.header``); None for a cubin
+    ptx: str | None = None  # the PTX text (None for a cubin)
 
     def line_of(self, pc: int) -> str:
         """Where the instruction at ``pc`` came from: ``kernel.ptx:123`` (and the source line), or its SASS offset."""
@@ -150,7 +151,7 @@ def load_program(path: str | Path, kernel: str, arch: str = "sm_90") -> Program:
     code = _instructions(done.listing[entry], where)
     return Program(where, entry, tuple(code), module.kernels[entry], module, signatures[entry] if signatures else None,
                    ptxtext.shared_vars(ptx) if ptx is not None else (), done.ptx_lines.get(entry, {}), done.sources.get(entry, {}),
-                   path.name if suffix == ".ptx" else None, done.ptxas)
+                   path.name if suffix == ".ptx" else None, done.ptxas, ptx)
 
 
 def _instructions(listing: dict, where: str) -> list[Instruction]:

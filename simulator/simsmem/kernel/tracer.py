@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import SimsmemError
 from ..trace.records import InstructionBatch
 from ..trace.stream import CHUNK, Chunk, TraceStream
+from . import shared
 from .isa import Env, build, modelled
 from .launch import MAX_SHARED, Launch, make_launch
 from .machine import ExecError, Machine, Runaway
@@ -162,6 +163,7 @@ def describe(program: Program, launch: Launch, ctas: list[int], args: list[str],
         "file": Path(program.where).name, "entry": program.entry, "grid": list(g.grid), "block": list(g.block), "smem": smem, "args": list(args),
         **({"globals": dict(symbols)} if symbols else {}),
         "ctas": "all" if len(ctas) == g.ctas else [list(g.cta_at(c)) for c in ctas], "order": ORDER, "code": code,
+        "shared": shared.header(program, smem, [ins.pc for ins in program.code if ins.name in SHARED_OPS]),
         **({"ptxas": program.ptxas} if program.ptxas else {}),
     }
 

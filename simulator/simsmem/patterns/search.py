@@ -7,18 +7,15 @@ placed in it; all candidates' instructions go through the bank model as one batc
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import attrs
 import numpy as np
 
 from ..banks import count
-from ..banks.phases import MATRIX_ROW_BYTES
 from ..config import ArchConfig
 from ..errors import SimsmemError
 from ..layout import tile
 from ..swizzle import IDENTITY, Swizzle, keeps_vectors, recast
-from ..trace import MATRIX_OPS, OPS, InstructionBatch
+from ..trace import InstructionBatch
 from ..validate import check_against_arch
 from .access import Access, pattern, place
 
@@ -53,87 +50,6 @@ def swizzles(max_bits: int, max_base: int, max_shift: int) -> list[Swizzle]:
     for b in range(1, max_bits + 1):
         for m in range(max_base + 1):
             out += [Swizzle(b, m, s) for s in range(-max_shift, max_shift + 1) if abs(s) >= b]
-    return out
-
-
-Remap = Callable[[np.ndarray], np.ndarray]
-
-
-def padding(row: int, pad: int) -> Remap:
-    """Byte offsets with ``pad`` bytes after every ``row`` bytes."""
-    return lambda a: a // row * (row + pad) + a % row
-
-
-def remaps(used: np.ndarray, access: int, arch: ArchConfig) -> dict[str, list[tuple[str, Remap, tuple]]]:
-    """The paddings (after every power-of-two row) and byte swizzles that could remove bank conflicts from accesses of
-    ``access`` bytes to the byte offsets ``used``: by kind, each as (label, remap of byte offsets, simplicity key),
-    those that keep every access inside shared memory."""
-    top = int(used.max()).bit_length()  # every address is below 2**top
-    bank_bits = (arch.phase_bytes - 1).bit_length()  # address bits that choose the bank
-    lo = access.bit_length() - 1
-    kinds = {
-        "padding": [(f"pad {pad} bytes per {1 << r}-byte row", padding(1 << r, pad), (pad, r))
-                    for r in range(lo, max(top, lo + 1)) for pad in range(access, arch.phase_bytes, access)],
-        "swizzle": [(f"Swizzle({sw.bits},{sw.base},{sw.shift})", sw, (sw.bits, sw.base, abs(sw.shift), sw.shift < 0))
-                    for sw in swizzles(bank_bits - lo, bank_bits - 1, top) if not sw.is_identity and keeps_vectors(sw, access)],
-    }
-    return {k: [c for c in cands if int(apply(used, c[1]).max()) + access <= arch.shared_memory_per_cta] for k, cands in kinds.items()}
-
-
-def apply(addrs: np.ndarray, remap: Remap, region: tuple[int, int] | None = None, align: int = 128) -> np.ndarray:
-    """``addrs`` remapped (inactive lanes, ``-1``, left as they are); with ``region`` (base, bytes), only the addresses
-    inside it, as offsets from its base, and those above it move up by the bytes the remap adds to it, rounded up to
-    ``align`` so that their banks stay (the arrays after a padded one move up)."""
-    if region is None:
-        return np.where(addrs >= 0, remap(np.maximum(addrs, 0)), addrs).astype(addrs.dtype)
-    base, size = region
-    grown = max(0, int(remap(np.arange(size)).max()) + 1 - size)
-    inside = (addrs >= base) & (addrs < base + size)
-    above = np.where(addrs >= base + size, addrs + -(-grown // align) * align, addrs)
-    return np.where(inside, remap(np.maximum(addrs - base, 0)) + base, above).astype(addrs.dtype)
-
-
-@attrs.frozen
-class TraceScore:
-    """A remap of a trace's shared-memory addresses and what the whole trace then costs."""
-
-    what: str
-    wavefronts: int
-    bank_conflicts: int
-
-
-def widest_access(batch: InstructionBatch) -> int:
-    """Bytes of a trace's widest lane access (an 8x8 matrix row: 16)."""
-    matrix = np.isin(batch.op, [OPS.index(op) for op in MATRIX_OPS])
-    return int(np.where(matrix, MATRIX_ROW_BYTES, batch.width // 8).max())
-
-
-def search_trace(batch: InstructionBatch, arch: ArchConfig, region: tuple[int, int] | None = None) -> list[TraceScore]:
-    """Every padding and swizzle of ``remaps`` applied to a whole trace (or to its addresses inside ``region``), best
-    first (fewest bank conflicts, then the simplest), the trace as it is first of all ("as traced")."""
-    inside = batch.addrs[(batch.addrs >= 0) & ((batch.addrs >= region[0]) & (batch.addrs < sum(region)) if region else True)]
-    if not inside.size:
-        raise SimsmemError("--region", "no address of the trace falls in it")
-    used = np.unique(inside - (region[0] if region else 0))
-    # the trace's distinct rows, each counted once and weighed by how often it occurs
-    keys = np.concatenate([batch.forms()[:, None], batch.addrs.astype(np.int64), batch.zfill[:, None].astype(np.int64),
-                           batch.srcsize[:, None].astype(np.int64), batch.zeroed[:, None].astype(np.int64),
-                           batch.pred[:, None].astype(np.int64)], axis=1)
-    _, first, weight = np.unique(keys, axis=0, return_index=True, return_counts=True)
-    rows = batch.take(first)
-    now = count(rows, arch)
-    out = [TraceScore("as traced", int(now.wavefronts @ weight), int(now.bank_conflicts @ weight))]
-    order = {}
-    access = widest_access(batch)
-    for cands in remaps(used, access, arch).values():
-        for what, remap, key in cands:
-            addrs = apply(rows.addrs, remap, region, arch.phase_bytes)
-            if int(addrs.max()) + access > arch.shared_memory_per_cta:
-                continue
-            c = count(attrs.evolve(rows, addrs=addrs), arch)
-            out.append(TraceScore(what, int(c.wavefronts @ weight), int(c.bank_conflicts @ weight)))
-            order[what] = key
-    out[1:] = sorted(out[1:], key=lambda s: (s.bank_conflicts, s.wavefronts, order[s.what]))
     return out
 
 
