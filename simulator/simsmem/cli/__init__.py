@@ -55,11 +55,12 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"simsmem: {self.prog.removeprefix('simsmem').strip() or 'usage'}: {message} (--help lists the options)\n")
 
 
-def build_parser() -> Parser:
+def build_parser(command: str | None = None) -> Parser:
+    """The parser of every subcommand, or of ``command`` alone (so that a command imports only what it needs)."""
     parser = Parser(prog="simsmem", description="Simulate an NVIDIA SM's shared-memory path from a trace, as ncu would report it.")
     parser.add_argument("--version", action="version", version=f"simsmem {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
+    for name in (command,) if command in COMMANDS else COMMANDS:
         importlib.import_module(f"{__name__}.{name}").register(sub)
     return parser
 
@@ -71,7 +72,8 @@ def _terminated(signum: int, frame) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        argv = sys.argv[1:] if argv is None else argv
+        args = build_parser(next((a for a in argv if not a.startswith("-")), None)).parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error already reported
         return exc.code if isinstance(exc.code, int) else 0
     held = signal.signal(signal.SIGTERM, _terminated) if threading.current_thread() is threading.main_thread() else None

@@ -5,11 +5,16 @@ A tool is taken from the folder in ``SIMSMEM_CUDA_BIN``, then from NVIDIA's pip 
 cuobjdump), then from ``PATH``. None needs a GPU. PTX newer than that ptxas reads (PTX ISA 9.m is CUDA 13.m's)
 goes through a newer ptxas (``assembler``), named in the trace. A tool that is missing or fails is a
 ``SimsmemError`` naming the input and the tool's first line of complaint.
+
+What ptxas and nvdisasm make of an input is kept on disk (``cached``), keyed by a hash of the input, the arguments and
+the tool's file, so that tracing an unchanged kernel again runs neither. nvcc is always run: its output depends on
+headers that the hash would not see.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib.metadata
 import importlib.util
 import os
@@ -90,7 +95,7 @@ class Ptxas:
 
 @functools.cache
 def _ptxas(path: str, origin: str) -> Ptxas:
-    out = _run([path, "--version"], path, "ptxas --version").decode(errors="replace")
+    out = cached("version", (), b"", lambda: _run([path, "--version"], path, "ptxas --version"), path).decode(errors="replace")
     m = re.search(r"\bV(\d+\.\d+\.\d+)", out)
     if not m:
         raise SimsmemError(path, f"ptxas --version not understood: {out.strip().splitlines()[-1] if out.strip() else 'nothing'}")
@@ -113,6 +118,41 @@ def cache_dir() -> Path:
     if os.environ.get("SIMSMEM_CACHE"):
         return Path(os.environ["SIMSMEM_CACHE"])
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "simsmem"
+
+
+#: The first line of a result file: the form, then the SHA-256 of the bytes after the second line.
+_MAGIC = b"simsmem-result 1"
+
+
+def cached(kind: str, key: tuple[str, ...], data: bytes, make, tool_path: str) -> bytes:
+    """``make()``'s bytes, kept in ``cache_dir()/results/KIND`` under the SHA-256 of ``key``, ``data`` and the tool's file
+    (path, size and modification time, so that a reinstalled tool starts afresh). An entry that is unreadable, cut short
+    or altered is made again and rewritten; entries are written whole (a temporary file, then a rename)."""
+    try:
+        stat = os.stat(tool_path)
+        tool_id = f"{tool_path}\0{stat.st_size}\0{stat.st_mtime_ns}"
+    except OSError:
+        return make()
+    digest = hashlib.sha256("\0".join((kind, tool_id, *key)).encode() + b"\0" + data).hexdigest()
+    path = cache_dir() / "results" / kind / digest[:2] / digest
+    try:
+        magic, check, body = path.read_bytes().split(b"\n", 2)
+        if magic == _MAGIC and check.decode() == hashlib.sha256(body).hexdigest():
+            return body
+    except (OSError, ValueError, UnicodeDecodeError):
+        pass
+    out = make()
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        with os.fdopen(fd, "wb") as f:
+            f.write(_MAGIC + b"\n" + hashlib.sha256(out).hexdigest().encode() + b"\n" + out)
+        os.replace(tmp, path)
+    except OSError:  # a read-only or full cache: the result stands, unkept
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+    return out
 
 
 def _local() -> list[Ptxas]:
@@ -181,20 +221,29 @@ def cu_to_ptx(source: Path, arch: str = "sm_90", lineinfo: bool = True) -> str:
 
 
 def ptx_to_cubin(ptx: str, where: str, arch: str = "sm_90", lineinfo: bool = False) -> bytes:
-    """``ptxas -arch=ARCH`` of PTX text (through ``assembler``): the cubin the driver's JIT would make of it."""
-    with tempfile.TemporaryDirectory(prefix="simsmem-") as tmp:
-        src, out = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"
-        src.write_text(ptx)
-        _run([assembler(ptx_isa(ptx), where).path, f"-arch={arch}", *(["-lineinfo"] if lineinfo else []), str(src), "-o", str(out)], where, "ptxas")
-        return out.read_bytes()
+    """``ptxas -arch=ARCH`` of PTX text (through ``assembler``): the cubin the driver's JIT would make of it (``cached``)."""
+    ptxas = assembler(ptx_isa(ptx), where).path
+    flags = [f"-arch={arch}", *(["-lineinfo"] if lineinfo else [])]
+
+    def make() -> bytes:
+        with tempfile.TemporaryDirectory(prefix="simsmem-") as tmp:
+            src, out = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"
+            src.write_text(ptx)
+            _run([ptxas, *flags, str(src), "-o", str(out)], where, "ptxas")
+            return out.read_bytes()
+    return cached("ptxas", tuple(flags), ptx.encode(), make, ptxas)
 
 
 def disassemble(cubin: bytes, where: str) -> dict[str, dict]:
-    """``nvdisasm -json -g``: per function section, ``{"start", "length", "sass-instructions"}``."""
-    with tempfile.TemporaryDirectory(prefix="simsmem-") as tmp:
-        path = Path(tmp) / "kernel.cubin"
-        path.write_bytes(cubin)
-        raw = _run([tool("nvdisasm"), "-json", "-g", "-c", str(path)], where, "nvdisasm")
+    """``nvdisasm -json -g``: per function section, ``{"start", "length", "sass-instructions"}`` (``cached``)."""
+    nvdisasm = tool("nvdisasm")
+
+    def make() -> bytes:
+        with tempfile.TemporaryDirectory(prefix="simsmem-") as tmp:
+            path = Path(tmp) / "kernel.cubin"
+            path.write_bytes(cubin)
+            return _run([nvdisasm, "-json", "-g", "-c", str(path)], where, "nvdisasm")
+    raw = cached("nvdisasm", ("-json", "-g", "-c"), cubin, make, nvdisasm)
     try:
         doc = orjson.loads(raw)
         return {f["function-name"]: f for f in doc[1]}
