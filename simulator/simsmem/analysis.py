@@ -9,16 +9,18 @@ rows, ``explain`` and the timing engine (``with_timeline``) need.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 import attrs
 import numpy as np
 
-from .banks import Counts, count
+from .banks import Counts, count, loaded
 from .config import ArchConfig
 from .engine import Timeline, simulate
 from .errors import SimsmemError
 from .metrics import instructions, kernel_counters, kernel_metrics, labels
+from .progress import noting
 from .sm import LaunchTiming, WhatIf, time_launch, what_if
 from .trace import InstructionBatch, Trace, TraceStream, stream_of
 from .trace.records import IS_LANES
@@ -62,6 +64,10 @@ class Result:
     what_if: tuple[WhatIf, ...] = ()  # the launch again with some instructions' bank conflicts removed (``with_launch``)
 
 
+#: What a bar says while the first count of a process loads the counting loop (measured: docs/performance.md).
+COMPILING = "loading the counting model; numba compiles it on a machine's first run, about 5 s"
+
+
 def analyse_stream(stream: TraceStream, arch: ArchConfig, *, keep: bool = False, worst: int = 10,
                    advance: Callable[[int], None] | None = None) -> Result:
     """Check and count ``stream`` chunk by chunk into one result (``keep``: with every instruction and its counts);
@@ -72,7 +78,8 @@ def analyse_stream(stream: TraceStream, arch: ArchConfig, *, keep: bool = False,
     kept: list[tuple[InstructionBatch, Counts]] = []
     done = 0
     for chunk in validated(stream, arch).chunks:
-        counts = count(chunk.instructions, arch)
+        with contextlib.nullcontext() if loaded() else noting(COMPILING):
+            counts = count(chunk.instructions, arch)
         sums.add(chunk.instructions, counts, chunk.first)
         if keep:
             kept.append((chunk.instructions, counts))

@@ -36,6 +36,10 @@ def add_quiet_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars (for scripts)")
 
 
+#: The bars drawn now, innermost last: (bar, task, description), for ``noting``.
+_LIVE: list[tuple[Progress, int, str]] = []
+
+
 @contextmanager
 def progress(description: str, total: int | None = None, quiet: bool = False) -> Iterator[Callable[..., None]]:
     """A bar of ``total`` steps (a spinner if None) on stderr; yields ``advance(steps=1)``."""
@@ -48,7 +52,26 @@ def progress(description: str, total: int | None = None, quiet: bool = False) ->
         columns += [BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()]
     with _Delayed(*columns, TimeElapsedColumn(), console=console, transient=True) as bar:
         task = bar.add_task(description, total=total)
-        yield lambda steps=1: bar.advance(task, steps)
+        _LIVE.append((bar, task, description))
+        try:
+            yield lambda steps=1: bar.advance(task, steps)
+        finally:
+            _LIVE.remove((bar, task, description))
+
+
+@contextmanager
+def noting(why: str) -> Iterator[None]:
+    """Add ``why`` to the description of the bar drawn now (the innermost) while the block runs: a step that holds the
+    bar still, such as numba compiling, says so."""
+    if not _LIVE:
+        yield
+        return
+    bar, task, description = _LIVE[-1]
+    bar.update(task, description=f"{description} ({why})")
+    try:
+        yield
+    finally:
+        bar.update(task, description=description)
 
 
 def track(items: Iterable[T], description: str, total: int | None = None, quiet: bool = False) -> Iterator[T]:

@@ -5,8 +5,8 @@ readable model of the same rule, instruction by instruction, that tests hold it 
 ``simsmem explain`` draws from.
 """
 
-from .model import Counts, count
+from .model import Counts, count, loaded
 from .phases import Shape, shape_of
 from .reference import Schedule, Wavefront, schedule
 
-__all__ = ["Counts", "Schedule", "Shape", "Wavefront", "count", "schedule", "shape_of"]
+__all__ = ["Counts", "Schedule", "Shape", "Wavefront", "count", "loaded", "schedule", "shape_of"]

@@ -35,6 +35,12 @@ class Counts:
     bank_writes: np.ndarray  # int64: bank words written (l1tex__data_bank_writes, this instruction's part)
 
 
+def loaded() -> bool:
+    """Whether this process has the compiled counting loop (numba loads it from its disk cache, or compiles it on a
+    machine's first run, at the first ``count``)."""
+    return bool(_count_rows.signatures)
+
+
 def count(batch: InstructionBatch, arch: ArchConfig) -> Counts:
     """Wavefronts, ideal wavefronts, bank conflicts, bytes and bank reads and writes of every instruction in ``batch``."""
     n = len(batch)

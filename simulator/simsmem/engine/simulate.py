@@ -16,6 +16,7 @@ import simpy
 
 from ..banks import Counts
 from ..config import ArchConfig
+from ..progress import noting
 from ..trace import InstructionBatch
 from . import sm
 from .jit import plain
@@ -24,6 +25,8 @@ from .program import Program, program
 from .state import layout, slot_bytes, views
 from .timeline import Timeline
 
+#: What a bar says while a process's first compiled run loads the rules (measured: docs/performance.md).
+COMPILING = "loading the timing engine; numba compiles it on a machine's first run, about 30 s"
 #: Events processed between two calls of ``advance`` (progress bars).
 STEP = 1 << 16
 #: How much work (instructions issued, the others included, and wavefronts) a process runs as plain Python before it
@@ -55,6 +58,8 @@ def simulate(batch: InstructionBatch, counts: Counts, arch: ArchConfig, *, sub_p
         issue = st.inst["issue"]
         told, step = 0, env.step
         try:
+            with contextlib.nullcontext() if not compiled or sm.cycle.signatures else noting(COMPILING):
+                step(), step()  # the SM process's start and first cycle: their first calls load (or compile) the rules
             while True:
                 for _ in range(STEP):
                     step()
