@@ -17,7 +17,7 @@ import numpy as np
 import orjson
 
 from ..errors import TraceError
-from .records import DTYPES, FIELDS, INACTIVE, LANE_COLUMNS, LANES, OP_FIELDS, OPS, InstructionBatch, OpFields, active_lanes
+from .records import COLUMNS, DTYPES, FIELDS, INACTIVE, LANE_COLUMNS, LANES, OP_FIELDS, OPS, InstructionBatch, OpFields, active_lanes
 from .stream import gc_paused
 from .v1 import canonical_others, column_problem
 
@@ -108,8 +108,7 @@ class BatchBuilder:
 
     def build(self) -> InstructionBatch:
         """The columns of every instruction added."""
-        return InstructionBatch(**{name: np.array(self.columns[name], dtype=dtype).reshape(-1, LANES) if name in LANE_COLUMNS
-                                   else np.array(self.columns[name], dtype=dtype) for name, dtype in DTYPES.items()})
+        return InstructionBatch(**{name: f.array(self.columns[name]) for name, f in COLUMNS.items()})
 
 
 def batch_from_objects(objs: list, where: str, first: int) -> InstructionBatch:

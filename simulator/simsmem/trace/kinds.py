@@ -70,6 +70,8 @@ class Kind:
 
     #: The decoded value is the column value: the fast reader takes it with the other plain fields in one pass.
     plain = True
+    #: What a field of this kind takes, in words.
+    words = ""
 
     def schema(self) -> Any:
         """The msgspec type of a field of this kind."""
@@ -107,9 +109,6 @@ class Kind:
     def code(self, value: Any) -> Any:
         """The column value of an ``Instruction``'s value (``value`` backwards)."""
         return value
-
-    #: What a field of this kind takes, in words.
-    words = ""
 
     def shown(self, default: Any) -> str:
         """What a field left out holds, in words: its JSON value."""
@@ -217,11 +216,10 @@ class Wait(Kind):
         column = getattr(b, name)
         yield from first_problem(column < NO_WAIT, name, lambda i: f"expected {NO_WAIT} (no wait) or a non-negative integer, got {column[i]}")
 
-    def write(self, value):
-        return self.value(value)
-
     def value(self, code):
         return {NO_WAIT: False, 0: True}.get(code, code)
+
+    write = value
 
     def code(self, value):
         return (0 if value else NO_WAIT) if isinstance(value, bool) else value
