@@ -102,7 +102,7 @@ def arrays_of(trace: Trace) -> tuple[Array, ...]:
         if a.get("extern"):
             spans += [(a["name"] if s == lo else f"{a['name']}_{s - lo}", s, e - s, True, s - lo) for s, e in _clusters(view, view.addrs, lo, hi)]
         else:
-            spans.append((a["name"], a["base"], a["bytes"], False, 0))
+            spans.append((a["name"], a["base"], a["bytes"], False, 0, True))
     loose = np.where(outside, view.addrs, -1)
     for s, e in _clusters(view, loose, 0, 1 << 31):
         spans.append(((f"shared_{s:x}" if view.kernel else "tile" + (f"_{s:x}" if s else "")), s, e - s, False, 0))
@@ -115,7 +115,7 @@ def region(trace: Trace, base: int, size: int) -> Array:
     view = _View.of(trace)
     if not ((view.addrs >= base) & (view.addrs < base + size)).any():
         raise SimsmemError("--region", f"no address of the trace falls in [{base:#x}, {base + size:#x})")
-    return view.array(f"shared_{base:x}", base, size, False, 0)
+    return view.array(f"shared_{base:x}", base, size, False, 0, True)
 
 
 def find(arrays: tuple[Array, ...], name: str) -> Array:
@@ -159,8 +159,9 @@ class _View:
         access = np.where(IS_MATRIX[b.op], MATRIX_ROW, b.width.astype(np.int64) // 8)
         return _View(b, b.addrs.astype(np.int64), access, types, kernel, info)
 
-    def array(self, name: str, base: int, size: int, extern: bool, offset: int) -> Array | None:
-        """The array ``[base, base + size)``: its element and rows as its accesses show them (None: no access, no size)."""
+    def array(self, name: str, base: int, size: int, extern: bool, offset: int, declared: bool = False) -> Array | None:
+        """The array ``[base, base + size)``: its element and rows as its accesses show them (None: no access, no size);
+        ``declared``: its size is the declaration's (else the span its accesses reach, taken to whole rows)."""
         inside = (self.addrs >= base) & (self.addrs < base + size)
         rows = np.flatnonzero(inside.any(axis=1))
         if not len(rows):
@@ -176,7 +177,9 @@ class _View:
         block = self.kernel.get("block")
         warps = -(-int(np.prod(block)) // 32) if isinstance(block, list) else 1 << 30
         row = _row(own, off, acc, size, warps)
-        if row % elem or row <= int(acc.max()) or (not extern and size % row):
+        if not declared:  # the span its accesses reach: whole rows
+            size = -(-size // row) * row
+        if row % elem or row <= int(acc.max()) or size % row:
             row = size
         used = np.where(off >= 0, off % row + acc[:, None], 0).max()
         width = min(row, -(-int(used) // elem) * elem)
@@ -184,15 +187,19 @@ class _View:
 
 
 def _clusters(view: _View, addrs: np.ndarray, lo: int, hi: int) -> list[tuple[int, int]]:
-    """Address spans ``[start, end)`` inside ``[lo, hi)`` that the trace's SASS instructions (rows without a SASS
-    offset: each row) touch, merged where they overlap."""
+    """Address spans ``[start, end)`` inside ``[lo, hi)`` that the trace's SASS instructions touch, merged where they
+    overlap (rows without a SASS offset, a generated trace's: those with one lane pattern, shifted, count as one)."""
     inside = (addrs >= lo) & (addrs < hi)
     touched = inside.any(axis=1)
     if not touched.any():
         return []
     first = np.where(inside, addrs, np.iinfo(np.int64).max).min(axis=1)[touched]
     last = np.where(inside, addrs + view.access[:, None], -1).max(axis=1)[touched]
-    key = np.where(view.b.pc[touched] == NO_PC, -1 - np.flatnonzero(touched), view.b.pc[touched])
+    b = view.b.take(np.flatnonzero(touched))
+    low = np.where(addrs[touched] >= 0, addrs[touched], np.iinfo(np.int64).max).min(axis=1)
+    rel = np.where(addrs[touched] >= 0, addrs[touched] - low[:, None], -1)
+    pattern = np.unique(np.column_stack([b.op, b.width, b.num, b.mask.astype(np.int64), rel]), axis=0, return_inverse=True)[1].ravel()
+    key = np.where(b.pc == NO_PC, -1 - pattern, b.pc)
     order = np.argsort(key, kind="stable")
     _, start = np.unique(key[order], return_index=True)
     starts = np.minimum.reduceat(first[order], start)

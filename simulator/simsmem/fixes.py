@@ -43,7 +43,7 @@ class Candidate:
     """A change of one array in the author's terms, and the remap of its byte offsets that it makes."""
 
     kind: str  # one of KINDS
-    declaration: str  # how the array is then declared
+    declaration: str  # how the array is then declared ("": as it is)
     index: str  # the index expression to write ("": as written)
     what: str  # the same change on byte offsets, the trace's terms
     remap: Callable[[np.ndarray], np.ndarray] = attrs.field(eq=False, repr=False)
@@ -52,8 +52,10 @@ class Candidate:
 
     @property
     def statement(self) -> str:
-        """One line: what to write (a swizzle: the index; a padding: the index and the declaration it needs)."""
-        return {"declaration": self.declaration, "padding": f"{self.index}; {self.declaration}", "swizzle": self.index}[self.kind]
+        """One line: what to write (a padding or a swizzle: the index, and the declaration it needs)."""
+        if self.kind == "declaration":
+            return self.declaration
+        return f"{self.index}; {self.declaration}" if self.declaration else self.index
 
 
 @attrs.frozen
@@ -203,16 +205,18 @@ def _swizzled(a: Array, sw: Swizzle) -> Candidate:
     """``sw`` on the array's element index, as the index to write."""
     cols = a.row // a.elem
     c = cols.bit_length() - 1
-    yyy, zzz = sw.yyy_mask, sw.zzz_mask
-    if a.two_d and cols == 1 << c and zzz < 1 << c <= yyy and sw.shift > 0:  # column bits flipped by row bits
+    declaration = ""
+    power = a.two_d and cols == 1 << c
+    if power and sw.shift > 0 and sw.base + sw.bits <= c <= sw.base + sw.shift:  # column bits flipped by row bits
         index = f"{a.name}[row][col ^ {_moved('row', sw.base + sw.shift - c, sw.bits, sw.base)}]"
-    elif a.two_d and cols == 1 << c and yyy < 1 << c <= zzz and sw.shift < 0:  # row bits flipped by column bits
+    elif power and sw.shift < 0 and sw.base + sw.bits <= c <= sw.base - sw.shift:  # row bits flipped by column bits
         index = f"{a.name}[row ^ {_moved('col', sw.base, sw.bits, sw.base - sw.shift - c)}][col]"
-    else:
+    else:  # on the flat index (a 2-D array declared 1-D to take it)
         read, to = (sw.base + sw.shift, sw.base) if sw.shift > 0 else (sw.base, sw.base - sw.shift)
         index = f"{a.name}[i ^ {_moved('i', read, sw.bits, to)}]" + (f" with i = row * {cols} + col" if a.two_d else "")
+        declaration = a.declaration(elems=-(-a.size // a.elem)) if a.two_d else ""
     on_bytes = Swizzle(sw.bits, sw.base + a.elem.bit_length() - 1, sw.shift)
-    return Candidate("swizzle", a.declaration(), index, f"{on_bytes} on the array's byte offsets", on_bytes, 0,
+    return Candidate("swizzle", declaration, index, f"{on_bytes} on the array's byte offsets", on_bytes, 0,
                      (sw.bits, sw.base, abs(sw.shift), sw.shift < 0))
 
 

@@ -49,7 +49,7 @@ def layout(ptx: str, entry: str, functions: set[str], static_shared: int, dynami
     """The shared arrays of kernel ``entry`` (which calls ``functions``), as placed in the CTA's window: name, PTX
     symbol, base, bytes, and ``extern`` for the dynamic buffer (``dynamic`` bytes at launch); none where the
     placement rule does not end at ``static_shared`` (the size ptxas gave the section)."""
-    used = bodies(ptx, {entry, *functions})
+    used = re.sub(r"\.shared\s[^;]*;", "", bodies(ptx, {entry, *functions}))  # uses, not declarations
     out, end = [], RESERVED
     extern = None
     for var in shared_vars(ptx):
