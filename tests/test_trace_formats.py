@@ -21,7 +21,7 @@ from simsmem.errors import TraceError
 from simsmem.trace import InstructionBatch, Trace, load_trace, open_trace, write_trace
 from simsmem.trace.lanes import parse_lists
 from simsmem.trace.decode import BatchBuilder, batch_from_lines
-from simsmem.trace.records import COLUMNS, DTYPES, OP_FIELDS, Instruction
+from simsmem.trace.records import COLUMNS, DTYPES, OP_FIELDS, OPS, Instruction
 from simsmem.trace.v1 import column_problem, instruction_objects
 from strategies import instructions
 
@@ -196,6 +196,12 @@ def test_the_declared_fields_are_the_batch_columns():
         for name, f in COLUMNS.items():
             column = getattr(batch, name)
             assert column.dtype.type is f.dtype and column.shape == ((len(batch), 32) if f.lanes else (len(batch),)), name
+
+
+def test_op_codes_are_those_npz_files_hold():
+    """``.npz`` files hold ops by their codes, ``OP_FIELDS``'s order: the codes every earlier simsmem wrote (a regression
+    guard on the format; a new op comes last)."""
+    assert OPS[:10] == ("LDS", "STS", "ATOMS", "LDSM", "STSM", "LDGSTS", "GMMA", "UTMALDG", "UTMASTG", "UBLKCP")
 
 
 #: Records of most ops, every field off its default somewhere.

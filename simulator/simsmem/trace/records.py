@@ -42,38 +42,6 @@ from .kinds import (
 )
 from .lanes import FULL_MASK, INACTIVE, LANES, holds_no_sources, no_sources
 
-#: Operation names a trace may use, in the order of their codes in ``InstructionBatch.op``.
-OPS: tuple[str, ...] = ("LDS", "STS", "ATOMS", "LDSM", "STSM", "LDGSTS", "GMMA", "UTMALDG", "UTMASTG", "UBLKCP")
-#: Ops that read or write shared memory without lanes: a warpgroup's wgmma (one row per warpgroup instruction, its
-#: A and B operands read through matrix descriptors) and the copies of the tensor memory accelerator (TMA tensor
-#: copies, bulk copies: one row per copy, the bytes it moves).
-BLOCK_OPS = frozenset({"GMMA", "UTMALDG", "UTMASTG", "UBLKCP"})
-#: The copies among them (TMA tensor copies and bulk copies).
-COPY_OPS = frozenset({"UTMALDG", "UTMASTG", "UBLKCP"})
-#: Ops whose lanes give the row addresses of 8x8 b16 matrices (``num`` matrices, 8 lanes each).
-MATRIX_OPS = frozenset({"LDSM", "STSM"})
-#: Ops whose lanes also give a global source address (``src``): cp.async's LDGSTS.
-SOURCE_OPS = frozenset({"LDGSTS"})
-#: Shared atomic operations (``atom``). ``popc_inc`` is the SASS ``ATOMS.POPC.INC`` that ``red.shared.add.u32 [a], 1``
-#: compiles to; ``cast`` is ``ATOMS.CAST.SPIN``, the compare-and-store of the loops the compiler makes of atomics the
-#: hardware lacks (a float atomicAdd on shared memory).
-ATOM_KINDS: tuple[str, ...] = ("add", "min", "max", "inc", "dec", "exch", "cas", "and", "or", "xor", "popc_inc", "cast")
-#: An LDGSTS's SASS predicate operand (``pred``): ``P0`` (or none), another positive one (``P1``...``P6``), a negated one.
-PREDICATES: tuple[str, ...] = ("P0", "other", "negated")
-#: Operand types of a wgmma (``gtype``), its M/N-major operands (``tnsp``), and TMA swizzle modes (``swizzle``).
-GMMA_TYPES: tuple[str, ...] = ("f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "b1")
-TNSP_MODES: tuple[str, ...] = ("none", "A", "B", "AB")
-SWIZZLE_MODES: tuple[str, ...] = ("none", "32B", "64B", "128B")
-#: ``InstructionBatch.pc`` of an instruction whose SASS offset the trace does not give.
-NO_PC = -1
-MAX_SRC = 2**63 - 1  # global source addresses (int64)
-#: IS_MATRIX[op code]: the op gives 8x8 matrix row addresses (a table lookup beats np.isin per chunk).
-IS_MATRIX = np.array([name in MATRIX_OPS for name in OPS])
-#: IS_SOURCE[op code]: the op's lanes give global sources (``src``).
-IS_SOURCE = np.array([name in SOURCE_OPS for name in OPS])
-#: IS_LANES[op code]: the op's lanes give addresses (``addrs``); the block ops have none.
-IS_LANES = np.array([name not in BLOCK_OPS for name in OPS])
-
 #: The fields every op takes (and ``addrs``, every op with lanes).
 COMMON_FIELDS = frozenset({"warp", "wait", "delay", "issue", "early", "early_alu", "issue_alu", "others", "stall", "pc"})
 
@@ -102,7 +70,7 @@ class OpFields:
 
 WIDTHS = (8, 16, 32, 64, 128)
 NUMS = (1, 2, 4)
-#: Per op, its fields. A new op is a row here (and a name in ``OPS``).
+#: Per op, its fields, in the order of the ops' codes (``OPS``: files hold the codes, so a new op is a row at the end).
 OP_FIELDS = {
     "LDS": OpFields("width", WIDTHS, frozenset({"mask", "generic"}), meaning="shared load (`ld.shared`)"),
     "STS": OpFields("width", WIDTHS, frozenset({"mask", "generic"}), meaning="shared store (`st.shared`)"),
@@ -119,6 +87,37 @@ OP_FIELDS = {
                         meaning="`cp.async.bulk.tensor` out of shared memory"),
     "UBLKCP": OpFields("", (), frozenset({"store"}), frozenset({"smem", "size"}), lanes=False, meaning="`cp.async.bulk` (no tensor map)"),
 }
+#: Operation names a trace may use, in the order of their codes in ``InstructionBatch.op``.
+OPS: tuple[str, ...] = tuple(OP_FIELDS)
+#: Ops that read or write shared memory without lanes: a warpgroup's wgmma (one row per warpgroup instruction, its
+#: A and B operands read through matrix descriptors) and the copies of the tensor memory accelerator (TMA tensor
+#: copies, bulk copies: one row per copy, the bytes it moves).
+BLOCK_OPS = frozenset(op for op, spec in OP_FIELDS.items() if not spec.lanes)
+#: The copies among them (TMA tensor copies and bulk copies): those that take a shared address.
+COPY_OPS = frozenset(op for op in BLOCK_OPS if "smem" in OP_FIELDS[op].takes)
+#: Ops whose lanes give the row addresses of 8x8 b16 matrices (``num`` matrices, 8 lanes each).
+MATRIX_OPS = frozenset(op for op, spec in OP_FIELDS.items() if spec.form == "num")
+#: Ops whose lanes also give a global source address (``src``): cp.async's LDGSTS.
+SOURCE_OPS = frozenset(op for op, spec in OP_FIELDS.items() if "src" in spec.takes)
+#: Shared atomic operations (``atom``). ``popc_inc`` is the SASS ``ATOMS.POPC.INC`` that ``red.shared.add.u32 [a], 1``
+#: compiles to; ``cast`` is ``ATOMS.CAST.SPIN``, the compare-and-store of the loops the compiler makes of atomics the
+#: hardware lacks (a float atomicAdd on shared memory).
+ATOM_KINDS: tuple[str, ...] = ("add", "min", "max", "inc", "dec", "exch", "cas", "and", "or", "xor", "popc_inc", "cast")
+#: An LDGSTS's SASS predicate operand (``pred``): ``P0`` (or none), another positive one (``P1``...``P6``), a negated one.
+PREDICATES: tuple[str, ...] = ("P0", "other", "negated")
+#: Operand types of a wgmma (``gtype``), its M/N-major operands (``tnsp``), and TMA swizzle modes (``swizzle``).
+GMMA_TYPES: tuple[str, ...] = ("f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "b1")
+TNSP_MODES: tuple[str, ...] = ("none", "A", "B", "AB")
+SWIZZLE_MODES: tuple[str, ...] = ("none", "32B", "64B", "128B")
+#: ``InstructionBatch.pc`` of an instruction whose SASS offset the trace does not give.
+NO_PC = -1
+MAX_SRC = 2**63 - 1  # global source addresses (int64)
+#: IS_MATRIX[op code]: the op gives 8x8 matrix row addresses (a table lookup beats np.isin per chunk).
+IS_MATRIX = np.array([name in MATRIX_OPS for name in OPS])
+#: IS_SOURCE[op code]: the op's lanes give global sources (``src``).
+IS_SOURCE = np.array([name in SOURCE_OPS for name in OPS])
+#: IS_LANES[op code]: the op's lanes give addresses (``addrs``); the block ops have none.
+IS_LANES = np.array([name not in BLOCK_OPS for name in OPS])
 
 
 @attrs.frozen
