@@ -1,11 +1,15 @@
-"""Write manifest_counters.json and its data: the probes of issue 34's counters (runs/2026-11-29-counters/README.md),
-launched by launch.cu and measured by measure.sh. Run from calibration/realk: python make_probe_counters.py
+"""Write manifest_counters.json and manifest_counters2.json (the second batch, written after the first's results) and their
+data: the probes of issue 34's counters (runs/2026-11-29-counters/README.md), launched by launch.cu and measured by
+measure.sh. Run from calibration/realk: python make_probe_counters.py
   gen_*  src/probe_generic_atom.cu: one generic atomic, reduction, load or store of one warp on shared words
   cpc_*  src/probe_cpasync_counters.cu cpc_loop: cp.async copies of 1 to 32 warps, fresh lines, L1 hits, waits
   cpb_*  src/probe_cpasync_counters.cu cpb_*: sequences of cp.async in the predicate, .ZFILL and plain forms (bytes)
   pg_*   src/pipeline_gemm.cu: SGEMM through a cuda::pipeline (block scope: shared state, float4 copies; thread scope:
          4-byte copies), cuda::memcpy_async
-  tp_*   src/triton_probes.py: Triton fp16 matmuls without masks, num_stages Triton's default (3)"""
+  tp_*   src/triton_probes.py: Triton fp16 matmuls without masks, num_stages Triton's default (3)
+Second batch: gen2_* (64-bit MIN and F64 ADD, F32 ADD on conflicting words, lanes on global memory beside shared ones,
+generic LD.64 at a 16-byte stride), pg16_* (16x16 tiles: the CUDA samples' multistage form, two half-warp rows per
+copy; a one-producer-warp block-scope pipeline), cpb2_* (predicate-form copies whose addresses come from loads)."""
 import json
 
 import numpy as np
@@ -113,3 +117,38 @@ with open("manifest_counters.json", "w") as f:
     json.dump(entries, f, indent=1)
     f.write("\n")
 print(len(entries), "entries")
+
+# ---------------------------------------------------------------------------------------------- second batch
+first = entries
+entries = []
+for kernel, p, tag in (("gatom_min64", "contig", "min64"), ("gatom_min64", "same", "min64"), ("gatom_addf64", "contig", "addf64"),
+                       ("gatom_addf64", "same", "addf64")):
+    entry(f"gen2_{tag}_{p}", "src/probe_generic_atom.cu", kernel, [1], [32], ["zeros:16384", arr(f"g64_{p}", P64[p]), shared],
+          f"one warp, generic 64-bit {kernel[6:]} on shared 8-byte unit idx[l] ({p})")
+entry("gen2_addf_stride32", "src/probe_generic_atom.cu", "gatom_addf", [1], [32], ["zeros:16384", arr("g32_stride32", P32["stride32"]), shared],
+      "one warp, generic atom.add.f32 on shared words 32 apart (one bank)")
+for kernel, tag, v in (("gst32", "st32", L), ("gatom_exch", "exch", L), ("gld128", "ld128", L), ("gld64", "ld64", L // 2)):
+    entry(f"gen2_{tag}_half", "src/probe_generic_atom.cu", kernel, [1], [32], ["zeros:16384", arr(f"g2_{tag}_half", v), half],
+          f"one warp, generic {kernel[1:]}, lanes 0-15 on shared units idx[l], 16-31 on global memory")
+entry("gen2_ld64_stride2", "src/probe_generic_atom.cu", "gld64", [1], [32], ["zeros:16384", arr("gld64_stride2", 2 * L), shared],
+      "one warp, generic ld.v2.u32 on shared 8-byte units 2 apart (16-byte stride)")
+g = np.random.default_rng(8)
+np.save("data/pc_pg_a256.npy", g.integers(-4, 4, (256, 256)).astype(np.float32))
+np.save("data/pc_pg_b256.npy", g.integers(-4, 4, (256, 256)).astype(np.float32))
+for size, grid in ((128, 8), (256, 16)):
+    ab = [f"npy:data/pc_pg_a{'' if size == 128 else 256}.npy", f"npy:data/pc_pg_b{'' if size == 128 else 256}.npy", str(size), str(size)]
+    sfx = "" if size == 128 else "_256"
+    entry(f"pg16_thread{sfx}", "src/pipeline_gemm.cu", "mm16_pipe_thread", [grid, grid], [16, 16], [f"zeros:{4 * size * size}"] + ab,
+          f"C[{size}x{size}] = A B, 16x16 tiles, thread-scope cuda::pipeline of 4 stages, 4-byte copies (two half-warp rows a copy)")
+    entry(f"pg16_producer{sfx}", "src/pipeline_gemm.cu", "mm16_pipe_producer", [grid, grid], [16, 18], [f"zeros:{4 * size * size}"] + ab,
+          f"C[{size}x{size}] = A B, 16x16 tiles, block-scope cuda::pipeline, one producer warp copying every tile, 8 consumer warps")
+con16 = arr("cpb2_con16", 16 * L)
+for warps in (1, 4):
+    entry(f"cpb2_pred2_idx_w{warps}", "src/probe_cpasync_counters.cu", "cpb_pred2_idx", [1], [32 * warps],
+          ["zeros:16384", "npy:data/f32_red.npy", on, con16, con16], f"{warps} warp(s), two predicate-form copies, addresses loaded from arrays")
+ho5 = next(e for e in json.load(open("manifest.json")) if e["name"] == "ho5_cg16_two_tri_both")
+entries.append({k: ho5[k] for k in ("origin", "source", "ptx", "kernel", "grid", "block", "smem", "args", "problem")} | {"name": "cpb2_ho5_tri_both"})
+with open("manifest_counters2.json", "w") as f:
+    json.dump(entries, f, indent=1)
+    f.write("\n")
+print(len(entries), "entries in the second batch")

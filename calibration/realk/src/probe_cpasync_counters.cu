@@ -14,6 +14,7 @@
 //       cpb_pred4_wait  commit + wait_all after each copy  cpb_pred4_bar  __syncthreads() after each copy
 //       cpb_pred4_spin  ~2000 cycles of clock64 spin after each copy
 //       cpb_ca4_pred4   cp.async.ca 4 B with the ignore-src predicate (flags[l] bit k clear: zeros)
+//   cpb_pred2_idx(out, in, flags, src, dst): second batch, see below
 constexpr int TILE = 4096;  // words: 16 KiB
 
 __device__ __forceinline__ unsigned sh(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
@@ -127,4 +128,20 @@ extern "C" __global__ void cpb_ca4_pred4(float* out, const char* in, const int* 
     commit_wait();
     __syncwarp();
     for (int k = l; k < TILE; k += 32) out[k] = s[k];
+}
+
+// cpb_pred2_idx: two predicate-form copies as cpb_pred2, their source and destination offsets loaded from src[l] and
+// dst[l] just before (as the ho5 probes of probe_ldgsts_pred2.cu, whose second copy counted 16 bytes); blockDim.x lanes
+extern "C" __global__ void cpb_pred2_idx(float* out, const char* in, const int* flags, const int* src, const int* dst)
+{
+    __shared__ __align__(128) float s[TILE];
+    const int t = threadIdx.x, l = t & 31, w = t >> 5;
+    for (int k = t; k < TILE; k += blockDim.x) s[k] = -1.0f;
+    __syncthreads();
+    const int f = flags[l], so = src[l] + 1024 * w, d = dst[l] + 1024 * w;
+    cg16_pred(sh((char*)s + d), in + so, f & 1);
+    cg16_pred(sh((char*)s + d + 512), in + so + 512, f >> 1 & 1);
+    commit_wait();
+    __syncthreads();
+    for (int k = t; k < TILE; k += blockDim.x) out[k] = s[k];
 }

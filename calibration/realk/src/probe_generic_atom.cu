@@ -9,8 +9,9 @@
 //   gatom_add gatom_exch gatom_cas gatom_max gatom_inc gatom_and gatom_addf   32-bit atom.{add,exch,cas,max,inc,and,add.f32}
 //   gatom_add_cta                                     atom.add.acq_rel.cta.u32 (the pipeline's scope and order)
 //   gatom_add64 gatom_exch64 gatom_cas64              64-bit atom.{add.u64,exch.b64,cas.b64}
+//   gatom_min64 gatom_addf64                          64-bit atom.{min.u64,add.f64} (second batch)
 //   gred_add gred_addf                                red.add.{u32,f32} (no returned value)
-//   gld8 gld16 gld64 gld128 gst8 gst16                ld/st.{u8,u16,v2.u32,v4.u32} (1-16 bytes; byte or unit idx[l])
+//   gld8 gld16 gld64 gld128 gst8 gst16 gst32          ld/st.{u8,u16,v2.u32,v4.u32,u32} (1-16 bytes; byte or unit idx[l])
 constexpr int WORDS = 1024;
 
 __device__ __forceinline__ void fill(unsigned* s, int l)
@@ -76,6 +77,8 @@ extern "C" __global__ void name(unsigned* out, const int* idx, const int* sel)  
 }
 ATOM64(gatom_add64, "atom.add.u64", (unsigned long long)(l + 1) << 32 | 7u)
 ATOM64(gatom_exch64, "atom.exch.b64", (unsigned long long)(l + 1) << 32 | 7u)
+ATOM64(gatom_min64, "atom.min.u64", (unsigned long long)(l + 1) << 32 | 7u)
+ATOM64(gatom_addf64, "atom.add.f64", 0x3FE0000000000000ull)
 
 extern "C" __global__ void gatom_cas64(unsigned* out, const int* idx, const int* sel)
 {
@@ -135,3 +138,4 @@ extern "C" __global__ void name(unsigned* out, const int* idx, const int* sel)  
 }
 ST(gst8, unsigned char, asm volatile("st.u8 [%0], %1;" ::"l"(p), "h"(h) : "memory"))
 ST(gst16, unsigned short, asm volatile("st.u16 [%0], %1;" ::"l"(p), "h"(h) : "memory"))
+ST(gst32, unsigned, asm volatile("st.u32 [%0], %1;" ::"l"(p), "r"((unsigned)h) : "memory"))
