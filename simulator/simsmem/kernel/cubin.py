@@ -25,6 +25,7 @@ EIATTR_FRAME_SIZE = 0x11
 EIATTR_KPARAM_INFO = 0x17
 EIATTR_PARAM_CBANK = 0x0A
 EIATTR_REGCOUNT = 0x2F
+EIATTR_CTA_PER_CLUSTER = 0x3D  # ``.reqnctapercluster`` / ``__cluster_dims__``: three u32
 EIFMT_SVAL = 0x04
 #: Where sm_90 puts a kernel's first parameter in constant bank 0 (EIATTR_PARAM_CBANK says so too).
 PARAM_BASE = 0x210
@@ -70,6 +71,7 @@ class Kernel:
     functions: dict[str, int]  # code offset of every function symbol in the kernel's section (itself at 0)
     text: bytes = b""  # the kernel's code section: 16 bytes an instruction, its control code in the high bits
     bank2: bytes = b""  # its constant bank 2 (``.nv.constant2.NAME``): the jump tables of its ``switch`` es (BRX)
+    cluster: tuple[int, int, int] | None = None  # its own cluster shape (``__cluster_dims__``); None: the launch's
 
 
 @attrs.frozen
@@ -131,19 +133,22 @@ def _module(elf: ELFFile, where: str) -> Module:
             continue  # a device function, not an entry
         params: list[Param] = []
         base = PARAM_BASE
+        cluster = None
         for attr, value in _attributes(info.data()):
             if attr == EIATTR_KPARAM_INFO and isinstance(value, bytes):
                 _index, ordinal, offset, flags = struct.unpack_from("<IHHI", value)
                 params.append(Param(ordinal, offset, flags >> 18 & 0x3FFF))
             elif attr == EIATTR_PARAM_CBANK and isinstance(value, bytes):
                 base = struct.unpack_from("<II", value)[1] & 0xFFFF
+            elif attr == EIATTR_CTA_PER_CLUSTER and isinstance(value, bytes):
+                cluster = struct.unpack_from("<III", value)
         code_index = elf.get_section_index(text)
         functions = {f.name: f["st_value"] for f in symbols if f["st_info"]["type"] == "STT_FUNC" and f["st_shndx"] == code_index}
         shared = sections.get(f".nv.shared.{s.name}")
         frame = max([frames.get(name, 0) for name in functions] or [0])
         kernels[s.name] = Kernel(s.name, tuple(sorted(params, key=lambda p: p.ordinal)), base, shared["sh_size"] if shared else 0, frame,
                                  registers.get(s.name, 0), functions, sections[text].data(),
-                                 sections[f".nv.constant2.{s.name}"].data() if f".nv.constant2.{s.name}" in sections else b"")
+                                 sections[f".nv.constant2.{s.name}"].data() if f".nv.constant2.{s.name}" in sections else b"", cluster)
     constants = sections[".nv.constant3"].data() if ".nv.constant3" in sections else b""
     variables: list[Variable] = []
     constant_vars: list[Constant] = []

@@ -13,7 +13,8 @@ Module symbols take data by name (``--global NAME=npy:PATH`` or ``NAME=zeros:BYT
 a ``__constant__`` variable in constant bank 3, a ``__device__`` one in its global buffer, from the first byte on.
 
 Constant bank 0 holds what sm_90 kernels read there: the block and grid sizes (0x0..0x14), the
-initial stack pointer (0x28), the parameters' generic address (0x198), and the parameters (from 0x210).
+initial stack pointer (0x28), the thread-block cluster's shape (``CLUSTER_FIELDS``), the parameters' generic
+address (0x198), and the parameters (from 0x210).
 """
 
 from __future__ import annotations
@@ -39,6 +40,12 @@ MAX_THREADS = 1024
 MAX_GRID = (2**31 - 1, 65535, 65535)
 #: The most shared memory sm_90 gives a CTA: 227 KiB of user memory and the 1 KiB reserved.
 MAX_SHARED = 233472
+#: The most CTAs of a cluster (8 portable, 16 where the kernel opts in to non-portable sizes).
+MAX_CLUSTER = 16
+#: Where ptxas 13.0 reads the cluster's shape in constant bank 0 (``mov`` of each special register, compiled): whether
+#: the launch has clusters (%is_explicit_cluster: 1), CTAs per cluster by axis (%cluster_nctaid), their reciprocals as
+#: float32 (%clusterid = ctaid times it, truncated), clusters by axis (%nclusterid), CTAs per cluster (%cluster_nctarank).
+CLUSTER_FIELDS = {"explicit": 0x140, "nctaid": 0x144, "reciprocal": 0x150, "nclusterid": 0x15C, "nctarank": 0x188}
 
 
 @attrs.frozen
@@ -97,9 +104,10 @@ def parse_globals(texts: list[str]) -> dict[str, str]:
 
 
 def make_launch(program: Program, grid: tuple[int, int, int], block: tuple[int, int, int], smem: int, args: list[str], base: Path,
-                max_shared: int = MAX_SHARED, symbols: dict[str, str] | None = None) -> Launch:
+                max_shared: int = MAX_SHARED, symbols: dict[str, str] | None = None, cluster: tuple[int, int, int] | None = None) -> Launch:
     """Check the launch against the kernel and build its memories (``symbols``: data for module symbols by name, as
-    ``parse_globals`` gives them); errors name the parameter or symbol."""
+    ``parse_globals`` gives them; ``cluster``: the launch's cluster shape, where the kernel has none of its own); errors
+    name the parameter or symbol."""
     threads = block[0] * block[1] * block[2]
     if threads > MAX_THREADS:
         raise SimsmemError("--block", f"{threads} threads per CTA; sm_90 allows at most {MAX_THREADS}")
@@ -109,6 +117,7 @@ def make_launch(program: Program, grid: tuple[int, int, int], block: tuple[int, 
     if smem < 0:
         raise SimsmemError("--smem", "expected a non-negative byte count")
     kernel = program.kernel
+    shape = _cluster(kernel.cluster, cluster, grid)
     shared_bytes = kernel.static_shared + smem
     if shared_bytes > max_shared:
         raise SimsmemError("--smem", f"the CTA's shared memory ({kernel.static_shared} reserved and static + {smem} dynamic bytes) is past "
@@ -139,6 +148,9 @@ def make_launch(program: Program, grid: tuple[int, int, int], block: tuple[int, 
     bank0[: len(head)] = np.frombuffer(head, dtype=np.uint8)
     local = max(kernel.frame, 0)
     bank0[0x28:0x2C] = np.frombuffer(struct.pack("<I", local), dtype=np.uint8)
+    for field, values in _cluster_fields(shape, grid, kernel.cluster is not None or cluster is not None).items():
+        at = CLUSTER_FIELDS[field]
+        bank0[at : at + len(values)] = np.frombuffer(values, dtype=np.uint8)
     bank0[kernel.param_base :] = np.frombuffer(bytes(block_bytes), dtype=np.uint8)
     # the parameters' generic address (a __grid_constant__ parameter's, as TMA reads a CUtensorMap): a read-only buffer
     params = memory.add("the kernel's parameters", np.frombuffer(bytes(block_bytes), dtype=np.uint8).copy())
@@ -157,7 +169,26 @@ def make_launch(program: Program, grid: tuple[int, int, int], block: tuple[int, 
             bank4[off : off + 8] = np.frombuffer(struct.pack("<Q", bases.get(v, 0) + addend), dtype=np.uint8)
         constants[4] = bank4
     described = f"{0x400 if kernel.static_shared >= 0x400 else 0:#x} reserved, {max(kernel.static_shared - 0x400, 0)} static, {smem} dynamic bytes"
-    return Launch(Geometry(grid, block), constants, memory, shared_bytes, local, described)
+    return Launch(Geometry(grid, block, shape), constants, memory, shared_bytes, local, described)
+
+
+def _cluster(own: tuple[int, int, int] | None, given: tuple[int, int, int] | None, grid: tuple[int, int, int]) -> tuple[int, int, int]:
+    """The launch's cluster shape: the kernel's own (``__cluster_dims__``), or ``--cluster``'s, which must agree with it."""
+    if own is not None and given is not None and tuple(own) != tuple(given):
+        raise SimsmemError("--cluster", f"the kernel's own cluster shape is {','.join(map(str, own))} (__cluster_dims__); a launch "
+                                        f"cannot change it (CUDA refuses)")
+    shape = tuple(own or given or (1, 1, 1))
+    if math.prod(shape) > MAX_CLUSTER:
+        raise SimsmemError("--cluster", f"{math.prod(shape)} CTAs per cluster; sm_90 allows at most {MAX_CLUSTER} (8 portably)")
+    if any(g % c for g, c in zip(grid, shape)):
+        raise SimsmemError("--cluster", f"the grid {','.join(map(str, grid))} is not a whole number of clusters of {','.join(map(str, shape))}")
+    return shape  # type: ignore[return-value]
+
+
+def _cluster_fields(shape: tuple[int, int, int], grid: tuple[int, int, int], explicit: bool) -> dict[str, bytes]:
+    """Constant bank 0's cluster fields (``CLUSTER_FIELDS``) for a launch of ``grid`` in clusters of ``shape``."""
+    return {"explicit": struct.pack("<I", int(explicit)), "nctaid": struct.pack("<3I", *shape), "reciprocal": struct.pack("<3f", *(1 / c for c in shape)),
+            "nclusterid": struct.pack("<3I", *(g // c for g, c in zip(grid, shape))), "nctarank": struct.pack("<I", math.prod(shape))}
 
 
 def _data(text: str, where: str, base: Path) -> np.ndarray:
@@ -229,9 +260,13 @@ def _fill_symbol(program: Program, symbol: str, text: str, base: Path, bank3: np
 
 
 def _tensor_map(text: str, size: int, kind: str | None, name: str, base: Path, memory: GlobalMemory, buffers: dict[int, tuple[int, int]]) -> bytes:
-    """A ``tmap:`` argument: the 128 bytes of its ``CUtensorMap`` (see ``tensormap``)."""
+    """A ``tmap:`` argument: the 128 bytes of its ``CUtensorMap`` (see ``tensormap``) for a parameter of 128 bytes (a map
+    passed by value), or for a pointer parameter the address of a new global buffer holding them (a map in global memory)."""
+    if size == 8 and kind in ("i", None):
+        value = _tensor_map(text, 128, None, name, base, memory, buffers)
+        return struct.pack("<Q", memory.add(f"{name} (the tensor map of {text})", np.frombuffer(value, dtype=np.uint8).copy()))
     if size != 128 or kind not in ("b", None):
-        raise SimsmemError(f"--arg {name}", "a tensor map is a 128-byte parameter (a CUtensorMap passed by value)")
+        raise SimsmemError(f"--arg {name}", "a tensor map is a 128-byte parameter (a CUtensorMap passed by value) or a pointer to one")
     try:
         dtype, dims, strides, box, span, buffer = tensormap.parse(text)
     except tensormap.TensorMapError as exc:

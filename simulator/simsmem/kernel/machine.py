@@ -44,10 +44,11 @@ class Runaway(ExecError):
 
 @attrs.frozen
 class Geometry:
-    """A launch's shape: grid and block (x, y, z), and what follows from them."""
+    """A launch's shape: grid, block and thread-block cluster (x, y, z), and what follows from them."""
 
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
+    cluster: tuple[int, int, int] = (1, 1, 1)
 
     @property
     def threads(self) -> int:
@@ -69,6 +70,20 @@ class Geometry:
     def cta_at(self, index: int) -> tuple[int, int, int]:
         gx, gy = self.grid[0], self.grid[1]
         return index % gx, index // gx % gy, index // (gx * gy)
+
+    @property
+    def cluster_size(self) -> int:
+        return self.cluster[0] * self.cluster[1] * self.cluster[2]
+
+    def cluster_of(self, index: int) -> int:
+        """The linear index of the cluster CTA ``index`` belongs to (clusters tile the grid, x fastest)."""
+        (x, y, z), (cx, cy, cz) = self.cta_at(index), self.cluster
+        return x // cx + self.grid[0] // cx * (y // cy + self.grid[1] // cy * (z // cz))
+
+    def rank(self, index: int) -> int:
+        """CTA ``index``'s rank in its cluster (``%cluster_ctarank``: x fastest)."""
+        (x, y, z), (cx, cy, cz) = self.cta_at(index), self.cluster
+        return x % cx + cx * (y % cy + cy * (z % cz))
 
 
 #: An instruction's effect: ``run(machine, ex)`` with ``ex`` the threads executing it (bool per thread).
@@ -120,6 +135,13 @@ class Machine:
         self.tid = np.stack([linear % bx, linear // bx % by, linear // (bx * by)]).astype(np.uint32)
         cta = np.array([geometry.cta_at(int(c)) for c in ctas], dtype=np.uint32).reshape(-1, 3)
         self.ctaid = cta[self.cta_slot].T.copy()
+        # thread-block clusters: each CTA's rank, and the slot of every rank of each cluster here (-1: not in this batch)
+        self.rank = np.array([geometry.rank(int(c)) for c in ctas], dtype=np.int64)
+        clusters = [geometry.cluster_of(int(c)) for c in ctas]
+        self.cluster_slot = np.array([sorted(set(clusters)).index(c) for c in clusters], dtype=np.int64)
+        self.slot_of = np.full((len(set(clusters)), geometry.cluster_size), -1, dtype=np.int64)
+        self.slot_of[self.cluster_slot, self.rank] = np.arange(len(ctas))
+        self.cluster_arrived = np.zeros(n, dtype=np.int64)  # barrier.cluster arrivals of each thread
         self.warp_id = (self.ctas[self.cta_slot] * geometry.warps + linear // LANES).astype(np.int64)  # trace warp numbers
         self.shared = np.zeros((len(ctas), shared_bytes), dtype=np.uint8)
         self.local = np.zeros((n, local_bytes), dtype=np.uint8) if local_bytes else np.zeros((n, 0), dtype=np.uint8)
@@ -137,6 +159,23 @@ class Machine:
     def F(self) -> np.ndarray:
         """The registers as float32."""
         return self.R.view(np.float32)
+
+    def shared_slots(self, ix: np.ndarray, addr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Threads ``ix``'s shared::cluster addresses (the CTA's rank in the cluster in bits 24 and up, the window offset
+        below) as (CTA slot, window offset); a fault for a rank past the cluster's CTAs."""
+        size = self.slot_of.shape[1]
+        if size == 1:  # no cluster: the rank is 0, and an address past the window is the caller's to name
+            return self.cta_slot[ix], addr
+        addr = np.asarray(addr, dtype=np.int64)
+        rank = addr >> 24
+        if len(addr) and (rank.min() < 0 or rank.max() >= size):
+            k = int(np.flatnonzero((rank < 0) | (rank >= size))[0])
+            raise MemoryFault(int(ix[k]), f"shared::cluster address {int(addr[k]):#x} names CTA rank {int(rank[k])}, but the cluster has "
+                                          f"{size} CTA{'s' if size > 1 else ''}")
+        slots = self.slot_of[self.cluster_slot[self.cta_slot[ix]], rank]
+        if len(slots) and slots.min() < 0:
+            raise MemoryFault(int(ix[int(np.argmin(slots))]), "a CTA of the cluster is not in this batch")
+        return slots, addr & 0xFF_FFFF
 
     def warps_of(self, ex: np.ndarray) -> np.ndarray:
         """Batch-local warp slots with any thread in ``ex``."""

@@ -25,7 +25,8 @@ class Operand:
     ``imm`` (``text``: an integer or float literal as printed), ``c`` (constant bank: ``bank`` and an
     address in ``terms``/``offset``), ``mem`` (a ``[...]`` address: ``terms`` and ``offset``), ``SR``
     (a special register, ``text``), ``B`` (a convergence barrier, ``index``), ``SB`` (a scoreboard),
-    ``label`` (a code address, ``offset``), ``name`` (a symbol, ``text``), ``gdesc`` (a warpgroup MMA's matrix
+    ``SBSET`` (a set of scoreboards ``{5,4,3}``, each in ``terms``), ``label`` (a code address, ``offset``), ``name``
+    (a symbol, ``text``), ``gdesc`` (a warpgroup MMA's matrix
     descriptors ``gdesc[URn]``: ``index`` n, ``suffix`` its ``tnspA``/``tnspB``/``negA``/``negB``).
     """
 
@@ -137,6 +138,8 @@ def parse_operand(text: str) -> Operand:
         return Operand("B", int(t[1:]), t)
     if re.fullmatch(r"SB\d+", t):
         return Operand("SB", int(t[2:]), t)
+    if re.fullmatch(r"\{\s*\d+(\s*,\s*\d+)*\s*\}", t):  # DEPBAR {5,4,3,2,1,0}: the scoreboards it waits for
+        return Operand("SBSET", text=t, terms=tuple(Operand("SB", int(b), f"SB{int(b)}") for b in t[1:-1].split(",")))
     if re.fullmatch(r"[$A-Za-z_.][$\w.]*", t):
         return Operand("name", text=t)
     raise SassError(f"operand {t!r} not understood")
@@ -161,8 +164,8 @@ def _address(inner: str, whole: str) -> tuple[tuple[Operand, ...], int]:
 
 
 def split_operands(text: str) -> list[str]:
-    """Operands separated by top-level commas (none of SASS's operands holds one)."""
-    return [p.strip() for p in text.split(",") if p.strip()] if text else []
+    """Operands separated by top-level commas (a scoreboard set ``{5,4,3}`` is one operand)."""
+    return [p.strip() for p in re.split(r",(?![^{]*})", text) if p.strip()] if text else []
 
 
 def parse_instruction(pc: int, entry: dict) -> Instruction:

@@ -2,23 +2,23 @@
 
 ``tmap:DTYPE:DIMS[@STRIDES]:BOX:SWIZZLE:BUFFER`` describes what ``cuTensorMapEncodeTiled`` would be given:
 DTYPE one of ``DTYPES``, DIMS the tensor's sizes innermost first (``256x64``), STRIDES the byte strides of the
-dimensions after the first (packed when left out), BOX the box's sizes, SWIZZLE ``none``, ``32B``, ``64B`` or
-``128B``, BUFFER ``zeros:BYTES``, ``npy:PATH`` (a new global buffer, as for pointer arguments) or ``arg:I`` (the
-buffer of argument I, counted from 0). Element strides are 1, there is no interleave, and out-of-bound elements
-load as zeros (and are not stored).
+dimensions after the first (packed when left out; 0 is allowed for a dimension of size 1, as CuTe writes them),
+BOX the box's sizes, SWIZZLE ``none``, ``32B``, ``64B`` or ``128B``, BUFFER ``zeros:BYTES``, ``npy:PATH`` (a new
+global buffer, as for pointer arguments) or ``arg:I`` (the buffer of argument I, counted from 0). Element strides
+are 1, there is no interleave, and out-of-bound elements load as zeros (and are not stored).
 
-The driver's 128-byte encoding is not public; the machine writes its own (``encode``), which the copy instructions
-read back from the parameter (``decode``). A box lands in shared memory row by row (a row: the box's first
-dimension), each row at ``pitch`` bytes (the row's bytes, or the swizzle span if that is wider), then the swizzle
-``Swizzle<b,4,3>`` (b = 1, 2, 3 for 32B, 64B, 128B) on the absolute shared address: bits 4.. of the address are
-XORed with bits 7.., as TMA and wgmma both do.
+The 128 bytes are laid out as the GPU reads them (``FIELDS``): where ptxas 13.0 puts each field that
+``tensormap.replace`` can change, so a kernel that builds or edits its own maps in memory (Triton's device-side
+descriptors, CuTe's ``tma_descriptor_replace``) is traced like one given a map. A box lands in shared memory row
+by row (a row: the box's first dimension), each row at ``pitch`` bytes (the row's bytes, or the swizzle span if
+that is wider), then the swizzle ``Swizzle<b,4,3>`` (b = 1, 2, 3 for 32B, 64B, 128B) on the absolute shared
+address: bits 4.. of the address are XORed with bits 7.., as TMA and wgmma both do.
 """
 
 from __future__ import annotations
 
 import math
 import re
-import struct
 
 import attrs
 import numpy as np
@@ -26,13 +26,21 @@ import numpy as np
 from ..hopper import box_addresses, box_rows
 
 #: element types and their bytes
-DTYPES = {"u8": 1, "u16": 2, "u32": 4, "s32": 4, "u64": 8, "s64": 8, "f16": 2, "f32": 4, "f64": 8, "bf16": 2, "f32ftz": 4, "tf32": 4}
+DTYPES = {"u8": 1, "u16": 2, "u32": 4, "s32": 4, "u64": 8, "s64": 8, "f16": 2, "f32": 4, "f64": 8, "bf16": 2, "f32ftz": 4, "tf32": 4, "tf32ftz": 4}
 #: swizzle modes: bytes of the span (0: none)
 SWIZZLES = {"none": 0, "32B": 32, "64B": 64, "128B": 128}
 MAX_RANK = 5
 MAX_BOX = 256
-MAGIC = b"simsmemT"
-_LAYOUT = struct.Struct("<8sQBBBx5Q4Q5H")  # magic, address, rank, dtype, swizzle span / 16, dims, strides, box
+#: Each DTYPE's element type field (bits 7-10 of the word at 0x08, bit 16 for the tf32 forms), as ptxas writes
+#: ``tensormap.replace.elemtype``'s .u8 ... .bf16 (0-10) and .tf32 / .tf32.ftz (7 and 8 with bit 16).
+TYPE_CODES = {"u8": 0, "u16": 1, "u32": 2, "s32": 3, "u64": 4, "s64": 5, "f16": 6, "f32": 7, "f32ftz": 8, "f64": 9, "bf16": 10,
+              "tf32": 7 | 1 << 9, "tf32ftz": 8 | 1 << 9}
+#: The fields of the 128 bytes, as ptxas 13.0 compiles ``tensormap.replace`` (sm_90a): (byte offset, bit, bits) of one
+#: value; the per-dimension ones are arrays, ``step`` bits apart. Sizes are stored less one, strides in 16-byte units.
+#: bytes 0x0c-0x1f hold dimension k+1's stride: its low 32 bits (of the 36) at 0x0c + 4k, its top 4 in nibble k of 0x1c.
+FIELDS = {"address": (0x00, 0, 64), "rank": (0x08, 4, 3), "type": (0x08, 7, 4), "tf32": (0x08, 16, 1), "interleave": (0x08, 11, 2),
+          "swizzle": (0x08, 13, 2), "fill": (0x08, 15, 1), "dims": (0x20, 0, 32), "element_strides": (0x34, 0, 3), "box": (0x37, 0, 8)}
+STEP = {"dims": 32, "element_strides": 3, "box": 8}
 
 
 class TensorMapError(ValueError):
@@ -92,29 +100,48 @@ class TensorMap:
             raise TensorMapError(f"every box size must be 1 to {MAX_BOX}")
         if self.row_bytes % 16:
             raise TensorMapError(f"the box's rows must be a multiple of 16 bytes, not {self.row_bytes}")
-        if any(s % 16 or not 0 < s < 1 << 40 for s in self.strides):
-            raise TensorMapError("strides must be positive multiples of 16 bytes")
+        if any(s % 16 or not 0 <= s < 1 << 40 or (s == 0 and d > 1) for s, d in zip(self.strides, self.dims[1:])):
+            raise TensorMapError("strides must be multiples of 16 bytes below 2**40, positive but for dimensions of size 1")
         if self.swizzle and self.row_bytes > self.swizzle:
             raise TensorMapError(f"a {self.swizzle}B swizzle takes rows of at most {self.swizzle} bytes, not {self.row_bytes}")
         if self.address % 16:
             raise TensorMapError("the tensor's address must be 16-byte aligned")
 
     def encode(self) -> bytes:
-        """The 128 bytes of the parameter (simsmem's own layout)."""
-        pad = (MAX_RANK - self.rank)
-        data = _LAYOUT.pack(MAGIC, self.address, self.rank, list(DTYPES).index(self.dtype), self.swizzle // 16,
-                            *self.dims, *[0] * pad, *self.strides, *[0] * pad, *self.box, *[0] * pad)
-        return data.ljust(128, b"\0")
+        """The 128 bytes the GPU reads (``FIELDS``), element strides 1."""
+        bits = 0
+        code = TYPE_CODES[self.dtype]
+        values = {"address": self.address, "rank": self.rank - 1, "type": code & 15, "tf32": code >> 9, "swizzle": (self.swizzle // 16).bit_length() - 1 if self.swizzle else 0,
+                  "dims": [d - 1 for d in self.dims], "element_strides": [0] * self.rank, "box": [b - 1 for b in self.box]}
+        for name, value in values.items():
+            at, bit, width = FIELDS[name]
+            for k, v in enumerate(value if isinstance(value, list) else [value]):
+                bits |= v << (8 * at + bit + k * STEP.get(name, 0))
+        for k, stride in enumerate(self.strides):
+            bits |= (stride >> 4 & 0xFFFF_FFFF) << (8 * (0x0C + 4 * k)) | (stride >> 36) << (8 * 0x1C + 4 * k)
+        return bits.to_bytes(128, "little")
 
     @classmethod
-    def decode(cls, data: bytes) -> TensorMap | None:
-        """The tensor map ``encode`` wrote, or None for other bytes."""
-        if len(data) < _LAYOUT.size or data[:8] != MAGIC:
-            return None
-        f = _LAYOUT.unpack(data[: _LAYOUT.size])
-        rank = f[2]
-        dims, strides, box = f[5 : 5 + MAX_RANK], f[10 : 10 + MAX_RANK - 1], f[14 : 14 + MAX_RANK]
-        return cls(list(DTYPES)[f[3]], f[1], tuple(dims[:rank]), tuple(strides[: rank - 1]), tuple(box[:rank]), f[4] * 16)
+    def decode(cls, data: bytes) -> TensorMap:
+        """The tiled tensor map in ``data`` (128 bytes as the GPU reads them); a ``TensorMapError`` for one simsmem does not
+        model (interleave, element strides other than 1, an unknown type) or no map at all (a null address)."""
+        bits = int.from_bytes(data[:128], "little")
+
+        def field(name: str, k: int = 0) -> int:
+            at, bit, width = FIELDS[name]
+            return bits >> (8 * at + bit + k * STEP.get(name, 0)) & ((1 << width) - 1)
+        rank = field("rank") + 1
+        code = field("type") | field("tf32") << 9
+        if field("address") == 0:
+            raise TensorMapError("its global address is 0 (no tensor map there?)")
+        if not 1 <= rank <= MAX_RANK or code not in TYPE_CODES.values():
+            raise TensorMapError(f"rank {rank}, element type {code:#x}: not a tensor map simsmem reads")
+        if field("interleave") or any(field("element_strides", k) for k in range(rank)):
+            raise TensorMapError("interleaved layouts and element strides other than 1 are not modelled")
+        strides = tuple((bits >> (8 * (0x0C + 4 * k)) & 0xFFFF_FFFF | (bits >> (8 * 0x1C + 4 * k) & 15) << 32) << 4 for k in range(rank - 1))
+        swizzle = field("swizzle")
+        return cls(next(n for n, c in TYPE_CODES.items() if c == code), field("address"), tuple(field("dims", k) + 1 for k in range(rank)),
+                   strides, tuple(field("box", k) + 1 for k in range(rank)), 16 << swizzle if swizzle else 0)
 
     def box_layout(self, coords: tuple[int, ...], smem: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For the box at ``coords`` landing at shared address ``smem``, per element: (global byte offset from

@@ -88,7 +88,7 @@ class _Static:
         self.write: list[int | None] = []
         self.read: list[int | None] = []
         self.wait: list[tuple[int, ...]] = []
-        self.depbar: list[tuple[int, int] | None] = []
+        self.depbar: list[tuple[tuple[int, int], ...] | None] = []
         self.latency: list[int] = []
         self.cache: list[bool] = []
         self.store: list[bool] = []
@@ -110,7 +110,7 @@ class _Static:
             self.write.append(c.write)
             self.read.append(c.read)
             self.wait.append(tuple(b for b in range(6) if c.wait >> b & 1))
-            self.depbar.append(_depbar(ins) if t.kind == "depbar" else None)
+            self.depbar.append(_depbars(ins) if t.kind == "depbar" else None)
             self.latency.append(_latency(ins, t, arch))
             self.cache.append(not any(m in ins.mods for m in ("STRONG", "VOLATILE", "MMIO", "CG", "BYPASS")))
             self.store.append(ins.name in ("STS", "STSM"))
@@ -124,6 +124,12 @@ def _depbar(ins) -> tuple[int, int]:
     sb = next((op.index for op in ins.operands if op.kind == "SB"), 0)
     n = next((int(op.text, 0) for op in ins.operands if op.kind == "imm"), 0)
     return sb, n
+
+
+def _depbars(ins) -> tuple[tuple[int, int], ...]:
+    """What a ``DEPBAR`` waits for: (scoreboard, entries it may leave pending) pairs; ``DEPBAR {5,4,3}`` waits for each set member."""
+    named = next((op for op in ins.operands if op.kind == "SBSET"), None)
+    return tuple((op.index, 0) for op in named.terms) if named is not None else (_depbar(ins),)
 
 
 def _bar_warps(ins) -> int:
@@ -259,9 +265,7 @@ class SMModel:
                 t = max(pending, default=0.0)
                 if t > ready:
                     ready, reason = t, "long_scoreboard" if w.sb_long[b] else "short_scoreboard"
-        d = s.depbar[k]
-        if d is not None:
-            b, n = d
+        for b, n in s.depbar[k] or ():
             w.sb[b][:] = [x for x in w.sb[b] if x > now]
             times = sorted(w.sb[b])
             if len(times) > n:

@@ -29,7 +29,8 @@ Run = Callable[[Machine, np.ndarray, np.ndarray], None]
 
 ALU: dict[str, Callable[[Instruction, "Env"], Compute]] = {}
 #: Steps that may move threads elsewhere than the next instruction, or make others runnable.
-CONTROL = frozenset({"BRA", "JMP", "BRX", "JMX", "CALL", "RET", "EXIT", "KILL", "BSYNC", "BAR", "BREAK", "BPT", "HGMMA", "QGMMA", "IGMMA"})
+CONTROL = frozenset({"BRA", "JMP", "BRX", "JMX", "CALL", "RET", "EXIT", "KILL", "BSYNC", "BAR", "BREAK", "BPT", "HGMMA", "QGMMA", "IGMMA",
+                     "SYNCS", "ARRIVES", "UCGABAR_ARV", "UCGABAR_WAIT", "UTMALDG", "UBLKCP"})
 STEP: dict[str, Callable[[Instruction, "Env"], Run]] = {}
 
 

@@ -1,4 +1,5 @@
-"""Control flow: branches, calls, exit, convergence barriers (BSSY/BSYNC/BREAK/BMOV), CTA barriers (BAR).
+"""Control flow: branches, calls, exit, convergence barriers (BSSY/BSYNC/BREAK/BMOV), CTA barriers (BAR), cluster
+barriers (UCGABAR_ARV/UCGABAR_WAIT).
 
 A branch moves the threads it takes and leaves the others on the next instruction; the machine's
 lowest-counter-first order then runs one side after the other. ``BSSY Bn, L`` makes the threads that
@@ -240,3 +241,31 @@ def _b2r(ins: Instruction, env: Env):
             p(m, ix, m.bar_result[ix] != 0)
         m.pc += ex
     return run
+
+
+@step("UCGABAR_ARV", "UCGABAR_WAIT")
+def _cluster_barrier(ins: Instruction, env: Env):
+    """``barrier.cluster.arrive`` (UCGABAR_ARV) counts each thread's arrival; ``barrier.cluster.wait`` (UCGABAR_WAIT)
+    holds a thread until every thread of its cluster still alive has arrived as often as it has (without clusters, a
+    cluster is one CTA)."""
+    if ins.name == "UCGABAR_ARV":
+        def arrive(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+            m.cluster_arrived[act] += 1
+            m.pc += ex
+            m.release()
+        return arrive
+
+    def ready(m: Machine, waiting: np.ndarray) -> np.ndarray:
+        cluster = m.cluster_slot[m.cta_slot]
+        least = np.full(m.slot_of.shape[0], np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(least, cluster[m.alive], m.cluster_arrived[m.alive])
+        return waiting & (least[cluster] >= m.cluster_arrived)
+
+    def done(m: Machine, freed: np.ndarray) -> None:
+        m.pc[freed] += 1
+
+    def wait(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        m.pc[ex & ~act] += 1
+        if act.any():
+            m.wait_until(act, ready, done)
+    return wait

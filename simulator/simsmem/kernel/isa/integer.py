@@ -692,11 +692,19 @@ def special(name: str):
         return lambda m, ix: m.ctaid[k, ix]
     if name == "SR_LANEID":
         return lambda m, ix: m.lane[ix]
-    if name in ("SR_CgaCtaId", "SR_SMID", "SR_VIRTUALSMID", "SR_NSMID", "SRZ", "SR_CLUSTERCTARANK", "SR_CLUSTERCTAID.X", "SR_CLUSTERCTAID.Y",
-                "SR_CLUSTERCTAID.Z", "SR_CLUSTERID.X", "SR_CLUSTERID.Y", "SR_CLUSTERID.Z"):
+    if name in ("SR_CgaCtaId", "SR_CLUSTERCTARANK"):  # the CTA's rank in its cluster
+        return lambda m, ix: m.rank[m.cta_slot[ix]].astype(U32)
+    if name[:-1] in ("SR_CLUSTERCTAID.", "SR_CLUSTERID.", "SR_CLUSTERNCTAID.") and name[-1] in axes:
+        k, kind = axes[name[-1]], name[3:-2]
+        if kind == "CLUSTERNCTAID":
+            return lambda m, ix: np.full(len(ix), m.geometry.cluster[k], dtype=U32)
+        if kind == "CLUSTERCTAID":
+            return lambda m, ix: m.ctaid[k, ix] % U32(m.geometry.cluster[k])
+        return lambda m, ix: m.ctaid[k, ix] // U32(m.geometry.cluster[k])
+    if name == "SR_CLUSTERNCTARANK":
+        return lambda m, ix: np.full(len(ix), m.geometry.cluster_size, dtype=U32)
+    if name in ("SR_SMID", "SR_VIRTUALSMID", "SR_NSMID", "SRZ"):
         return lambda m, ix: np.zeros(len(ix), dtype=U32)
-    if name in ("SR_CLUSTERNCTARANK", "SR_CLUSTERNCTAID.X", "SR_CLUSTERNCTAID.Y", "SR_CLUSTERNCTAID.Z"):
-        return lambda m, ix: np.ones(len(ix), dtype=U32)
     if name == "SR_SWINHI":
         return lambda m, ix: np.full(len(ix), m.window["shared_hi"], dtype=U32)
     if name == "SR_SWINLO":
@@ -775,7 +783,7 @@ def _ldc(ins: Instruction, env: Env):
     return f
 
 
-@alu("NOP", "DEPBAR", "MEMBAR", "FENCE", "ERRBAR", "CCTL", "CCTLL", "NANOSLEEP", "YIELD", "LDGDEPBAR", "PMTRIG", "CGAERRBAR", "ACQBULK", "UCGABAR_ARV", "UCGABAR_WAIT", "WARPGROUP", "PREEXIT", "ACQSHMINIT", "UCGABAR")
+@alu("NOP", "DEPBAR", "MEMBAR", "FENCE", "ERRBAR", "CCTL", "CCTLL", "NANOSLEEP", "YIELD", "LDGDEPBAR", "PMTRIG", "CGAERRBAR", "ACQBULK", "WARPGROUP", "PREEXIT", "ACQSHMINIT", "UCGABAR")
 def _nothing(ins: Instruction, env: Env):
     """Ordering and hints: nothing to compute in a machine that completes every access at once."""
     return lambda m, ix: None

@@ -72,8 +72,10 @@ def address64(op: Operand, env: Env):
 
 
 def shared_index(m: Machine, ix: np.ndarray, addr: np.ndarray, size: int) -> np.ndarray:
-    """Flat byte indices into ``m.shared`` of the accesses; a fault for any out of the window or misaligned."""
+    """Flat byte indices into ``m.shared`` of the accesses (in a cluster, bits 24 and up name the CTA: ``shared_slots``);
+    a fault for any out of the window or misaligned."""
     window = m.shared.shape[1]
+    slots, addr = m.shared_slots(ix, addr)
     if len(addr) and (addr.min() < 0 or addr.max() + size > window):
         k = int(np.flatnonzero((addr < 0) | (addr + size > window))[0])
         raise MemoryFault(int(ix[k]), f"shared address {int(addr[k]):#x} + {size} bytes is past the CTA's shared window "
@@ -81,7 +83,7 @@ def shared_index(m: Machine, ix: np.ndarray, addr: np.ndarray, size: int) -> np.
     if size > 1 and np.bitwise_or.reduce(addr) % size:  # sizes are powers of two
         k = int(np.flatnonzero(addr % size)[0])
         raise MemoryFault(int(ix[k]), f"shared address {int(addr[k]):#x} is not aligned to the {size}-byte access")
-    return m.cta_slot[ix] * window + addr
+    return slots * window + addr
 
 
 def shared_load(m: Machine, ix: np.ndarray, addr: np.ndarray, size: int) -> np.ndarray:
@@ -157,8 +159,11 @@ def _form(ins: Instruction | str, **extra) -> dict:
 
 def _report(m: Machine, ins: Instruction, form: dict, ex: np.ndarray, act: np.ndarray, addr: np.ndarray | None, src: np.ndarray | None = None,
             zfill: np.ndarray | None = None, zeroed: np.ndarray | None = None) -> None:
-    """Tell the machine's listener of a shared-memory instruction: per thread, the address where it acts."""
+    """Tell the machine's listener of a shared-memory instruction: per thread, the address where it acts (its window
+    offset: in a cluster, without the CTA's rank above it)."""
     if m.on_shared is not None:
+        if m.slot_of.shape[1] > 1 and addr is not None:
+            addr = np.where(addr >= 0, addr & 0xFF_FFFF, addr)
         m.on_shared(ins, form, ex, act, addr, src, zfill, zeroed)
 
 

@@ -1,5 +1,6 @@
-"""Hopper's asynchronous copies and the mbarriers they complete: TMA (UTMALDG, UTMASTG), bulk copies (UBLKCP),
-SYNCS (mbarrier init, arrive, expect-tx, phase checks), UTMACMDFLUSH, ELECT.
+"""Hopper's asynchronous copies and the mbarriers they complete: TMA (UTMALDG, UTMASTG, multicast too), bulk copies
+(UBLKCP), SYNCS (mbarrier init, arrive, expect-tx, complete-tx, phase checks, invalidate), ARRIVES (cp.async's arrive),
+UTMACMDFLUSH, UTMACCTL and UTMAPF (tensor-map cache and prefetch), ELECT.
 
 A copy completes when it is issued: its bytes move at once and it completes its mbarrier's transaction count. An
 mbarrier's state (arrivals expected and still to come, transaction bytes still to come, phase) is the machine's,
@@ -7,7 +8,9 @@ keyed by CTA and shared address: the H100 shows a barrier's word as zeros to ord
 hop_mbar_*), so nothing of it is kept in shared memory. ``SYNCS.PHASECHK.TRANS64.TRYWAIT`` waits for the phase to
 complete (the hardware suspends the warp for a while; a copy that completes at once is always in time); without
 ``.TRYWAIT`` it only tests. Shared addresses of these instructions are shared::cluster addresses (the CTA's rank in
-its cluster in bits 24 and up, 0 without clusters); their low 24 bits are the window offset.
+its cluster in bits 24 and up, the window offset below): an arrive (``.RED``) may reach another CTA's mbarrier, and a
+multicast copy (``.MULTICAST``, the CTA mask in the high half of its last operand) lands at the same offset in every
+CTA of the mask and completes each one's mbarrier at the same offset.
 """
 
 from __future__ import annotations
@@ -18,11 +21,10 @@ import numpy as np
 from ..machine import LANES, ExecError, Machine
 from ..memory import MemoryFault
 from ..sass import Instruction
-from ..tensormap import TensorMap
+from ..tensormap import TensorMap, TensorMapError
 from . import Env, operand, step
 from .operands import BuildError, pair, read, write
 
-WINDOW = 0xFF_FFFF  # shared::cluster address -> shared window offset
 EXPECTED = 0x10_0000  # SYNCS.EXCH's init value: (EXPECTED - count) << 1 in the low word, << 11 in the high word
 
 
@@ -35,9 +37,13 @@ class Mbarrier:
     tx: int = 0  # transaction bytes still to come (below zero when copies complete before their expect-tx)
     phase: int = 0  # the current phase's parity
 
-    def arrive(self, count: int, tx: int) -> None:
-        """``tx`` more bytes to come, then ``count`` arrivals; the phase completes once both are done."""
+    def arrive(self, count: int, tx: int, drop: bool = False) -> None:
+        """``tx`` more bytes to come (fewer if negative: a complete-tx), then ``count`` arrivals (``drop``: this phase's and
+        every later phase's expected arrivals fewer by ``count`` first, ``arrive_drop``); the phase completes once both
+        are done."""
         self.tx += tx
+        if drop:
+            self.expected -= count
         self.pending -= count
         self.settle()
 
@@ -62,12 +68,29 @@ def mbarriers(m: Machine) -> dict[tuple[int, int], Mbarrier]:
     return m.mbarriers
 
 
+def _where(m: Machine, t: int, addr: int) -> tuple[int, int]:
+    """Thread ``t``'s shared::cluster address as (CTA slot, window offset)."""
+    slots, offsets = m.shared_slots(np.array([t]), np.array([addr]))
+    return int(slots[0]), int(offsets[0]) & 0xFF_FFFF
+
+
 def _barrier(m: Machine, t: int, addr: int, ins: Instruction) -> Mbarrier:
-    key = (int(m.cta_slot[t]), addr & WINDOW)
+    key = _where(m, t, addr)
     bar = mbarriers(m).get(key)
     if bar is None:
-        raise ExecError(f"{ins.text}: no mbarrier was initialised at shared address {addr & WINDOW:#x}", ins.pc)
+        raise ExecError(f"{ins.text}: no mbarrier was initialised at shared address {key[1]:#x}"
+                        + (f" of the cluster's CTA rank {int(m.rank[key[0]])}" if m.slot_of.shape[1] > 1 else ""), ins.pc)
     return bar
+
+
+def _targets(m: Machine, t: int, mask: int | None) -> list[int]:
+    """The CTA slots a copy of thread ``t`` writes: its own, or those of the multicast ``mask`` (cluster ranks)."""
+    if mask is None:
+        return [int(m.cta_slot[t])]
+    ranks = [r for r in range(16) if mask >> r & 1]
+    if not ranks or max(ranks) >= m.slot_of.shape[1]:
+        raise MemoryFault(t, f"multicast mask {mask:#06x} names CTA ranks past the cluster's {m.slot_of.shape[1]}")
+    return [int(m.slot_of[m.cluster_slot[m.cta_slot[t]], r]) for r in ranks]
 
 
 def _leaders(m: Machine, act: np.ndarray) -> np.ndarray:
@@ -89,16 +112,18 @@ def _shared_bytes(m: Machine, t: int, addr: np.ndarray, what: str) -> np.ndarray
     addr = np.asarray(addr, dtype=np.int64)
     if len(addr) and (addr.min() < 0 or addr.max() >= m.shared.shape[1]):
         bad = int(addr[(addr < 0) | (addr >= m.shared.shape[1])][0])
-        raise MemoryFault(-1, f"{what} reaches shared offset {bad:#x}, outside the CTA's {m.shared.shape[1]} bytes")
+        raise MemoryFault(t, f"{what} reaches shared offset {bad:#x}, outside the CTA's {m.shared.shape[1]} bytes")
     return addr
 
 
 def _tensor_map(m: Machine, t: int, file_index: int, ins: Instruction) -> TensorMap:
+    """The tensor map at the generic address in uniform registers ``file_index``, ``file_index + 1`` (a parameter's, or
+    one in global memory), as the driver lays them out (``tensormap``)."""
     address = int(pair(m, "UR", file_index, np.array([t]))[0])
-    tmap = TensorMap.decode(m.memory.load(np.uint64(address) + np.arange(128, dtype=np.uint64), 1).tobytes())
-    if tmap is None:
-        raise ExecError(f"{ins.text}: no tensor map at {address:#x} (simsmem knows the ones its tmap: arguments make)", ins.pc)
-    return tmap
+    try:
+        return TensorMap.decode(m.memory.load(np.uint64(address) + np.arange(128, dtype=np.uint64), 1).tobytes())
+    except TensorMapError as exc:
+        raise ExecError(f"{ins.text}: the tensor map at {address:#x}: {exc}", ins.pc) from None
 
 
 def _report(m: Machine, ins: Instruction, t: int, info: dict) -> None:
@@ -106,13 +131,24 @@ def _report(m: Machine, ins: Instruction, t: int, info: dict) -> None:
         m.on_copy(ins, t // LANES, info)
 
 
+def _mask_of(ins: Instruction, k: int) -> int | None:
+    """A ``.MULTICAST`` copy's uniform register holding its CTA mask in the high half (None: not multicast)."""
+    if "MULTICAST" not in ins.mods:
+        return None
+    op = operand(ins, k)
+    if op.kind != "UR":
+        raise BuildError(f"{ins.opcode}: operand {k} (the CTA mask) is not a uniform register")
+    return op.index
+
+
 @step("UTMALDG", "UTMASTG")
 def _utma(ins: Instruction, env: Env):
     rank = int(ins.mods[0][0]) if ins.mods and ins.mods[0][:1].isdigit() else 0
-    if not 1 <= rank <= 5 or "IM2COL" in ins.mods or "MULTICAST" in ins.mods:
-        raise BuildError(f"{ins.opcode}: only tiled 1D-5D copies without multicast are modelled")
+    if not 1 <= rank <= 5 or "IM2COL" in ins.mods:
+        raise BuildError(f"{ins.opcode}: only tiled 1D-5D copies are modelled (im2col is not)")
     first, tmap_reg = _uniform(ins, 0), _uniform(ins, 1)
     load = ins.name == "UTMALDG"
+    mask_reg = _mask_of(ins, 2)
 
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
         for t in _leaders(m, act):
@@ -120,13 +156,12 @@ def _utma(ins: Instruction, env: Env):
             if tmap.rank != rank:
                 raise ExecError(f"{ins.text}: a {rank}D copy of a {tmap.rank}D tensor map", ins.pc)
             regs = m.UR[:, t]
-            smem = int(regs[first]) & WINDOW
+            smem = int(regs[first]) & 0xFF_FFFF
             coords = tuple(int(np.int32(regs[first + (2 if load else 1) + d])) for d in range(rank))
             if coords[0] * tmap.elem % 16:
                 raise ExecError(f"{ins.text}: the box starts {coords[0]} elements ({coords[0] * tmap.elem} bytes) into its rows: TMA needs a "
                                 "multiple of 16 bytes (the H200 stops with an illegal instruction)", ins.pc)
             offset, inside, shared = tmap.box_layout(coords, smem)
-            cta = int(m.cta_slot[t])
             e = tmap.elem
             cells = _shared_bytes(m, t, shared[:, None] + np.arange(e), ins.text)
             gaddr = np.uint64(tmap.address) + offset[inside].astype(np.uint64)
@@ -134,10 +169,15 @@ def _utma(ins: Instruction, env: Env):
                 data = np.zeros((len(offset), e), dtype=np.uint8)
                 if inside.any():
                     data[inside] = m.memory.load(gaddr, e)
-                m.shared[cta, cells] = data
-                _barrier(m, t, int(regs[first + 1]), ins).complete_tx(tmap.box_bytes)
+                bar = int(regs[first + 1]) & 0xFF_FFFF
+                for cta in _targets(m, t, None if mask_reg is None else int(regs[mask_reg]) >> 16):
+                    m.shared[cta, cells] = data
+                    bars = mbarriers(m)
+                    if (cta, bar) not in bars:
+                        raise ExecError(f"{ins.text}: no mbarrier was initialised at shared address {bar:#x}", ins.pc)
+                    bars[(cta, bar)].complete_tx(tmap.box_bytes)
             elif inside.any():
-                m.memory.store(gaddr, m.shared[cta, cells[inside]])
+                m.memory.store(gaddr, m.shared[int(m.cta_slot[t]), cells[inside]])
             _report(m, ins, t, {"kind": "tma", "dir": "load" if load else "store", "smem": smem, "box": tmap.box, "elem": e,
                                 "swizzle": tmap.swizzle, "bytes": tmap.box_bytes if load else int(inside.sum()) * e})
         m.release()
@@ -147,46 +187,79 @@ def _utma(ins: Instruction, env: Env):
 
 @step("UBLKCP")
 def _ublkcp(ins: Instruction, env: Env):
-    if ins.mods[:2] not in (("S", "G"), ("G", "S")):
-        raise BuildError(f"{ins.opcode}: only UBLKCP.S.G and UBLKCP.G.S are modelled")
-    load = ins.mods[0] == "S"
+    """``cp.async.bulk``: ``.S.G`` global to shared memory (``.MULTICAST``: to every CTA of the mask), ``.G.S`` shared to
+    global memory, ``.S.S`` shared memory of this CTA to (maybe) another CTA's of the cluster, completing the mbarrier
+    beside the destination."""
+    if ins.mods[:2] not in (("S", "G"), ("G", "S"), ("S", "S")):
+        raise BuildError(f"{ins.opcode}: only UBLKCP.S.G, .G.S and .S.S are modelled")
+    into, out = ins.mods[0] == "S", ins.mods[1] == "S"
     dst, src = _uniform(ins, 0), _uniform(ins, 1)
     size = operand(ins, 2)
     if size.kind != "UR":
         raise BuildError(f"{ins.opcode}: the size is not a uniform register")
+    multicast = "MULTICAST" in ins.mods
 
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
         for t in _leaders(m, act):
             regs = m.UR[:, t]
             n = 16 * (int(regs[size.index]) & 0xFFFF)  # 16-byte units in the low half
-            smem = int(regs[dst if load else src]) & WINDOW
-            gaddr = int(pair(m, "UR", src if load else dst, np.array([t]))[0])
-            cta = int(m.cta_slot[t])
-            cells = _shared_bytes(m, t, smem + np.arange(n), ins.text)
-            if n:
-                if load:
-                    m.shared[cta, cells] = m.memory.load(np.uint64(gaddr) + np.arange(n, dtype=np.uint64), 1).reshape(-1)
+            if out:
+                data = m.shared[int(m.cta_slot[t]), _shared_bytes(m, t, (int(regs[src]) & 0xFF_FFFF) + np.arange(n), ins.text)]
+            else:
+                data = m.memory.load(np.uint64(int(pair(m, "UR", src, np.array([t]))[0])) + np.arange(n, dtype=np.uint64), 1).reshape(-1)
+            if into:
+                smem = int(regs[dst])
+                if multicast:
+                    ctas = _targets(m, t, int(regs[size.index]) >> 16)
                 else:
-                    m.memory.store(np.uint64(gaddr) + np.arange(n, dtype=np.uint64), m.shared[cta, cells].reshape(-1, 1))
-            if load:
-                _barrier(m, t, int(regs[dst + 1]), ins).complete_tx(n)
-            _report(m, ins, t, {"kind": "bulk", "dir": "load" if load else "store", "smem": smem, "bytes": n})
+                    ctas = [_where(m, t, smem)[0]]
+                bar = int(regs[dst + 1]) & 0xFF_FFFF
+                for cta in ctas:
+                    m.shared[cta, _shared_bytes(m, t, (smem & 0xFF_FFFF) + np.arange(n), ins.text)] = data
+                    bars = mbarriers(m)
+                    if (cta, bar) not in bars:
+                        raise ExecError(f"{ins.text}: no mbarrier was initialised at shared address {bar:#x}", ins.pc)
+                    bars[(cta, bar)].complete_tx(n)
+            elif n:
+                m.memory.store(np.uint64(int(pair(m, "UR", dst, np.array([t]))[0])) + np.arange(n, dtype=np.uint64), data.reshape(-1, 1))
+            _report(m, ins, t, {"kind": "bulk", "dir": "load" if into else "store", "smem": int(regs[dst if into else src]) & 0xFF_FFFF,
+                                "bytes": n})
         m.release()
         m.pc += ex
     return run
 
 
-@step("UTMACMDFLUSH")
-def _flush(ins: Instruction, env: Env):
+@step("UTMACMDFLUSH", "UTMACCTL", "UTMAPF", "UBLKPF")
+def _hint(ins: Instruction, env: Env):
+    """Nothing to do: the copies UTMACMDFLUSH pushes out are done already; UTMACCTL.PF / .IV prefetch and invalidate the
+    tensor-map cache (simsmem reads every map from memory when a copy uses it); UTMAPF / UBLKPF prefetch into the L2."""
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
-        m.pc += ex  # the copies it pushes out are done already
+        m.pc += ex
     return run
+
+
+#: ``SYNCS.ARRIVE.TRANS64``'s forms: (arrivals, sign of the transaction bytes of its last operand); None: that operand.
+#: A0T1 (before cp.async's ``ARRIVES.LDGSTSBAR.64.TRANSCNT``) takes an arrival back, one more to wait for.
+ARRIVALS = {"": (1, 1), "A1T0": (1, 0), "A0TR": (0, 1), "A0TX": (0, -1), "ART0": (None, 0), "A0T1": (-1, 0)}
 
 
 @step("SYNCS")
 def _syncs(ins: Instruction, env: Env):
+    """The mbarrier operations: ``.EXCH.64`` (init), ``.ARRIVE.TRANS64[.RED][.OPTOUT]`` with ``ARRIVALS``' forms (arrive,
+    arrive with expect-tx, expect-tx, complete-tx, arrive with a count; ``.RED``: no state back, the barrier may be
+    another CTA's; ``.OPTOUT``: ``arrive_drop``), ``.PHASECHK.TRANS64[.TRYWAIT]`` (test or wait for a phase), ``.CCTL.IV``
+    (invalidate)."""
     mods = ins.mods
     kind = mods[0] if mods else ""
+    if kind == "CCTL":
+        addr = _address(operand(ins, 0))
+
+        def inval(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+            ix = np.flatnonzero(act)
+            for t, at in zip(ix, addr(m, ix)):
+                mbarriers(m).pop(_where(m, int(t), int(at)), None)
+            m.pc += ex
+        return inval
     where = operand(ins, 1)
     if where.kind != "mem":
         raise BuildError(f"{ins.opcode}: operand 1 is not an address")
@@ -201,26 +274,29 @@ def _syncs(ins: Instruction, env: Env):
                 a, v = addr(m, ix), np.broadcast_to(np.asarray(value(m, ix), dtype=np.uint64), (len(ix),))
                 for t, at, word in zip(ix, a, v):
                     count = EXPECTED - ((int(word) >> 1) & (EXPECTED - 1))
-                    mbarriers(m)[(int(m.cta_slot[t]), int(at) & WINDOW)] = Mbarrier(count, count)
+                    mbarriers(m)[_where(m, int(t), int(at))] = Mbarrier(count, count)
                 old(m, ix, np.zeros(len(ix), dtype=np.uint64))
             m.pc += ex
         return exch
     if kind == "ARRIVE":
-        arrivals = 0 if "A0TR" in mods else 1
-        with_tx = not any(x in mods for x in ("A1T0",))
-        tx = read(operand(ins, 2), "u32") if with_tx else None
+        form = next((x for x in mods if x in ARRIVALS), "")
+        if any(x not in ("ARRIVE", "TRANS64", "RED", "OPTOUT", form) for x in mods):
+            raise BuildError(f"{ins.opcode}: this SYNCS.ARRIVE form is not modelled")
+        arrivals, sign = ARRIVALS[form]
+        drop = "OPTOUT" in mods
+        amount = read(operand(ins, 2), "u32") if arrivals is None or sign else None
         token = write(operand(ins, 0), "u64")
 
         def arrive(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
             ix = np.flatnonzero(act)
             if len(ix):
                 a = addr(m, ix)
-                b = np.broadcast_to(np.asarray(tx(m, ix)), (len(ix),)) if tx is not None else np.zeros(len(ix), dtype=np.uint32)
+                b = np.broadcast_to(np.asarray(amount(m, ix)).astype(np.int64), (len(ix),)) if amount is not None else np.zeros(len(ix), np.int64)
                 before = np.zeros(len(ix), dtype=np.uint64)
                 for k, (t, at) in enumerate(zip(ix, a)):
                     bar = _barrier(m, t, int(at), ins)
                     before[k] = bar.token()
-                    bar.arrive(arrivals, int(b[k]))
+                    bar.arrive(int(b[k]) if arrivals is None else arrivals, sign * int(b[k]), drop)
                 token(m, ix, before)
             m.release()
             m.pc += ex
@@ -263,8 +339,28 @@ def _syncs(ins: Instruction, env: Env):
     raise BuildError(f"{ins.opcode}: this SYNCS form is not modelled")
 
 
+@step("ARRIVES")
+def _arrives(ins: Instruction, env: Env):
+    """``cp.async.mbarrier.arrive``: ``ARRIVES.LDGSTSBAR.64.ARVCNT`` (``.noinc``) and ``.TRANSCNT`` (without; ptxas puts a
+    ``SYNCS.ARRIVE.TRANS64.RED.A0T1`` before it, one more arrival to wait for) arrive once per thread when the thread's
+    earlier cp.async copies are done, which in simsmem they are."""
+    if "LDGSTSBAR" not in ins.mods or not {"ARVCNT", "TRANSCNT"} & set(ins.mods):
+        raise BuildError(f"{ins.opcode}: this ARRIVES form is not modelled")
+    addr = _address(operand(ins, 0))
+
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        ix = np.flatnonzero(act)
+        for t, at in zip(ix, addr(m, ix)):
+            _barrier(m, int(t), int(at), ins).arrive(1, 0)
+        m.release()
+        m.pc += ex
+    return run
+
+
 def _address(op) -> callable:
     """A [UR + R + imm] shared::cluster address as a function of the threads."""
+    if op.kind != "mem":
+        raise BuildError(f"{op.text} is not an address")
     terms = [read(t, "u32") for t in op.terms]
     offset = op.offset
 
