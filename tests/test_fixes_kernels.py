@@ -56,7 +56,7 @@ def write(text: str, kernel: str, fix) -> tuple[str, int | None]:
     code = text[start:end]
     decl = re.search(rf"__shared__[^;]*?\b{a.name}\s*((?:\[[^\]]*\])+)\s*;", code)
     head, tail = code[: decl.end()], code[decl.end() :]
-    dims = re.match(rf"^[^\[]*\b{a.name}((?:\[\d+\])*)", c.declaration)[1]
+    dims = re.match(rf"^[^\[]*\b{a.name}((?:\[\d+\])*)", c.declaration)[1] if c.declaration else ""
     if dims:
         head = head[: decl.start(1)] + dims + head[decl.end(1) :]
     smem = re.search(r"\((\d+) bytes of dynamic shared memory", c.declaration)
