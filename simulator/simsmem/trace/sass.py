@@ -10,9 +10,10 @@ import re
 from typing import Any
 
 from ..errors import TraceError
-from .records import ATOM_KINDS
+from .records import ATOM_KINDS, BLOCK_OPS, OPS
 
-_SASS = re.compile(r"^(?P<op>LDS|STS|ATOMS|LDSM|STSM|LDGSTS)(?P<rest>(\.[A-Z0-9]+)*)$")
+#: The trace's per-lane ops are SASS opcodes themselves (its block ops, GMMA and the copies, are not read from SASS text).
+_SASS = re.compile(rf"^(?P<op>{'|'.join(op for op in OPS if op not in BLOCK_OPS)})(?P<rest>(\.[A-Z0-9]+)*)$")
 _WIDTHS = {"U8": 8, "S8": 8, "U16": 16, "S16": 16, "64": 64, "128": 128}
 
 
