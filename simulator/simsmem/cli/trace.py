@@ -51,6 +51,10 @@ def add_launch_options(p: argparse.ArgumentParser, required: bool) -> None:
                    help=f"stop with an error, naming the loop, once the CTAs traced together have taken N steps (one instruction "
                         f"each for the warps at it) without ending; default: what about 30 s of one core allows, {max_steps(32):,} "
                         f"for one warp to {max_steps(4096):,} for 4096 threads")
+    g.add_argument("--jobs", type=positive, metavar="N",
+                   help="run the CTAs' batches on N local Dask worker processes once the run looks longer than a few seconds "
+                        "(default: this machine's cores; 1: all here); the output is a serial run's, byte for byte")
+    g.add_argument("--scheduler", metavar="ADDRESS", help="run the CTAs' batches on the Dask cluster at ADDRESS (tcp://HOST:PORT)")
 
 
 def open_kernel(args: argparse.Namespace, path: str, sink: StreamSink | None = None) -> TraceStream:
@@ -66,8 +70,10 @@ def open_kernel(args: argparse.Namespace, path: str, sink: StreamSink | None = N
     symbols = parse_globals(args.globals)
     total = len(ctas) if ctas else grid[0] * grid[1] * grid[2]
     hook = {"advance": lambda n: None}
+    from ..parallel import runner
+
     stream = trace_kernel(path, args.kernel, grid, block, args.smem, args.arg, ctas, limit=args.max_instructions, advance=lambda n: hook["advance"](n),
-                          sink=sink, symbols=symbols)
+                          sink=sink, symbols=symbols, runner=runner(args.jobs, args.scheduler))
     if stream.kernel.get("ptxas", {}).get("note"):
         print(f"simsmem: note: {stream.kernel['ptxas']['note']} ({stream.kernel['ptxas']['from']})", file=sys.stderr)
 

@@ -102,13 +102,18 @@ class StreamSink:
                             sectors=sum((tuple(np.where(s >= 0, s + o, -1) for s in p.sectors) for p, o in zip(parts, offsets)), ()))
 
 
+def ctas_per_batch(launch: Launch) -> int:
+    """How many CTAs ``execute`` runs together: ``BATCH_THREADS`` threads' worth (at least one CTA)."""
+    return max(1, BATCH_THREADS // (launch.geometry.warps * 32))
+
+
 def execute(program: Program, launch: Launch, ctas: list[int], limit: int | None = None, execution: Execution | None = None,
             sink: StreamSink | None = None) -> Iterator[InstructionBatch]:
     """The rows of the shared-memory instructions of ``ctas``, in batches, as they execute; ``sink``: keep the warp streams
     of its CTAs."""
     steps = program_steps(program, launch)
     execution = execution if execution is not None else Execution()
-    per_batch = max(1, BATCH_THREADS // (launch.geometry.warps * 32))
+    per_batch = ctas_per_batch(launch)
     window = {"shared_hi": SHARED_HI, "local_hi": LOCAL_HI, "describe": launch.described}
     rows = 0
     control = tuple(controls(program.kernel.text)) if sink is not None else ()
@@ -200,19 +205,20 @@ def trace_stream(program: Program, launch: Launch, ctas: list[int], header: dict
 def trace_kernel(path: str | Path, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], smem: int, args: list[str],
                  ctas: list[tuple[int, int, int]] | None = None, base: Path | None = None, limit: int | None = None,
                  max_shared: int = MAX_SHARED, advance=lambda n: None, sink: StreamSink | None = None,
-                 symbols: dict[str, str] | None = None) -> TraceStream:
+                 symbols: dict[str, str] | None = None, runner=None) -> TraceStream:
     """Load, launch and execute a kernel: a stream of the trace of its shared-memory instructions (``symbols``: data for
-    ``__constant__``/``__device__`` variables, see ``make_launch``).
+    ``__constant__``/``__device__`` variables, see ``make_launch``; ``runner``: what executes the CTAs, ``trace_stream``'s
+    arguments in, a stream out; ``trace_stream`` itself by default, ``parallel.runner`` spreads them over workers).
 
     ``stream.kernel`` describes the launch; its ``executed`` (ncu's ``smsp__inst_executed`` of the traced CTAs) is
     there once the chunks have been read."""
-    return launch_kernel(path, kernel, grid, block, smem, args, ctas, base, limit, max_shared, advance, sink, symbols)[0]
+    return launch_kernel(path, kernel, grid, block, smem, args, ctas, base, limit, max_shared, advance, sink, symbols, runner)[0]
 
 
 def launch_kernel(path: str | Path, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], smem: int, args: list[str],
                   ctas: list[tuple[int, int, int]] | None = None, base: Path | None = None, limit: int | None = None,
                   max_shared: int = MAX_SHARED, advance=lambda n: None, sink: StreamSink | None = None,
-                  symbols: dict[str, str] | None = None) -> tuple[TraceStream, Launch]:
+                  symbols: dict[str, str] | None = None, runner=None) -> tuple[TraceStream, Launch]:
     """``trace_kernel``'s stream, and the launch whose global memory holds the kernel's outputs once it has been read."""
     program = load_program(path, kernel)
     hopper = program.hopper_only(modelled())
@@ -226,4 +232,5 @@ def launch_kernel(path: str | Path, kernel: str, grid: tuple[int, int, int], blo
         sink.resources = {"registers": program.kernel.registers, "shared": launch.shared_bytes, "threads": launch.geometry.threads,
                           "ctas": len(chosen)}
         sink.code = {ins.pc: {"sass": ins.text, "line": program.line_of(ins.pc)} for ins in program.code}
-    return trace_stream(program, launch, chosen, describe(program, launch, chosen, args, smem, symbols), limit, advance, sink), launch
+    run = runner or trace_stream
+    return run(program, launch, chosen, describe(program, launch, chosen, args, smem, symbols), limit, advance, sink), launch

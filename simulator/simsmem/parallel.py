@@ -1,0 +1,312 @@
+"""A launch's CTAs spread over Dask workers, the trace put back together in CTA order, equal to a serial run's.
+
+The tracer runs CTAs in batches (``tracer.execute``); here each batch is a task, executed by ``execute`` on a worker
+for the same CTAs, so its rows are the serial run's. What a serial run carries from batch to batch is global memory:
+a worker runs its batch on the memory as it was before any CTA ran, and records which bytes its CTAs read and wrote
+(``TrackedMemory``). The results are taken in CTA order against the memory the serial run would have had at that
+point (the committed memory): a batch that read no byte which earlier batches had changed ran exactly as it would
+have serially, and its writes are committed; any other batch, and one that failed on its worker, is run again here on
+the committed memory. So the output is the serial run's byte for byte, whatever a kernel does with global memory
+(CTAs that read each other's results cost reruns, not a wrong trace), and an error is the serial run's, naming the
+batch's CTAs.
+
+A local cluster (``--jobs``) starts, in the background, only once the CTAs left look like more than ``START_AFTER``
+seconds of work: until then, and while it starts, batches run here. ``--scheduler`` connects to a running cluster
+at once. At most ``AHEAD`` batches per worker are in flight, so memory stays bounded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
+
+import attrs
+import numpy as np
+
+from .errors import SimsmemError
+from .kernel.launch import Launch
+from .kernel.memory import Buffer, GlobalMemory
+from .kernel.program import Program
+from .kernel.streams import WarpStreams
+from .kernel.tracer import Execution, StreamSink, ctas_per_batch, execute, trace_stream
+from .trace.records import InstructionBatch
+from .trace.stream import TraceStream, rechunk
+
+#: Start a local cluster once the CTAs left look like more than this many seconds of work here.
+START_AFTER = 2.0
+#: Batches in flight per worker.
+AHEAD = 2
+
+
+@attrs.define(eq=False)
+class TrackedMemory(GlobalMemory):
+    """Global memory that notes where it is read and written (``touched`` gives the bytes, per buffer)."""
+
+    reads: list[tuple[int, np.ndarray, int]] = attrs.field(factory=list)  # (buffer, byte offsets, access size)
+    writes: list[tuple[int, np.ndarray, int]] = attrs.field(factory=list)
+
+    @classmethod
+    def copy_of(cls, memory: GlobalMemory) -> TrackedMemory:
+        return cls([Buffer(b.name, b.data.copy(), b.writable) for b in memory.buffers])
+
+    def load(self, addr: np.ndarray, size: int) -> np.ndarray:
+        out = super().load(addr, size)
+        self._note(self.reads, addr, size)
+        return out
+
+    def store(self, addr: np.ndarray, data: np.ndarray) -> None:
+        super().store(addr, data)
+        self._note(self.writes, addr, data.shape[1])
+
+    def _note(self, log: list, addr: np.ndarray, size: int) -> None:
+        one = self._one_buffer(addr, size)
+        if one is not None:
+            log.append((one[0], one[1], size))
+            return
+        index, offset = self.locate(addr, size)
+        log.extend((int(i), offset[index == i], size) for i in np.unique(index))
+
+    def touched(self, log: list) -> dict[int, np.ndarray]:
+        """The bytes of each buffer that the accesses of ``log`` touched, as (n, 2) [start, stop) ranges."""
+        flags: dict[int, np.ndarray] = {}
+        for i, offset, size in log:
+            f = flags.setdefault(i, np.zeros(self.buffers[i].data.size, bool))
+            f[offset[:, None] + np.arange(size)] = True
+        return {i: spans(f) for i, f in flags.items()}
+
+
+def spans(flags: np.ndarray) -> np.ndarray:
+    """(n, 2) [start, stop) byte ranges where ``flags`` is set."""
+    return np.flatnonzero(np.diff(np.concatenate(([0], flags.view(np.int8), [0])))).reshape(-1, 2)
+
+
+def indices(ranges: np.ndarray) -> np.ndarray:
+    """Every byte index of (n, 2) [start, stop) ranges."""
+    lengths = ranges[:, 1] - ranges[:, 0]
+    return np.repeat(ranges[:, 0] - (np.cumsum(lengths) - lengths), lengths) + np.arange(lengths.sum())
+
+
+@attrs.frozen
+class Same:
+    """A column of one value throughout, sent as that value (``view``: a read-only broadcast, as ``no_sources`` makes)."""
+
+    value: object
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    view: bool
+
+    def array(self) -> np.ndarray:
+        one = np.array(self.value, dtype=self.dtype)
+        return np.broadcast_to(one, self.shape) if self.view else np.full(self.shape, one, dtype=self.dtype)
+
+
+def pack(batch: InstructionBatch) -> dict:
+    """A batch's columns for the way back from a worker, those of one value as ``Same`` (most are: a kernel's trace
+    leaves most fields at their left-out values)."""
+    out = {}
+    for name in attrs.fields_dict(InstructionBatch):
+        v = getattr(batch, name)
+        view = v.size > 0 and not any(v.strides)
+        out[name] = Same(v.flat[0].item(), v.shape, v.dtype, view) if view or (v.size and (v == v.flat[0]).all()) else v
+    return out
+
+
+def unpack(columns: dict) -> InstructionBatch:
+    return InstructionBatch(**{k: v.array() if isinstance(v, Same) else v for k, v in columns.items()})
+
+
+@attrs.frozen(eq=False)
+class Part:
+    """What one batch of CTAs made: its rows, counts and kept warp streams (rows numbered from the batch's first), and,
+    from a worker, the bytes it read (ranges per buffer) and wrote (ranges and their final bytes); ``failed``: it raised."""
+
+    batches: list  # InstructionBatch, or its ``pack`` on the way back from a worker
+    executed: int
+    ctas: int
+    load: float
+    kept: list[WarpStreams]
+    reads: dict[int, np.ndarray] = attrs.field(factory=dict)
+    writes: dict[int, tuple[np.ndarray, np.ndarray]] = attrs.field(factory=dict)
+    failed: bool = False
+
+
+def _execute(program: Program, launch: Launch, ctas: list[int], limit: int | None, keep: frozenset[int], sms: int) -> Part:
+    execution = Execution()
+    sink = StreamSink(sms, keep) if keep else None
+    batches = list(execute(program, launch, ctas, limit, execution, sink))
+    return Part(batches, execution.executed, execution.ctas, execution.load, sink.kept if sink else [])
+
+
+def run_on_worker(program: Program, launch: Launch, ctas: list[int], limit: int | None, keep: frozenset[int], sms: int) -> Part:
+    """A batch on the memory before any CTA ran (``launch``'s, copied): its part, with what it read and wrote."""
+    memory = TrackedMemory.copy_of(launch.memory)
+    try:
+        part = _execute(program, attrs.evolve(launch, memory=memory), ctas, limit, keep, sms)
+    except Exception:  # run again on the committed memory, where the error (if it stays) is the serial run's
+        return Part([], 0, 0, 0.0, [], failed=True)
+    writes = {i: (w, memory.buffers[i].data[indices(w)]) for i, w in memory.touched(memory.writes).items()}
+    return attrs.evolve(part, batches=[pack(b) for b in part.batches], reads=memory.touched(memory.reads), writes=writes)
+
+
+class Workers:
+    """A Dask client: to the cluster at ``scheduler``, given, or to a local cluster of ``jobs`` worker processes started
+    in the background (``start``); ``client`` is None until it is ready."""
+
+    def __init__(self, jobs: int, scheduler: str | None = None, client=None) -> None:
+        self.jobs, self.scheduler, self.client = jobs, scheduler, client
+        self.owned = client is None
+        self.cluster = None
+        self.failed: str | None = None
+        self._thread: threading.Thread | None = None
+        if scheduler and client is None:
+            self.client = connect(scheduler)
+            print(f"simsmem: Dask cluster at {scheduler}, {len(self.client.scheduler_info()['workers'])} workers"
+                  + (f"; dashboard {self.client.dashboard_link}" if self.client.dashboard_link else ""), file=sys.stderr)
+
+    def start(self) -> None:
+        """Start the local cluster in the background (once; ``failed`` says why it did not)."""
+        if self._thread is None and self.client is None:
+            self._thread = threading.Thread(target=self._local, name="simsmem-dask", daemon=True)
+            self._thread.start()
+
+    def _local(self) -> None:
+        try:
+            from distributed import Client, LocalCluster
+
+            self.cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True, dashboard_address=None,
+                                        silence_logs=logging.ERROR)
+            self.client = Client(self.cluster)
+        except Exception as exc:  # the run goes on here
+            self.failed = f"{type(exc).__name__}: {exc}"
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+        if self.owned:
+            with contextlib.suppress(Exception):
+                if self.client is not None:
+                    self.client.close()
+                if self.cluster is not None:
+                    self.cluster.close()
+
+
+def connect(scheduler: str):
+    """A client of the Dask scheduler at ``scheduler`` (``tcp://HOST:PORT``), or one line saying why not."""
+    try:
+        from distributed import Client
+
+        return Client(scheduler, timeout=10)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise SimsmemError("--scheduler", f"cannot reach a Dask scheduler at {scheduler} ({exc})") from None
+
+
+def jobs_default(jobs: int | None) -> int:
+    """``--jobs``: as given, else the cores this process may use."""
+    return jobs if jobs is not None else len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def runner(jobs: int | None = None, scheduler: str | None = None, client=None):
+    """A ``trace_stream`` that spreads the CTAs over ``jobs`` local workers, the cluster at ``scheduler``, or ``client``'s."""
+
+    def run(program: Program, launch: Launch, ctas: list[int], header: dict, limit: int | None = None, advance=lambda n: None,
+            sink: StreamSink | None = None, execution: Execution | None = None) -> TraceStream:
+        return parallel_stream(program, launch, ctas, header, limit, advance, sink, execution, jobs=jobs, scheduler=scheduler,
+                               client=client)
+    return run
+
+
+def parallel_stream(program: Program, launch: Launch, ctas: list[int], header: dict, limit: int | None = None, advance=lambda n: None,
+                    sink: StreamSink | None = None, execution: Execution | None = None, *, jobs: int | None = None,
+                    scheduler: str | None = None, client=None) -> TraceStream:
+    """``tracer.trace_stream``'s stream, its batches run on workers (serially where there is only one batch or one job)."""
+    jobs = jobs_default(jobs)
+    per = ctas_per_batch(launch)
+    tasks = [ctas[s : s + per] for s in range(0, len(ctas), per)]
+    if len(tasks) < 2 or (jobs < 2 and scheduler is None and client is None):
+        return trace_stream(program, launch, ctas, header, limit, advance, sink, execution)
+    execution = execution if execution is not None else Execution()
+
+    def parts() -> Iterator[tuple[InstructionBatch, int]]:
+        rows = 0
+        for first, part in _ordered(program, launch, tasks, limit, sink, jobs, scheduler, client):
+            execution.executed += part.executed
+            execution.ctas += part.ctas
+            execution.load = max(execution.load, part.load)
+            if sink is not None:
+                sink.kept += [attrs.evolve(s, rows=tuple(np.where(r >= 0, r + rows, -1) for r in s.rows)) for s in part.kept]
+            advance(part.ctas)
+            for batch in part.batches:
+                rows += len(batch)
+                yield batch, execution.ctas
+        header["executed"] = execution.executed
+
+    return TraceStream(program.where, program.entry, "sm_90", 1, len(ctas), rechunk(parts()), kernel=header)
+
+
+def _ordered(program: Program, launch: Launch, tasks: list[list[int]], limit: int | None, sink: StreamSink | None, jobs: int,
+             scheduler: str | None, client) -> Iterator[tuple[int, Part]]:
+    """Each task's part, in order: run here until workers are ready, then on them, checked against the committed memory
+    (``launch.memory``, which holds the serial run's memory after the last task once all are taken)."""
+    initial = GlobalMemory([Buffer(b.name, b.data.copy(), b.writable) for b in launch.memory.buffers])
+    committed = launch.memory
+    sms = sink.sms if sink is not None else 1
+    keeps = [frozenset(c for c in t if sink is not None and c in sink.ctas) for t in tasks]
+    workers = Workers(jobs, scheduler, client)
+    pending: deque = deque()
+    shared, size, noted = None, 0, False
+    began, k = time.perf_counter(), 0
+    try:
+        while k < len(tasks) or pending:
+            if workers.client is not None and shared is None:
+                shared = workers.client.scatter([program, attrs.evolve(launch, memory=initial)], broadcast=True)
+                size = max(1, len(workers.client.scheduler_info()["workers"]))
+            if shared is not None:
+                while k < len(tasks) and len(pending) < AHEAD * size:
+                    pending.append((k, workers.client.submit(run_on_worker, *shared, tasks[k], limit, keeps[k], sms, pure=False)))
+                    k += 1
+                j, future = pending.popleft()
+                part = future.result()
+                if part.failed or _stale(part, initial, committed):
+                    part = _here(program, launch, tasks[j], limit, keeps[j], sms)
+                else:
+                    for i, (where, data) in part.writes.items():
+                        committed.buffers[i].data[indices(where)] = data
+                    part = attrs.evolve(part, batches=[unpack(b) for b in part.batches])
+                yield tasks[j][0], part
+                continue
+            yield tasks[k][0], _here(program, launch, tasks[k], limit, keeps[k], sms)
+            k += 1
+            if (time.perf_counter() - began) / k * (len(tasks) - k) > START_AFTER:
+                workers.start()
+            if workers.failed and not noted:
+                print(f"simsmem: note: no Dask workers ({workers.failed}); the CTAs run here", file=sys.stderr)
+                noted = True
+    finally:
+        for _, future in pending:
+            future.cancel()
+        workers.close()
+
+
+def _stale(part: Part, initial: GlobalMemory, committed: GlobalMemory) -> bool:
+    """Whether a worker's part read a byte that the tasks before it changed."""
+    for i, where in part.reads.items():
+        at = indices(where)
+        if (committed.buffers[i].data[at] != initial.buffers[i].data[at]).any():
+            return True
+    return False
+
+
+def _here(program: Program, launch: Launch, ctas: list[int], limit: int | None, keep: frozenset[int], sms: int) -> Part:
+    """A task run in this process on the committed memory; its error names its CTAs."""
+    try:
+        return _execute(program, launch, ctas, limit, keep, sms)
+    except SimsmemError as exc:
+        g = launch.geometry
+        named = f"CTA {','.join(map(str, g.cta_at(ctas[0])))}" + (f" to {','.join(map(str, g.cta_at(ctas[-1])))}" if len(ctas) > 1 else "")
+        raise SimsmemError(f"{exc.where} ({named})", exc.what) from None
