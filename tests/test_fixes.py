@@ -116,8 +116,8 @@ def test_no_change_that_leaves_the_total_is_listed(sm90):
 
 
 def test_ranked_by_the_kernel_then_the_simplest(sm90):
-    """The column-read tile: every fix listed lowers the kernel's wavefronts; of those that tie, a declaration comes
-    before a swizzle before a padding, one of each kind per array."""
+    """The column-read tile: every fix listed lowers the kernel's wavefronts, fewest first; where they tie a
+    declaration comes before a padding before a swizzle; one of each kind per array."""
     result = analyse(generated(32, 32, 4, 0, "STS", "LDS@col"), sm90)
     b, c = result.trace.instructions, result.counts
     arrays = arrays_of(result.trace)

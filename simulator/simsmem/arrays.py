@@ -296,7 +296,7 @@ def print_arrays(trace: Trace | None, console: Console) -> None:
     arrays = arrays_of(trace) if trace is not None else ()
     if not arrays:
         return
-    table = Table(title="Shared arrays (simsmem swizzle --search --trace T --region NAME)")
+    table = Table(title="Shared arrays (the names --region takes)")
     for col in ("Array", "Base", "Bytes", "Element", "Shape", "Padding"):
         table.add_column(col, justify="left" if col in ("Array", "Element", "Shape") else "right")
     for a in arrays:
