@@ -183,12 +183,11 @@ def test_a_trap(tmp_path, capsys):
 
 
 def test_an_instruction_simsmem_does_not_execute(tmp_path, capsys):
-    """An int8 mma (SASS IMMA) is not modelled: the error names the PTX line and the SASS."""
-    body = ("\t.reg .b32 %r<12>;\n\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [k_param_0];\n\tmov.b32 %r1, 0;\n"
-            "\tmma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32 {%r2, %r3}, {%r1}, {%r1}, {%r1, %r1};\n"
-            "\tst.global.u32 [%rd1], %r2;\n\tret;")
+    """isspacep (SASS QSPC) is not modelled: the error names the PTX line and the SASS."""
+    body = ("\t.reg .b32 %r<12>;\n\t.reg .pred %p<3>;\n\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [k_param_0];\n"
+            "\tisspacep.shared %p1, %rd1;\n\tselp.u32 %r2, 1, 0, %p1;\n\tst.global.u32 [%rd1], %r2;\n\tret;")
     path = _ptx(tmp_path, body, ".param .u64 k_param_0")
-    refused(capsys, ["trace", path, "--kernel", "k", "--grid", "1", "--block", "32", "--arg=zeros:64", "-o", tmp_path / "o.npz"], "k.ptx:", "IMMA",
+    refused(capsys, ["trace", path, "--kernel", "k", "--grid", "1", "--block", "32", "--arg=zeros:64", "-o", tmp_path / "o.npz"], "k.ptx:", "QSPC",
             "does not execute")
 
 

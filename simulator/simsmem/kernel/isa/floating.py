@@ -454,13 +454,14 @@ def _f2fp(ins: Instruction, env: Env):
     """Two floats to a packed pair: F2FP.{F16,BF16}.F32.PACK_AB d, a, b: a to the high half, b to the low, rounded in
     the mode (.RELU: negatives to +0 first; NaN 0x7FFF); F2FP.SATFINITE.{E4M3,E5M2}.F32.PACK_AB_MERGE_C d, a, b, c:
     two float8 (a the high byte) in the low halfword, the high halfword c's; F2FP.F16.{E4M3,E5M2}.UNPACK_B d, a: the
-    two float8 of a's low halfword to two float16."""
-    if "UNPACK_B" in ins.mods:  # two float8 of the low halfword to two float16
+    two float8 of a's low halfword (a.H1: its high one) to two float16."""
+    if "UNPACK_B" in ins.mods:  # two float8 of the low halfword (of the high one, for a .H1 operand) to two float16
         e4m3 = "E4M3" in ins.mods
         d, a = write(operand(ins, 0)), read(operand(ins, 1), "u32", env.constants)
+        shift = np.uint32(16 if "H1" in operand(ins, 1).suffix else 0)
 
         def unpack(m: Machine, ix: np.ndarray) -> None:
-            x = np.broadcast_to(np.asarray(a(m, ix), dtype=np.uint32), (len(ix),))
+            x = np.broadcast_to(np.asarray(a(m, ix), dtype=np.uint32) >> shift, (len(ix),))
             lo, hi = fp8_to_f32(x & np.uint32(0xFF), e4m3), fp8_to_f32((x >> np.uint32(8)) & np.uint32(0xFF), e4m3)
             d(m, ix, (f32_to_f16_bits(hi) << np.uint32(16)) | f32_to_f16_bits(lo))
         return unpack
@@ -677,6 +678,20 @@ def _hsetp2(ins: Instruction, env: Env):
 QUIET64 = np.uint64(1 << 51)
 
 
+def nan64(bits: np.ndarray, sources: list[tuple[np.ndarray, np.ndarray]], where=True) -> np.ndarray:
+    """float64 result bits with the float64 units' NaN: a NaN operand makes the result that NaN, quieted, as the register
+    holds it; of several, the last of ``sources`` ((register bits, value) pairs, in rising priority)."""
+    for raw, x in sources:
+        bits = np.where(np.isnan(x) & where, raw | QUIET64, bits)
+    return bits
+
+
+def dfma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """DFMA's a * b + c rounded to nearest, with its NaN (b's, then c's, then a's; an invalid one 0xFFF8000000000000)."""
+    r = np.asarray(ieee.fma(a, b, c, "RN", np.float64), dtype=np.float64).view(np.uint64)
+    return nan64(r, [(x.view(np.uint64), x) for x in (a, c, b)]).view(np.float64)
+
+
 @alu("DADD", "DMUL", "DFMA", "DMNMX")
 def _double(ins: Instruction, env: Env):
     """float64 a + b, a * b, a * b + c rounded once in the instruction's mode. A NaN operand makes the result that
@@ -703,8 +718,6 @@ def _double(ins: Instruction, env: Env):
         bits = np.asarray(r, dtype=np.float64).view(np.uint64)
         nan_out = np.isnan(r) if name == "DMNMX" else np.ones(len(ix), dtype=bool)  # DMNMX: only where both are NaN
         order = [0, 2, 1] if name == "DFMA" else [0, 1]  # rising priority: a, c, b
-        for raw, x in ((raws[k], v[k]) for k in order):
-            src = np.asarray(raw(m, ix), dtype=np.uint64) if raw is not None else x.view(np.uint64)
-            bits = np.where(np.isnan(x) & nan_out, src | QUIET64, bits)
-        d(m, ix, np.broadcast_to(bits.view(np.float64), (len(ix),)))
+        sources = [(np.asarray(raws[k](m, ix), dtype=np.uint64) if raws[k] is not None else v[k].view(np.uint64), v[k]) for k in order]
+        d(m, ix, np.broadcast_to(nan64(bits, sources, nan_out).view(np.float64), (len(ix),)))
     return f

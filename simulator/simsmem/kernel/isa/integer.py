@@ -328,18 +328,6 @@ def _lop3(ins: Instruction, env: Env):
     return f
 
 
-@alu("LOP", "ULOP", "LOP32I")
-def _lop(ins: Instruction, env: Env):
-    mods = ins.mods
-    d = write(operand(ins, 0))
-    a, b = read(operand(ins, 1), "u32", env.constants), read(operand(ins, 2), "u32", env.constants)
-    fn = {"AND": np.bitwise_and, "OR": np.bitwise_or, "XOR": np.bitwise_xor}[next(x for x in mods if x in ("AND", "OR", "XOR"))]
-
-    def f(m: Machine, ix: np.ndarray) -> None:
-        d(m, ix, fn(a(m, ix), b(m, ix)))
-    return f
-
-
 @alu("PLOP3", "UPLOP3")
 def _plop3(ins: Instruction, env: Env):
     ops = list(ins.operands)
@@ -412,16 +400,17 @@ def _vabsdiff(ins: Instruction, env: Env):
 
 @alu("I2I", "I2IP")
 def _i2i(ins: Instruction, env: Env):
-    """Integer to integer of another width: I2I.S8.S32.SAT clamps a signed 32-bit value to the signed 8-bit range."""
+    """Integer to integer of another width: I2I.S8.S32.SAT clamps a signed 32-bit value to the signed 8-bit range.
+    I2IP d, a, b, c (``cvt.pack.sat``) converts two: (c << 2w) | (a' << w) | b' in w-bit fields (w = 8, 16)."""
     from .floating import INTS
 
     kinds = [INTS[x] for x in ins.mods if x in INTS]
     (to_bits, to_signed), (from_bits, from_signed) = (kinds + [(32, True)] * 2)[:2]
     saturate = "SAT" in ins.mods
     d, a = write(operand(ins, 0)), read(operand(ins, 1), "u32", env.constants)
+    packed = [read(operand(ins, k), "u32", env.constants) for k in (2, 3)] if ins.name == "I2IP" else []
 
-    def f(m: Machine, ix: np.ndarray) -> None:
-        raw = np.broadcast_to(np.asarray(a(m, ix), dtype=U32), (len(ix),))
+    def convert(raw: np.ndarray) -> np.ndarray:
         v = raw.view(np.int32).astype(np.int64) if from_signed else raw.astype(np.int64)
         if from_bits < 32:
             v = v & ((1 << from_bits) - 1)
@@ -431,8 +420,16 @@ def _i2i(ins: Instruction, env: Env):
         v = np.clip(v, lo, hi) if saturate else v
         if to_bits < 32:
             v = v & ((1 << to_bits) - 1)
-            if to_signed:
+            if to_signed and not packed:
                 v = np.where(v >> (to_bits - 1) & 1, v - (1 << to_bits), v)
+        return v
+
+    def f(m: Machine, ix: np.ndarray) -> None:
+        a_, *bc = (np.broadcast_to(np.asarray(x(m, ix), dtype=U32), (len(ix),)) for x in [a, *packed])
+        v = convert(a_)
+        if packed:
+            b_, c_ = bc
+            v = (c_.astype(np.int64) << 2 * to_bits | v << to_bits | convert(b_)) & 0xFFFFFFFF
         d(m, ix, v.astype(np.int64).astype(U32))
     return f
 

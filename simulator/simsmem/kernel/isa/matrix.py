@@ -8,24 +8,27 @@ a 32-bit register (f16, bf16: 2; s8, u8: 4; b1: 32; tf32, f32, s32: 1; an f64 ta
 * B's register r holds column g, rows 4e r + e t + i;
 * C's and D's element j (in register order, e to a register) is row g + 8 (j // 2), column 2 t + j % 2.
 
-Integer products are exact (IMMA: s32 sums wrap, or saturate with ``.SAT``; BMMA: popcounts of AND). A float
-product is formed per warp from the exact products of the element pairs, as ``_sum`` says the hardware adds them.
+Integer products are exact (IMMA: s32 sums wrap, or saturate with ``.SAT``; BMMA: popcounts of AND). Float sums are
+rounded as the H200 rounds them (``_sum``, ``tensor_sum``), measured with calibration/isa's kernels.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 
 import attrs
+import numba
 import numpy as np
 
 from ..machine import LANES, ExecError, Machine
 from ..sass import RZ, URZ, Instruction
 from . import Env, alu, ieee, operand
+from .floating import dfma
 from .operands import BuildError, registers
 
 _G, _T = np.arange(LANES) // 4, np.arange(LANES) % 4
-#: bits of an element of each type (f64: one a register pair, counted as one 32-bit "register" of one element)
+#: elements of each type in a 32-bit register (an f64 fills a register pair, counted as one register here)
 _PER_WORD = {"f16": 2, "bf16": 2, "s8": 4, "u8": 4, "b1": 32, "tf32": 1, "f32": 1, "s32": 1, "f64": 1}
 
 
@@ -90,61 +93,118 @@ def places(form: Form, kind: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 @functools.cache
-def _held(form: Form, kind: str) -> np.ndarray:
-    """For each element of the matrix, its place among the fragment's (elements, 32) values, flattened."""
+def _index(form: Form, kind: str, warps: int) -> np.ndarray:
+    """Where each element of ``warps`` warps' matrices (warps, rows, cols) sits among ``_values``'s flat values of the
+    fragment (register, thread, element within the register)."""
     rows, cols = places(form, kind)
+    e = _PER_WORD[{"A": form.a, "B": form.b, "C": form.c}[kind]]
     at = np.full({"A": (form.m, form.k), "B": (form.k, form.n), "C": (form.m, form.n)}[kind], -1)
-    at[rows, cols] = np.arange(rows.size).reshape(rows.shape)
+    at[rows, cols] = np.arange(rows.size).reshape(rows.shape)  # element j of lane l: j * 32 + l
     if (at < 0).any():
         raise BuildError("a fragment that does not hold the whole matrix")
-    return at.reshape(-1)
+    element, lane = at // LANES, at % LANES
+    threads = np.arange(warps)[:, None, None] * LANES + lane
+    return (element // e) * (warps * LANES * e) + threads * e + element % e
 
 
-def _elements(words: np.ndarray, ty: str) -> np.ndarray:
-    """(registers, threads) uint32 words (f64: the low words of the pairs, then the high ones) as (elements, threads)
-    values: float64 for floats, int64 for integers, 0/1 for b1."""
+@functools.cache
+def _scatter(form: Form, warps: int) -> np.ndarray:
+    """(elements, threads) indices into the flat (warps, m, n) result of each lane's elements of D, in register order."""
+    rows, cols = places(form, "C")
+    warp = np.repeat(np.arange(warps), LANES)
+    return warp * form.m * form.n + np.tile(rows, warps) * form.n + np.tile(cols, warps)
+
+
+def _values(words: np.ndarray, ty: str) -> np.ndarray:
+    """(registers, threads) uint32 words as the values of their elements, flat in (register, thread, element) order
+    (f64: one per register pair): float64 for floats, int64 for integers and bits."""
     if ty == "f64":
-        half = len(words) // 2
-        return (words[:half].astype(np.uint64) | words[half:].astype(np.uint64) << np.uint64(32)).view(np.float64)
-    e = _PER_WORD[ty]
+        return (words[0::2].astype(np.uint64) | words[1::2].astype(np.uint64) << np.uint64(32)).view(np.float64).reshape(-1)
     if ty == "b1":
-        bits = (words[:, None, :] >> np.arange(32, dtype=np.uint32)[None, :, None]) & np.uint32(1)
-        return bits.reshape(-1, words.shape[1]).astype(np.int64)
+        return ((words[..., None] >> np.arange(32, dtype=np.uint32)) & np.uint32(1)).reshape(-1).astype(np.int64)
     if ty in ("f32", "tf32"):
-        return (words & np.uint32(0xFFFFE000) if ty == "tf32" else words).view(np.float32).astype(np.float64)
-    if ty == "s32":
-        return words.view(np.int32).astype(np.int64)
-    narrow = np.ascontiguousarray(words.T).view({"f16": np.float16, "bf16": np.uint16, "s8": np.int8, "u8": np.uint8}[ty])
-    narrow = narrow.reshape(words.shape[1], -1, e).transpose(1, 2, 0).reshape(-1, words.shape[1])
+        return (words & np.uint32(0xFFFFE000) if ty == "tf32" else words).view(np.float32).reshape(-1).astype(np.float64)
     if ty == "bf16":
-        return (narrow.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
+        return (words.view(np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32).reshape(-1).astype(np.float64)
+    narrow = words.view({"f16": np.float16, "s8": np.int8, "u8": np.uint8, "s32": np.int32}[ty]).reshape(-1)
     return narrow.astype(np.float64 if ty == "f16" else np.int64)
 
 
 def _words(values: np.ndarray, ty: str) -> np.ndarray:
-    """(elements, threads) results as (registers, threads) uint32 words: the inverse of ``_elements`` for C's types."""
+    """(elements, threads) results of C's type as (registers, threads) uint32 words."""
     if ty == "f64":
         bits = values.view(np.uint64)
-        return np.concatenate([(bits & np.uint64(0xFFFFFFFF)).astype(np.uint32), (bits >> np.uint64(32)).astype(np.uint32)])
+        return np.stack([bits & np.uint64(0xFFFFFFFF), bits >> np.uint64(32)], axis=1).reshape(-1, values.shape[1]).astype(np.uint32)
     if ty == "f16":
         return values[0::2] | values[1::2] << np.uint32(16)
     return values.astype(np.uint32) if ty == "s32" else values.view(np.uint32)
 
 
+#: fraction bits the tensor cores keep below the largest exponent of a sum (fitted: calibration/isa/runs/2026-11-29)
+TENSOR_BITS = 25
+
+
+def tensor_sum(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """float32 D = A B + C as the tensor cores sum (HMMA: every one of the 20,480 results of calibration/isa's
+    isa_mma_float on an H200, and the corpus's mma.sync GEMMs on an H100): the k exact products and c, aligned to the largest exponent E among them (a
+    product's exponent is the sum of its factors', as if its significand were not normalized), each cut toward zero to
+    a multiple of 2^(E - 25), added exactly, and the sum rounded toward zero to float32 (past float32's range:
+    infinity). A NaN or infinite operand gives IEEE's result, every NaN 0x7FFFFFFF."""
+    out = np.empty(C.shape, dtype=np.float32)
+    A, B, C = (np.ascontiguousarray(x) for x in (A, B, C))
+    _tensor_sum(A, B, C, A.view(np.uint64), B.view(np.uint64), C.view(np.uint64), out, out.view(np.uint32))
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _exponent(bits) -> int:  # pragma: no cover - compiled
+    """A normal float64's exponent from its bits (-1023 for zero, below any product's of the values here)."""
+    return int((bits >> 52) & 0x7FF) - 1023
+
+
+@numba.njit(cache=True, nogil=True)
+def _tensor_sum(A, B, C, a_bits, b_bits, c_bits, out, out_bits) -> None:  # pragma: no cover - compiled
+    """``tensor_sum`` into ``out`` (float32; ``out_bits`` the same memory, for the canonical NaN), element by element."""
+    for w in range(C.shape[0]):
+        for i in range(C.shape[1]):
+            for j in range(C.shape[2]):
+                c = C[w, i, j]
+                plain = c
+                top = _exponent(c_bits[w, i, j])
+                for k in range(A.shape[2]):
+                    plain += A[w, i, k] * B[w, k, j]
+                    top = max(top, _exponent(a_bits[w, i, k]) + _exponent(b_bits[w, k, j]))
+                if math.isnan(plain):
+                    out_bits[w, i, j] = 0x7FFFFFFF
+                    continue
+                if math.isinf(plain):  # an infinity in, none against it: IEEE's result
+                    out[w, i, j] = plain
+                    continue
+                scale = math.ldexp(1.0, TENSOR_BITS - top)  # one over the sum's unit, 2^(top - 25)
+                acc = float(int(c * scale)) if c != 0 else c  # int(): toward zero
+                for k in range(A.shape[2]):
+                    p = A[w, i, k] * B[w, k, j]
+                    acc += float(int(p * scale)) if p != 0 else p
+                units = abs(int(acc))  # below 2^31: exact
+                cut = max(math.frexp(float(units))[1] - 24, -149 - (top - TENSOR_BITS), 0) if units else 0  # float32's quantum there
+                v = math.ldexp(float(units >> cut << cut), top - TENSOR_BITS)
+                out[w, i, j] = acc / scale if units == 0 else (math.inf if v >= 2.0**128 else v) * (1.0 if acc > 0 else -1.0)
+
+
 def _sum(form: Form, A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
     """D = A B + C per warp, (warps, m, k) x (warps, k, n) + (warps, m, n), as the hardware computes it: integers
-    exactly (wrapping or saturating to s32); floats as exact products summed in float64, rounded once (f32, or f16
-    bit patterns)."""
+    exactly (wrapping or saturating to s32); f64 as a chain of fused multiply-adds in k order (DMMA, as DFMA rounds
+    and propagates NaN: every result of isa_mma_f64); f32 as ``tensor_sum``; f16 that rounded to nearest f16."""
     if form.c == "s32":
         d = np.matmul(A, B) + C
         return np.clip(d, -(2**31), 2**31 - 1) if form.sat else d & 0xFFFFFFFF
-    with np.errstate(invalid="ignore", over="ignore"):
-        d = np.matmul(A, B) + C
     if form.c == "f64":
+        d = C
+        for k in range(form.k):
+            d = dfma(*np.broadcast_arrays(A[..., k : k + 1], B[..., k : k + 1, :], d))
         return d
-    if form.c == "f16":
-        return ieee.small(d.astype(np.float32).astype(np.float64), "F16")
-    return ieee.canonical_nan(d.astype(np.float32))
+    d = tensor_sum(A, B, C)
+    return ieee.small(d.astype(np.float64), "F16") if form.c == "f16" else d
 
 
 _ZERO = {"R": RZ, "UR": URZ}  # the zero register of each file: an RZ fragment reads as zeros, an RZ result is dropped
@@ -156,37 +216,32 @@ def _mma(ins: Instruction, env: Env):
     wide = 2 if form.c == "f64" else 1
     (dfile, dr), (afile, ar), (bfile, br), (cfile, cr) = (
         registers(operand(ins, k), form.registers(kind) * wide) for k, kind in enumerate("CABC"))
-    a_at, b_at, c_at = _held(form, "A"), _held(form, "B"), _held(form, "C")
-    c_rows, c_cols = places(form, "C")
 
-    def fragment(m: Machine, file: str, regs: list[int], ix: np.ndarray) -> np.ndarray:
-        """(registers, threads) words; f64 pairs reordered to the low words, then the high ones."""
+    def fragment(m: Machine, file: str, regs: list[int], ty: str, ix: np.ndarray, whole: bool) -> np.ndarray:
         if regs[0] == _ZERO[file]:
-            return np.zeros((len(regs), len(ix)), dtype=np.uint32)
-        words = getattr(m, file)[regs[0] : regs[0] + len(regs)][:, ix]
-        return np.concatenate([words[0::2], words[1::2]]) if wide == 2 else words
-
-    def matrix(values: np.ndarray, at: np.ndarray, rows: int, cols: int, w: int) -> np.ndarray:
-        """(elements, w * 32) fragment values as (w, rows, cols) matrices."""
-        per_warp = values.reshape(len(values), w, LANES).transpose(1, 0, 2).reshape(w, -1)
-        return per_warp[:, at].reshape(w, rows, cols)
+            words = np.zeros((len(regs), len(ix)), dtype=np.uint32)
+        else:
+            rows = getattr(m, file)[regs[0] : regs[0] + len(regs)]
+            words = rows if whole else rows[:, ix]
+        return _values(words, ty)
 
     def f(m: Machine, ix: np.ndarray) -> None:
+        whole = len(ix) == m.n  # every thread (sorted, distinct): whole warps
         first = ix[::LANES]
-        if len(ix) % LANES or (first % LANES).any() or (ix[LANES - 1 :: LANES] - first != LANES - 1).any():
+        if not whole and (len(ix) % LANES or (first % LANES).any() or (ix[LANES - 1 :: LANES] - first != LANES - 1).any()):
             raise ExecError(f"{ins.text}: every lane of a warp must execute {ins.name}", ins.pc)
         w = len(ix) // LANES
-        A = matrix(_elements(fragment(m, afile, ar, ix), form.a), a_at, form.m, form.k, w)
-        B = matrix(_elements(fragment(m, bfile, br, ix), form.b), b_at, form.k, form.n, w)
-        C = matrix(_elements(fragment(m, cfile, cr, ix), form.c), c_at, form.m, form.n, w)
+        A = fragment(m, afile, ar, form.a, ix, whole)[_index(form, "A", w)]
+        B = fragment(m, bfile, br, form.b, ix, whole)[_index(form, "B", w)]
+        C = fragment(m, cfile, cr, form.c, ix, whole)[_index(form, "C", w)]
         D = _sum(form, A, B, C)
-        if dr[0] == _ZERO[dfile]:
-            return
-        d = D[:, c_rows, c_cols].transpose(1, 0, 2).reshape(len(c_rows), -1)  # (elements, threads)
-        words = _words(d, form.c)
-        if wide == 2:  # back to register pairs
-            words = np.stack([words[: len(words) // 2], words[len(words) // 2 :]], axis=1).reshape(len(dr), -1)
-        getattr(m, dfile)[dr[0] : dr[0] + len(dr), ix] = words
+        if dr[0] != _ZERO[dfile]:
+            words = _words(D.reshape(-1)[_scatter(form, w)], form.c)
+            out = getattr(m, dfile)
+            if whole:
+                out[dr[0] : dr[0] + len(dr)] = words
+            else:
+                out[dr[0] : dr[0] + len(dr), ix] = words
     return f
 
 
