@@ -5,6 +5,7 @@ wavefronts, 4 bank conflicts); traces/seeds/* are the seed kernels of calibratio
 """
 
 import os
+import re
 
 import pytest
 
@@ -91,3 +92,27 @@ def test_progress_draws_on_a_terminal_after_the_delay(capsys, monkeypatch):
         advance()
     err = capsys.readouterr().err
     assert "quiet please" not in err and "too quick to show" not in err
+
+
+def test_run_lists_the_arrays_that_region_takes(capsys):
+    """``simsmem run`` names each shared array with its base, element and shape (a generated trace's tile: ``tile``)."""
+    assert main(["run", seed("trans_shm1")]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("│ tile "))
+    assert [c.strip() for c in row.strip("│").split("│")] == ["tile", "0x0", "4,096", "float (4 B)", "[32][32]", ""]
+
+
+@pytest.mark.slow
+def test_a_kernel_is_traced_timed_and_its_fix_stated(capsys):
+    """A kernel as input (corpus entry transpose_smem_naive, one CTA): the fix in its own terms, with the cycles the
+    timed SM predicts for the launch as written and with the fix (simsmem against itself: a regression guard)."""
+    realk = ROOT / "calibration" / "realk"
+    launch = [str(realk / "ptx" / "transpose.ptx"), "--kernel", "transpose_smem_naive", "--grid", "2,2", "--block", "32,8", "--cta", "0,0,0",
+              "--arg=zeros:16384", f"--arg=npy:{realk / 'data' / 'f32_t64.npy'}", "--arg=64", "--arg=64", "--quiet"]
+    assert main(["explain", *launch]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("diagnosis: "))
+    assert re.search(r"-> tile\[32\]\[32\]: __shared__ float tile\[32\]\[33\] \(1,056 -> 64 wavefronts, ([\d,]+) -> ([\d,]+) cycles\)$", line)
+    before, after = (int(x.replace(",", "")) for x in re.search(r"([\d,]+) -> ([\d,]+) cycles", line).groups())
+    assert after < before
+    assert main(["swizzle", "--search", "--trace", *launch, "--region", "tile", "--top", "2"]) == 0
+    assert "best: tile[32][32]: write __shared__ float tile[32][33] (1,056 -> 64 wavefronts" in capsys.readouterr().out
