@@ -22,18 +22,25 @@ lower the kernel's wavefronts is no fix and is never listed.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import attrs
 import numpy as np
 
-from .arrays import Array
-from .banks import count
+from .arrays import Array, arrays_of
+from .banks import Counts, count
 from .config import ArchConfig
+from .sm import time_launch
 from .swizzle import Swizzle
-from .trace import InstructionBatch
+from .trace import InstructionBatch, Trace
 from .trace.records import IS_LANES
 
+if TYPE_CHECKING:
+    from .kernel.streams import WarpStreams
+
 KINDS = ("declaration", "padding", "swizzle")
+#: The timed SM's counter that ranks fixes where a kernel is timed.
+CYCLES = "sm__cycles_elapsed.max"
 #: Candidates counted in one batch of rows (bounds the memory of a search).
 BATCH_ROWS = 1 << 18
 
@@ -140,6 +147,18 @@ def search(batch: InstructionBatch, wavefronts: np.ndarray, conflicts: np.ndarra
         w[rows] = per_row
         timed.append(attrs.evolve(fix, cycles=timing(w), cycles_now=cycles_now))
     return sorted(timed, key=lambda f: (round(f.cycles / max(cycles_now, 1) * 100), *_rank(f)))
+
+
+def of_trace(trace: Trace, counts: Counts, arch: ArchConfig, timing: Callable[[np.ndarray], float] | None = None, top: int = 5) -> list[Fix]:
+    """``search`` over every shared array of a trace counted as ``counts`` (``simsmem.analysis.Result``'s)."""
+    return search(trace.instructions, counts.wavefronts, counts.bank_conflicts, arrays_of(trace), arch, timing, top)
+
+
+def launch_cycles(streams: WarpStreams, batch: InstructionBatch, arch: ArchConfig, resources: dict[str, int],
+                  code: dict[int, dict[str, str]] | None = None) -> Callable[[np.ndarray], float]:
+    """The timed SM's ``sm__cycles_elapsed.max`` of a launch (the tracer's ``StreamSink``: ``streams``, ``resources``,
+    ``code``) for given wavefronts of each row of ``batch``: ``search``'s ``timing``."""
+    return lambda wavefronts: time_launch(streams, batch, wavefronts, arch, resources, code).metrics[CYCLES]
 
 
 def _rank(f: Fix) -> tuple:

@@ -22,20 +22,17 @@ from ..config import load_arch
 from ..errors import SimsmemError
 from ..explain import choose, explain, print_explanation
 from ..explain_block import explain_block, print_block
+from ..fixes import launch_cycles
 from ..kernel.tracer import StreamSink
 from ..layout import tile
 from ..plots import figure, save
 from ..progress import add_quiet_flag, progress, track
-from ..sm import time_launch
 from ..trace import open_trace
 from ..trace.records import IS_LANES
 from ..validate import resolve_arch
 from . import non_negative, positive
 from .gen import add_swizzle_arguments, add_tile_arguments, chosen_swizzle, pad_elements
 from .trace import KERNEL_SUFFIXES, add_launch_options, open_kernel
-
-#: The timed SM's counter that fixes are ranked by.
-CYCLES = "sm__cycles_elapsed.max"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -100,5 +97,4 @@ def open_input(args: argparse.Namespace, path: str, arch: str | None) -> tuple[R
     streams = sink.streams() if sink is not None else None
     if streams is None:
         return result, None
-    rows = result.trace.instructions
-    return result, lambda wavefronts: time_launch(streams, rows, wavefronts, chosen, sink.resources, sink.code).metrics[CYCLES]
+    return result, launch_cycles(streams, result.trace.instructions, chosen, sink.resources, sink.code)
