@@ -159,9 +159,11 @@ def test_every_opcode_is_checked():
 
 
 @pytest.mark.slow
-def test_cached_cubins_are_what_ptxas_makes():
-    """calibration/isa/build.py --check: the committed PTX, cubins and sass_opcodes are what nvcc and ptxas 13.0.88 make."""
-    done = subprocess.run([sys.executable, str(ISA / "build.py"), "--check"], capture_output=True, text=True)
+@pytest.mark.parametrize("script", ["build.py", "make_data.py"])
+def test_committed_files_are_what_the_scripts_make(script):
+    """calibration/isa/build.py --check: the committed PTX, cubins and sass_opcodes are what nvcc and ptxas 13.0.88 make;
+    make_data.py --check: the inputs are what its seeds make."""
+    done = subprocess.run([sys.executable, str(ISA / script), "--check"], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
 

@@ -1,11 +1,11 @@
 // control.cu -- control flow and warp-level instructions beyond what the realk isa_* kernels execute, with outputs
-// that record the path each thread took:
-//   BRX (a switch on a parameter: ptxas's jump table in constant bank 2; one entry per `mode`), nested divergence around a __noinline__ call (BSSY,
-//   BSYNC), predicates kept across a loop (P2R), a register's bits tested as predicates (R2P), collectives under divergence with
-//   run-time masks (WARPSYNC, ENDCOLLECTIVE), VOTEU, ELECT (elect.sync), NANOSLEEP, a spinning wait on a flag
-//   another warp sets (YIELD), PMTRIG (pmevent), PREEXIT/ACQBULK (griddepcontrol), FSET (set.f32), I2IP (cvt.pack.sat),
-//   MOVM is in mma_float.cu.
-// Launch: 1 CTA of 128 threads; input: data/control.npy (16 words a thread); out: 64 * 128 words.
+// that record the path each thread took: BRX (a switch on a parameter, which ptxas makes a jump table in constant
+// bank 2; one manifest entry per `mode`), a __noinline__ call inside divergent code (BSSY, BSYNC, CALL, RET),
+// predicates kept across a loop (P2R), a register's bits tested as predicates (R2P), collectives with run-time masks
+// under divergence (WARPSYNC, VOTE, MATCH, REDUX), VOTEU, ELECT (elect.sync), NANOSLEEP, a wait that spins on a flag
+// (YIELD), FSET (set.f32.f32), I2IP (cvt.pack.sat), PMTRIG (pmevent), PREEXIT and ACQBULK (griddepcontrol);
+// isa_trap: BPT.TRAP.
+// Launch: 1 CTA of 128 threads; input: data/control.npy (16 words a thread); out: 64 * 128 words; flag: 4 bytes.
 #include "isa.h"
 
 __device__ __noinline__ unsigned nested(unsigned x, unsigned y)

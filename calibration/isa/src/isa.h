@@ -11,7 +11,7 @@
         PUT(v_);                                               \
         PUT(v_ >> 32);                                         \
     } while (0)
-#define HEAD(bound)                                                              \
+#define HEAD()                                                                   \
     const int n = blockDim.x, t = threadIdx.x;                                   \
     int j = 0, w = 0;                                                            \
     (void)w;                                                                     \

@@ -6,8 +6,9 @@
 //   ATOMG with returned values on per-thread words, REDG on shared counters, generic LD/ST/ATOM/RED through a
 //   __noinline__ function (global and shared pointers), LDL/STL (a dynamically indexed local array), BAR with
 //   reductions (B2R), MEMBAR/FENCE (fence.proxy.async)/ERRBAR/CCTL.
-// Launch: 1 CTA of 128 threads; input: data/memory.npy (64 words a thread); out: 128 * 128 words; scratch: a
-// 4096-byte global buffer (the atomics' words).
+// Launch: 1 CTA of 128 threads; input: data/memory.npy (32 words a thread); out: 128 * 128 words; scratch: a
+// 16384-byte global buffer (the atomics' words). Results 3-6 race (the byte stores at 1024 + t and the 8-byte stores
+// at 1024 + 8t overlap across warps; found after the H200 run, kept as measured: runs/2026-11-29/README.md).
 #include "isa.h"
 #include <cuda_pipeline_primitives.h>
 
