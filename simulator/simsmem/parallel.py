@@ -310,3 +310,32 @@ def _here(program: Program, launch: Launch, ctas: list[int], limit: int | None, 
         g = launch.geometry
         named = f"CTA {','.join(map(str, g.cta_at(ctas[0])))}" + (f" to {','.join(map(str, g.cta_at(ctas[-1])))}" if len(ctas) > 1 else "")
         raise SimsmemError(f"{exc.where} ({named})", exc.what) from None
+
+
+def spread(work, items: list, shared: list, jobs: int | None = None, scheduler: str | None = None, client=None) -> Iterator[tuple[int, object]]:
+    """``work(shared, item)`` for every item, as ``(index, result)`` in the order they finish: here until the workers are
+    ready (a local cluster starts as ``parallel_stream``'s does), then on them, ``shared`` sent to each worker once."""
+    workers = Workers(jobs_default(jobs), scheduler, client)
+    pending: dict = {}
+    remote = None
+    began, k, here = time.perf_counter(), 0, 0
+    try:
+        while k < len(items) or pending:
+            if workers.client is not None and remote is None and k < len(items):
+                from distributed import as_completed
+
+                remote = workers.client.scatter(shared, broadcast=True)
+                pending = {workers.client.submit(work, remote, items[j], pure=False): j for j in range(k, len(items))}
+                k = len(items)
+            if pending:
+                for future in as_completed(pending):
+                    yield pending.pop(future), future.result()
+                continue
+            yield k, work(shared, items[k])
+            k, here = k + 1, here + 1
+            if jobs_default(jobs) > 1 and (time.perf_counter() - began) / here * (len(items) - k) > START_AFTER:
+                workers.start()
+    finally:
+        for future in pending:
+            future.cancel()
+        workers.close()

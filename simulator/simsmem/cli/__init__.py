@@ -18,7 +18,7 @@ from .. import __version__
 from ..errors import SimsmemError
 
 #: Subcommand modules of this package, in the order ``--help`` lists them.
-COMMANDS = ("run", "trace", "check", "gen", "swizzle", "explain", "compare", "convert")
+COMMANDS = ("run", "trace", "sweep", "check", "gen", "swizzle", "explain", "compare", "convert")
 
 
 def _at_least(text: str, least: int) -> int:
