@@ -15,8 +15,9 @@ Each moves only that array's addresses (arrays above one that grows move up by w
 their banks) and is counted over the whole trace: the rows that touch the array, each distinct one once, weighed
 by how often it occurs. The ranking: predicted cycles (where the kernel is timed: the timed SM run with each row's
 new wavefronts, in steps of 1% of the kernel's cycles), then the kernel's total wavefronts, then the simplest
-(a declaration, a padding, a swizzle; the least shared memory; the smallest numbers). A change that does not
-lower the kernel's wavefronts is no fix and is never listed.
+(those that keep a 2-D array's index before those that index it flat; a declaration, a padding, a swizzle; the
+least shared memory; the smallest numbers). A change that does not lower the kernel's wavefronts is no fix and is
+never listed.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ class Candidate:
     remap: Callable[[np.ndarray], np.ndarray] = attrs.field(eq=False, repr=False)
     extra: int  # bytes of shared memory it adds (negative: frees)
     key: tuple  # simplest first
+    flattens: bool = False  # the 2-D array must be indexed flat (declared 1-D) to take it
 
     @property
     def statement(self) -> str:
@@ -162,7 +164,7 @@ def launch_cycles(streams: WarpStreams, batch: InstructionBatch, arch: ArchConfi
 
 
 def _rank(f: Fix) -> tuple:
-    return (f.wavefronts, KINDS.index(f.change.kind), f.change.extra, f.change.key)
+    return (f.wavefronts, f.change.flattens, KINDS.index(f.change.kind), f.change.extra, f.change.key)
 
 
 def _tried(batch: InstructionBatch, wavefronts: np.ndarray, conflicts: np.ndarray, a: Array, arch: ArchConfig) -> list:
@@ -217,7 +219,7 @@ def _padded(a: Array, every: int, pad: int) -> Candidate:
     elems = n + (n - 1) // c * p
     where = f" with i = row * {a.row // a.elem} + col" if a.two_d else ""
     return Candidate("padding", a.declaration(elems=elems), index + where, f"pad {pad} bytes per {every}-byte row",
-                     _restride(every, every + pad), (elems - n) * a.elem, (p, c))
+                     _restride(every, every + pad), (elems - n) * a.elem, (p, c), a.two_d)
 
 
 def _swizzled(a: Array, sw: Swizzle) -> Candidate:
@@ -236,7 +238,7 @@ def _swizzled(a: Array, sw: Swizzle) -> Candidate:
         declaration = a.declaration(elems=-(-a.size // a.elem)) if a.two_d else ""
     on_bytes = Swizzle(sw.bits, sw.base + a.elem.bit_length() - 1, sw.shift)
     return Candidate("swizzle", declaration, index, f"{on_bytes} on the array's byte offsets", on_bytes, 0,
-                     (sw.bits, sw.base, abs(sw.shift), sw.shift < 0))
+                     (sw.bits, sw.base, abs(sw.shift), sw.shift < 0), bool(declaration))
 
 
 def _moved(var: str, at: int, bits: int, to: int) -> str:
