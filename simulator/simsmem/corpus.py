@@ -56,4 +56,4 @@ def entry_launch(entry: dict[str, Any], base: Path) -> tuple[Program, Launch]:
         raise SimsmemError(f"{name}: globals", 'expected {"NAME": "npy:FILE" or "zeros:BYTES", ...}')
     program = load_program(base / entry["ptx"], entry["kernel"])
     return program, make_launch(program, tuple(entry["grid"]), tuple(entry["block"]), entry.get("smem", 0), entry["args"], base,
-                                symbols=symbols)
+                                symbols=symbols, cluster=tuple(entry["cluster"]) if "cluster" in entry else None)

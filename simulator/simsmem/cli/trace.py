@@ -13,7 +13,10 @@ struct passed by value (``.param .align A .b8 name[N]``) ``bytes:HEX`` (its N by
 byte 0 first) or ``struct:TYPE=VALUE,...`` (fields laid out as C does; TYPE i8 u8 i16 u16 i32 u32
 i64 u64 f16 bf16 f32 f64 ptr, a ptr taking zeros:BYTES, npy:PATH or arg:I; {...} nests a struct).
 ``--global NAME=npy:PATH`` (or ``NAME=zeros:BYTES``) writes data over a ``__constant__`` or
-``__device__`` variable of the module before the launch.
+``__device__`` variable of the module before the launch. ``--cluster X,Y,Z`` launches thread-block
+clusters of that shape (a kernel's own ``__cluster_dims__`` apply without it); a ``--cta`` brings its
+whole cluster, whose CTAs run together. A ``tmap:...`` for a pointer parameter passes a tensor map
+in global memory.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ def add_launch_options(p: argparse.ArgumentParser, required: bool) -> None:
     g.add_argument("--grid", required=required, help="X[,Y[,Z]] CTAs")
     g.add_argument("--block", required=required, help="X[,Y[,Z]] threads per CTA")
     g.add_argument("--smem", type=int, default=0, metavar="BYTES", help="dynamic shared memory per CTA (default 0)")
+    g.add_argument("--cluster", metavar="X[,Y[,Z]]", help="thread-block clusters of this shape (a kernel's own __cluster_dims__ need not be given)")
     g.add_argument("--arg", action="append", default=[], metavar="VALUE",
                    help="one per kernel parameter, in order: INT, FLOAT, zeros:BYTES, npy:PATH, tmap:..., bytes:HEX, struct:TYPE=VALUE,...")
     g.add_argument("--global", dest="globals", action="append", default=[], metavar="NAME=DATA",
@@ -68,17 +72,17 @@ def open_kernel(args: argparse.Namespace, path: str, sink: StreamSink | None = N
     ctas = [parse_cta(c) for c in args.cta] if args.cta else None
     grid, block = parse_dims(args.grid, "grid"), parse_dims(args.block, "block")
     symbols = parse_globals(args.globals)
-    total = len(ctas) if ctas else grid[0] * grid[1] * grid[2]
+    cluster = parse_dims(args.cluster, "cluster") if getattr(args, "cluster", None) else None
     hook = {"advance": lambda n: None}
     from ..parallel import runner
 
     stream = trace_kernel(path, args.kernel, grid, block, args.smem, args.arg, ctas, limit=args.max_instructions, advance=lambda n: hook["advance"](n),
-                          sink=sink, symbols=symbols, runner=runner(args.jobs, args.scheduler))
+                          sink=sink, symbols=symbols, runner=runner(args.jobs, args.scheduler), cluster=cluster)
     if stream.kernel.get("ptxas", {}).get("note"):
         print(f"simsmem: note: {stream.kernel['ptxas']['note']} ({stream.kernel['ptxas']['from']})", file=sys.stderr)
 
     def chunks():
-        with progress(f"running {stream.name}", total=total, quiet=getattr(args, "quiet", False)) as advance:
+        with progress(f"running {stream.name}", total=stream.size, quiet=getattr(args, "quiet", False)) as advance:
             hook["advance"] = advance
             yield from stream.chunks
     return attrs.evolve(stream, chunks=chunks())

@@ -85,6 +85,12 @@ class Geometry:
         (x, y, z), (cx, cy, cz) = self.cta_at(index), self.cluster
         return x % cx + cx * (y % cy + cy * (z % cz))
 
+    def members(self, index: int) -> list[int]:
+        """The CTAs of CTA ``index``'s cluster, by rank."""
+        (x, y, z), (cx, cy, cz) = self.cta_at(index), self.cluster
+        x, y, z = x - x % cx, y - y % cy, z - z % cz
+        return [self.cta_index((x + i, y + j, z + k)) for k in range(cz) for j in range(cy) for i in range(cx)]
+
 
 #: An instruction's effect: ``run(machine, ex)`` with ``ex`` the threads executing it (bool per thread).
 Step = Callable[["Machine", np.ndarray], None]

@@ -48,16 +48,19 @@ class Execution:
 
 
 def select_ctas(launch: Launch, ctas: list[tuple[int, int, int]] | None) -> list[int]:
-    """Linear indices of the CTAs to trace: all of the grid, or those named."""
+    """Linear indices of the CTAs to trace: all of the grid, or those named; in thread-block clusters, each with the rest
+    of its cluster, a cluster's CTAs together by rank (clusters in the order of their first CTA)."""
     g = launch.geometry
-    if not ctas:
-        return list(range(g.ctas))
-    out = []
-    for c in ctas:
-        if not all(0 <= v < n for v, n in zip(c, g.grid)):
-            raise SimsmemError("--cta", f"CTA {','.join(map(str, c))} is outside the grid {','.join(map(str, g.grid))}")
-        out.append(g.cta_index(c))
-    return sorted(set(out))
+    chosen = range(g.ctas)
+    if ctas:
+        for c in ctas:
+            if not all(0 <= v < n for v, n in zip(c, g.grid)):
+                raise SimsmemError("--cta", f"CTA {','.join(map(str, c))} is outside the grid {','.join(map(str, g.grid))}")
+        chosen = sorted({g.cta_index(c) for c in ctas})
+    if g.cluster_size == 1:
+        return list(chosen)
+    clusters = {g.cluster_of(c): g.members(c) for c in chosen}
+    return [c for members in sorted(clusters.values(), key=min) for c in members]
 
 
 #: Built steps, per program and constant banks: (id(program), banks) -> (program, steps); the program is kept so its id stays its own.
@@ -103,8 +106,10 @@ class StreamSink:
 
 
 def ctas_per_batch(launch: Launch) -> int:
-    """How many CTAs ``execute`` runs together: ``BATCH_THREADS`` threads' worth (at least one CTA)."""
-    return max(1, BATCH_THREADS // (launch.geometry.warps * 32))
+    """How many CTAs ``execute`` runs together: ``BATCH_THREADS`` threads' worth, in whole clusters (at least one), so
+    that a cluster's CTAs, which ``select_ctas`` puts together, run together."""
+    size = launch.geometry.cluster_size
+    return max(1, BATCH_THREADS // (launch.geometry.warps * 32) // size) * size
 
 
 def execute(program: Program, launch: Launch, ctas: list[int], limit: int | None = None, execution: Execution | None = None,
@@ -165,7 +170,8 @@ def describe(program: Program, launch: Launch, ctas: list[int], args: list[str],
     code = {f"{ins.pc:#06x}": {k: v for k, v in (("sass", ins.text), ("line", program.line_of(ins.pc))) if v}
             for ins in program.code if ins.name in SHARED_OPS}
     return {
-        "file": Path(program.where).name, "entry": program.entry, "grid": list(g.grid), "block": list(g.block), "smem": smem, "args": list(args),
+        "file": Path(program.where).name, "entry": program.entry, "grid": list(g.grid), "block": list(g.block),
+        **({"cluster": list(g.cluster)} if g.cluster_size > 1 else {}), "smem": smem, "args": list(args),
         **({"globals": dict(symbols)} if symbols else {}),
         "ctas": "all" if len(ctas) == g.ctas else [list(g.cta_at(c)) for c in ctas], "order": ORDER, "code": code,
         "shared": shared.header(program, smem, [ins.pc for ins in program.code if ins.name in SHARED_OPS]),
@@ -205,27 +211,28 @@ def trace_stream(program: Program, launch: Launch, ctas: list[int], header: dict
 def trace_kernel(path: str | Path, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], smem: int, args: list[str],
                  ctas: list[tuple[int, int, int]] | None = None, base: Path | None = None, limit: int | None = None,
                  max_shared: int = MAX_SHARED, advance=lambda n: None, sink: StreamSink | None = None,
-                 symbols: dict[str, str] | None = None, runner=None) -> TraceStream:
+                 symbols: dict[str, str] | None = None, runner=None, cluster: tuple[int, int, int] | None = None) -> TraceStream:
     """Load, launch and execute a kernel: a stream of the trace of its shared-memory instructions (``symbols``: data for
-    ``__constant__``/``__device__`` variables, see ``make_launch``; ``runner``: what executes the CTAs, ``trace_stream``'s
+    ``__constant__``/``__device__`` variables, see ``make_launch``; ``cluster``: the launch's thread-block clusters, for a
+    kernel without ``__cluster_dims__``; ``runner``: what executes the CTAs, ``trace_stream``'s
     arguments in, a stream out; ``trace_stream`` itself by default, ``parallel.runner`` spreads them over workers).
 
     ``stream.kernel`` describes the launch; its ``executed`` (ncu's ``smsp__inst_executed`` of the traced CTAs) is
     there once the chunks have been read."""
-    return launch_kernel(path, kernel, grid, block, smem, args, ctas, base, limit, max_shared, advance, sink, symbols, runner)[0]
+    return launch_kernel(path, kernel, grid, block, smem, args, ctas, base, limit, max_shared, advance, sink, symbols, runner, cluster)[0]
 
 
 def launch_kernel(path: str | Path, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], smem: int, args: list[str],
                   ctas: list[tuple[int, int, int]] | None = None, base: Path | None = None, limit: int | None = None,
                   max_shared: int = MAX_SHARED, advance=lambda n: None, sink: StreamSink | None = None,
-                  symbols: dict[str, str] | None = None, runner=None) -> tuple[TraceStream, Launch]:
+                  symbols: dict[str, str] | None = None, runner=None, cluster: tuple[int, int, int] | None = None) -> tuple[TraceStream, Launch]:
     """``trace_kernel``'s stream, and the launch whose global memory holds the kernel's outputs once it has been read."""
     program = load_program(path, kernel)
     hopper = program.hopper_only(modelled())
     if hopper:
         seen = ", ".join(f"{n} {what}" for what, n in sorted(hopper.items()))
         raise SimsmemError(f"{path}: {program.entry}", f"uses Hopper-only instructions simsmem does not model yet: {seen}")
-    launch = make_launch(program, grid, block, smem, args, base or Path.cwd(), max_shared, symbols)
+    launch = make_launch(program, grid, block, smem, args, base or Path.cwd(), max_shared, symbols, cluster)
     chosen = select_ctas(launch, ctas)
     if sink is not None:
         sink.ctas = frozenset(c for c in chosen if c % sink.sms == chosen[0] % sink.sms)

@@ -740,14 +740,23 @@ def _s2r(ins: Instruction, env: Env):
 
 @alu("R2UR", "RUR")
 def _r2ur(ins: Instruction, env: Env):
-    d, a = write(operand(ins, 0)), read(operand(ins, 1), "u32", env.constants)
+    """A register into a uniform register: every thread of a warp gets the value of its warp's first acting thread. With
+    a predicate first (``R2UR P0, UR10, R5``, ptxas's loops that serve a warp's distinct values one at a time), each
+    thread's predicate says whether its own value differs (``.OR``: or did already)."""
+    ops = list(ins.operands)
+    differs = ops.pop(0) if ops[0].kind in ("P", "UP") else None
+    d, a = write(ops[0]), read(ops[1], "u32", env.constants)
+    flag = write(differs, "pred") if differs is not None else None
+    before = read(differs, "pred") if differs is not None and "OR" in ins.mods else None
 
     def f(m: Machine, ix: np.ndarray) -> None:
         v = np.broadcast_to(np.asarray(a(m, ix), dtype=U32), (len(ix),))
-        # uniform: every thread of a warp gets the value of its warp's first acting thread
         warps = m.warp_id[ix]
         first = np.unique(warps, return_index=True)
-        d(m, ix, v[first[1][np.searchsorted(first[0], warps)]])
+        u = v[first[1][np.searchsorted(first[0], warps)]]
+        d(m, ix, u)
+        if flag is not None:
+            flag(m, ix, (v != u) | (before(m, ix) if before is not None else False))
     return f
 
 

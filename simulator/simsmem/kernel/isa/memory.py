@@ -48,13 +48,16 @@ def address32(op: Operand, env: Env):
     return f
 
 
-def address64(op: Operand, env: Env):
-    """A global or generic address: ``R.64`` pairs (or a uniform pair) plus 32-bit terms and the offset."""
+def address64(op: Operand, env: Env, extended: bool = False):
+    """A global or generic address: ``R.64`` pairs (or a uniform pair) plus 32-bit terms and the offset; in an ``.E``
+    instruction (``extended``) a lone register printed without ``.64`` is a pair too (``LD.E R10, [R2]``)."""
     if op.kind != "mem":
         raise BuildError(f"{op.text} is not an address")
     terms = []
+    paired = any("64" in t.suffix or (t.kind == "UR" and "U32" not in t.suffix) for t in op.terms)
     for t in op.terms:
-        wide = "64" in t.suffix or (t.kind == "UR" and "U32" not in t.suffix and not any("64" in u.suffix for u in op.terms if u is not t))
+        wide = "64" in t.suffix or (t.kind == "UR" and "U32" not in t.suffix and not any("64" in u.suffix for u in op.terms if u is not t)) \
+            or (extended and t.kind == "R" and not t.suffix and not paired)
         if wide:
             file, i = ("UR" if t.kind == "UR" else "R"), t.index
             terms.append(lambda m, ix, file=file, i=i: pair(m, file, i, ix))
@@ -493,7 +496,7 @@ def _ld(ins: Instruction, env: Env):
     file, regs = _dest_regs(operand(ins, 0), size)
     local = ins.name == "LDL"
     mem = operand(ins, 1)
-    addr = address32(mem, env) if local else address64(mem, env)
+    addr = address32(mem, env) if local else address64(mem, env, "E" in ins.mods)
     generic = ins.name == "LD"
     form = dict(_form_generic("LDS", size), generic=True) if generic else None
 
@@ -543,7 +546,7 @@ def _st(ins: Instruction, env: Env):
     size, _ = width(ins)
     local = ins.name == "STL"
     mem = operand(ins, 0)
-    addr = address32(mem, env) if local else address64(mem, env)
+    addr = address32(mem, env) if local else address64(mem, env, "E" in ins.mods)
     file, regs = registers(operand(ins, 1), max(1, size // 4))
     generic = ins.name == "ST"
     form = dict(_form_generic("STS", size), generic=True) if generic else None
@@ -601,7 +604,7 @@ def _atomg(ins: Instruction, env: Env):
         if ops[0].kind in ("P", "UP"):  # ATOMG.E.CAS's predicate output form
             k = 2
         d, mem, srcs = ops[k - 1] if k else None, ops[k], ops[k + 1 :]
-    addr = address64(mem, env)
+    addr = address64(mem, env, "E" in ins.mods)
     vfile, vregs = registers(srcs[0], size // 4)
     cfile, cregs = registers(srcs[1], size // 4) if kind == "CAS" and len(srcs) > 1 else ("R", [])
     dfile, dregs = registers(d, size // 4) if d is not None else ("R", [])
