@@ -217,9 +217,12 @@ def _row(b, off: np.ndarray, acc: np.ndarray, size: int, warps: int) -> int:
     """The row stride (bytes) the accesses' fixed strides show (``size``: none shows)."""
     active = off >= 0
     low = np.where(active, off, np.iinfo(np.int64).max).min(axis=1)
-    runs = np.array([_longest_run(o[o >= 0], a) for o, a in zip(off, acc)])
+    rel = np.where(active, off - low[:, None], -1)
+    pattern = np.unique(np.column_stack([b.op, b.width, b.mask.astype(np.int64), acc, rel]), axis=0, return_index=True, return_inverse=True)
+    runs = np.array([_longest_run(o[o >= 0], a) for o, a in zip(rel[pattern[1]], acc[pattern[1]])])[pattern[2].ravel()]
+    pattern = pattern[2].ravel()
     # where each SASS instruction (each row without one) always moves by the same stride for a lane-index bit
-    where = np.where(b.pc == NO_PC, -1 - np.arange(len(b)), b.pc).tolist()
+    where = np.where(b.pc == NO_PC, -1 - np.arange(len(b)), b.pc)
     seen: dict[tuple[int, int], set] = {}
     lane = np.arange(32)
     for bit in range(5):
@@ -228,13 +231,14 @@ def _row(b, off: np.ndarray, acc: np.ndarray, size: int, warps: int) -> int:
         pair = active[:, lo] & active[:, hi]
         d = np.where(pair, off[:, hi] - off[:, lo], 0)
         big, small = np.where(pair, d, np.iinfo(np.int64).min).max(axis=1), np.where(pair, d, np.iinfo(np.int64).max).min(axis=1)
-        for i in np.flatnonzero(pair.any(axis=1)).tolist():
-            seen.setdefault((where[i], bit), set()).add((int(big[i]), int(runs[i])) if big[i] == small[i] else None)
+        rows = np.flatnonzero(pair.any(axis=1))
+        steady = big[rows] == small[rows]
+        for pc, value, run, ok in np.unique(np.column_stack([where[rows], big[rows], runs[rows], steady]), axis=0).tolist():
+            seen.setdefault((pc, bit), set()).add((value, run) if ok else None)
+    where = where.tolist()
     unsteady = {pc for (pc, _), values in seen.items() if None in values or len({v for v, _ in values}) > 1}
     strides = {abs(v) for (pc, _), values in seen.items() if pc not in unsteady for v, run in values if abs(v) > run}
     if not strides:  # no lane moves between rows: the shift from a warp's instruction to its next with the same lanes
-        rel = np.where(active, off - low[:, None], -1)
-        pattern = np.unique(np.column_stack([b.op, b.width, b.mask.astype(np.int64), rel]), axis=0, return_inverse=True)[1].ravel()
         order = np.lexsort((np.arange(len(b)), b.warp))
         same = (b.warp[order][1:] == b.warp[order][:-1]) & (pattern[order][1:] == pattern[order][:-1])
         first, then = order[:-1][same], order[1:][same]
