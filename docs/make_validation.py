@@ -221,8 +221,10 @@ def realk_pinned() -> tuple[list[str], dict]:
         reasons[why].append(n)
     lines = ["### Real kernels traced by `simsmem trace` (pinned)", ""]
     hopper = sum(1 for n in names if n.startswith(("hop_", "hopper_")) or n.endswith(("_sm90", "_sm90_w8")))
+    h200 = sum(1 for e in tr.MANIFEST if "H200" in str(e.get("measured", "")) and not e["name"].startswith(("hop_", "hopper_")))
     lines += [f"`calibration/realk` holds {len(names)} kernels, each launched from its PTX and profiled by ncu (`calibration/realk/README.md`):",
-              f"{len(names) - hopper} in `manifest.json` on an H100, five runs each; the {hopper} Hopper probes and kernels of `hopper.json`",
+              f"{len(names) - hopper} in `manifest.json` ({len(names) - hopper - h200} on an H100, {h200} on an H200; two to five runs each); "
+              f"the {hopper} Hopper probes and kernels of `hopper.json`",
               "(wgmma, TMA and bulk copies, the TMA-fed GEMMs, Triton's sm_90 matmuls) on an H200, two runs each, and once on an H100.",
               "`tests/test_realk.py` traces each on the CPU and holds every modelled",
               "counter within the runs' range. The entries below are open: the test expects them to fail (strict xfail),",
