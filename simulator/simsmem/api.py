@@ -7,6 +7,7 @@
     run.counters["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"]
     run.instructions   # one row per shared-memory SASS instruction (a DataFrame where pandas is installed)
     print(run.explain())
+    run.fixes()[0].statement   # what to write: "__shared__ float tile[32][33]"
 
 ``kernel`` is a path (``.cu``, ``.ptx``, ``.cubin``), CUDA source text, or a ``@triton.jit`` function (compiled for
 sm_90 with its constexprs given as keywords; its block, shared memory and scratch pointers come from Triton's
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import io
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +29,16 @@ import numpy as np
 from rich.console import Console
 
 from .analysis import Result, analyse_stream, with_launch
+from .arrays import arrays_of
 from .config import ArchConfig, load_arch
 from .errors import SimsmemError
 from .explain import choose, explain, print_explanation
+from .fixes import Fix, launch_cycles, search
 from .kernel.launch import Launch, parse_dims
 from .kernel.ptx import entries
 from .kernel.tracer import StreamSink, launch_kernel
-from .trace.records import Trace, sass_at
+from .report import by_instruction
+from .trace.records import Trace
 
 #: Where CUDA source text and numpy arguments are written for the toolchain and the launch.
 _SOURCE, _ARGS = "kernel.cu", "arg{}.npy"
@@ -46,6 +50,7 @@ class Run:
 
     result: Result
     launch: Launch
+    timing: Callable[[np.ndarray], float] | None = None  # the launch's cycles for given per-row wavefronts (timed)
 
     @property
     def counters(self) -> dict[str, int | float]:
@@ -67,15 +72,7 @@ class Run:
         """One row per shared-memory SASS instruction: offset, SASS, source line, executed, wavefronts, ideal wavefronts,
         bank conflicts (whole grid), and stall cycles where timed; a pandas DataFrame where pandas is installed, else a
         list of dicts."""
-        stalls = self.result.launch.by_pc if self.result.launch is not None else {}
-        rows = []
-        for pc, (n, wavefronts, ideal, conflicts) in sorted(self.result.by_pc.items()):
-            code = sass_at(self.result.kernel, pc)
-            row = {"pc": pc, "sass": code.get("sass", ""), "line": code.get("line", ""), "executed": n, "wavefronts": wavefronts,
-                   "ideal_wavefronts": ideal, "bank_conflicts": conflicts}
-            if stalls:
-                row["stall_cycles"] = int(sum(stalls.get(pc, {}).values()))
-            rows.append(row)
+        rows = by_instruction(self.result)
         try:
             import pandas
         except ImportError:
@@ -90,8 +87,14 @@ class Run:
         if not chosen:
             return f"No bank conflicts in the {self.result.instructions} instructions of {self.result.name}."
         for i, twins in chosen:
-            print_explanation(explain(self.result, i, twins), out)
+            print_explanation(explain(self.result, i, twins, self.timing), out)
         return out.file.getvalue()
+
+    def fixes(self, top: int = 5) -> list[Fix]:
+        """The declarations, paddings and swizzles of the kernel's shared arrays that lower its wavefronts, best for the
+        whole kernel first (by predicted cycles where timed); each says what to write (``Fix.statement``)."""
+        b, c = self.result.trace.instructions, self.result.counts
+        return search(b, c.wavefronts, c.bank_conflicts, arrays_of(self.result.trace), self.result.arch, self.timing, top)
 
 
 def trace(kernel: Any, *, grid: int | Sequence[int] = 1, block: int | Sequence[int] | None = None, args: Sequence[Any] = (), smem: int = 0,
@@ -119,12 +122,14 @@ def trace(kernel: Any, *, grid: int | Sequence[int] = 1, block: int | Sequence[i
         sink = StreamSink(config.sm.sms) if timed and config.sm is not None else None
         stream, launch = launch_kernel(path, entry or "", _dims(grid, "grid"), _dims(block, "block"), smem, texts,
                                        [tuple(c) for c in ctas] if ctas else None, folder, sink=sink, symbols=symbols)
-        result = analyse_stream(stream, config, keep=True)
+        result = analyse_stream(stream, config, keep="all")
     streams = sink.streams() if sink is not None else None
+    timing = None
     if streams is not None:
         result = with_launch(result, streams, sink.resources, sink.code)
+        timing = launch_cycles(streams, result.trace.instructions, config, sink.resources, sink.code)
     _copy_back(args, launch)
-    return Run(result, launch)
+    return Run(result, launch, timing)
 
 
 def _dims(value: int | Sequence[int], what: str) -> tuple[int, int, int]:
