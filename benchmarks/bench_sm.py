@@ -26,7 +26,7 @@ def main() -> None:
         e = entries[name]
         sink = StreamSink(arch.sm.sms)
         stream = trace_kernel(REALK / e["ptx"], e["kernel"], tuple(e["grid"]), tuple(e["block"]), e["smem"], e["args"], base=REALK, sink=sink)
-        result = analyse_stream(stream, arch, keep=True)
+        result = analyse_stream(stream, arch, keep="all")
         streams = sink.streams()
         best, timing = float("inf"), None
         for _ in range(3):

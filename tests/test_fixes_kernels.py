@@ -33,7 +33,7 @@ LDSM = {"source": "tests/kernels/ldsm_pad.cu", "kernel": "ldsm_pad", "grid": [1,
 
 def counted(source: Path, e: dict, smem: int, sm90):
     stream = trace_kernel(source, e["kernel"], tuple(e["grid"]), tuple(e["block"]), smem, e["args"], base=REALK)
-    return analyse_stream(stream, sm90, keep=True)
+    return analyse_stream(stream, sm90, keep="all")
 
 
 def body(text: str, kernel: str) -> tuple[int, int]:

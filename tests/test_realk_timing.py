@@ -43,7 +43,7 @@ def _timed(entry: dict) -> tuple[dict, dict]:
     sink = StreamSink(H100.sm.sms)
     stream = trace_kernel(REALK / entry["ptx"], entry["kernel"], tuple(entry["grid"]), tuple(entry["block"]), entry["smem"], entry["args"],
                           base=REALK, sink=sink)
-    result = analyse_stream(stream, H100, keep=True)  # the counts: the two configs share every counting rule
+    result = analyse_stream(stream, H100, keep="all")  # the counts: the two configs share every counting rule
     return tuple(with_launch(attrs.evolve(result, arch=arch), sink.streams(), sink.resources).metrics for arch in (H100, H200))
 
 

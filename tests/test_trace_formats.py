@@ -269,7 +269,7 @@ def test_unknown_suffix(tmp_path):
 
 
 def test_npz_leaves_out_source_columns_without_ldgsts(tmp_path):
-    """A chunk without LDGSTS stores no `src` member (it would be all -1: 256 bytes an instruction) and
+    """A chunk without LDGSTS stores no `src` members (they would be all -1: 256 bytes an instruction) and
     one without .cg no `bypass`; one with them keeps them; all read back equal (LDGSTS rows from
     calibration/h100/instructions_v2.json)."""
     import zipfile
@@ -283,7 +283,7 @@ def test_npz_leaves_out_source_columns_without_ldgsts(tmp_path):
         trace = corpus_trace(chosen, name)
         write_trace(trace, path)
         members = zipfile.ZipFile(path).namelist()
-        assert ("c0.src.npy" in members) == (name != "plain")
+        assert ("c0.src.table.npy" in members) == (name != "plain")
         assert ("c0.bypass.npy" in members) == (name == "cg")
         back = load_trace(path).instructions
         for f in attrs.fields(InstructionBatch):

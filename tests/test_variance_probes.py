@@ -33,7 +33,7 @@ def simulated() -> dict[str, dict]:
     for e in PROBES:
         sink = StreamSink(H200.sm.sms)
         stream = trace_kernel(REALK / e["ptx"], e["kernel"], tuple(e["grid"]), tuple(e["block"]), e["smem"], e["args"], base=REALK, sink=sink)
-        out[e["name"]] = with_launch(analyse_stream(stream, H200, keep=True), sink.streams(), sink.resources).metrics
+        out[e["name"]] = with_launch(analyse_stream(stream, H200, keep="all"), sink.streams(), sink.resources).metrics
     return out
 
 

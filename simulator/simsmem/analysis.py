@@ -3,8 +3,8 @@
 
 The result holds the kernel's ncu metrics, totals per SASS form, the instructions with the most bank
 conflicts and, for a traced kernel, totals per SASS instruction: a trace of any length is counted
-in the memory of one chunk. ``keep=True`` also keeps every instruction and its counts, which JSON's
-rows, ``explain`` and the timing engine (``with_timeline``) need.
+in the memory of one chunk. ``keep`` also keeps some rows whole, with their counts: one CTA's (``"cta"``: what the
+timing engine, the timed SM and the shared arrays need, in the memory of a CTA whatever the grid), or all of them.
 """
 
 from __future__ import annotations
@@ -56,41 +56,45 @@ class Result:
     by_pc: dict[int, tuple[int, int, int, int]] = attrs.field(factory=dict)
     kernel: dict | None = None  # the trace header's ``kernel`` object
     notes: tuple[str, ...] = ()  # what the reader left out
-    trace: Trace | None = None  # the whole trace (``keep``)
-    counts: Counts | None = None  # every instruction's counts (``keep``)
+    trace: Trace | None = None  # the rows kept (``keep``)
+    counts: Counts | None = None  # their counts
+    rows: np.ndarray | None = None  # their indices in the trace (None: every row was kept)
     timeline: Timeline | None = None  # issue and completion cycles of one CTA (``with_timeline``)
-    timed: np.ndarray | None = None  # the rows the timeline covers (a traced kernel: its first CTA's); None: all
+    timed: np.ndarray | None = None  # the kept rows the timeline covers (a traced kernel: its first CTA's); None: all
     launch: LaunchTiming | None = None  # a traced kernel's whole launch on the timed SM (``with_launch``)
     what_if: tuple[WhatIf, ...] = ()  # the launch again with some instructions' bank conflicts removed (``with_launch``)
 
 
 #: What a bar says while the first count of a process loads the counting loop (measured: docs/performance.md).
 COMPILING = "loading the counting model; numba compiles it on a machine's first run, about 5 s"
+#: What ``analyse_stream`` may keep of the rows: none, one CTA's, or all.
+KEEP = ("none", "cta", "all")
 
 
-def analyse_stream(stream: TraceStream, arch: ArchConfig, *, keep: bool = False, worst: int = 10,
+def analyse_stream(stream: TraceStream, arch: ArchConfig, *, keep: str = "none", ctas: frozenset[int] = frozenset(), worst: int = 10,
                    advance: Callable[[int], None] | None = None) -> Result:
-    """Check and count ``stream`` chunk by chunk into one result (``keep``: with every instruction and its counts);
-    ``worst``: how many of the worst instructions to list; ``advance`` gets the bytes of the file read as it goes."""
+    """Check and count ``stream`` chunk by chunk into one result; ``keep`` (``KEEP``): also keep rows whole with their
+    counts: ``"cta"``, a traced kernel's first traced CTA's and those of ``ctas`` (linear CTA indices; a trace that is
+    not a traced kernel's is one CTA: all of it), or ``"all"``; ``worst``: how many of the worst instructions to
+    list; ``advance`` gets the bytes of the file read as it goes."""
     if worst < 1:
         raise SimsmemError("--worst", f"expected a positive count, got {worst}")
     sums = _Sums(arch, stream.ctas, worst)
-    kept: list[tuple[InstructionBatch, Counts]] = []
+    kept = _Kept(keep, ctas, warps_per_cta(stream.kernel))
     done = 0
     for chunk in validated(stream, arch).chunks:
         with contextlib.nullcontext() if loaded() else noting(COMPILING):
             counts = count(chunk.instructions, arch)
         sums.add(chunk.instructions, counts, chunk.first)
-        if keep:
-            kept.append((chunk.instructions, counts))
+        kept.add(chunk.instructions, counts, chunk.first)
         if advance is not None:
             advance(chunk.done - done)
             done = chunk.done
     whole = {}
-    if keep:
-        batch = InstructionBatch.concat([b for b, _ in kept])
-        whole = {"trace": Trace(batch, stream.name, stream.arch, stream.ctas, stream.kernel),
-                 "counts": _concat([c for _, c in kept]) if kept else count(batch, arch)}
+    if keep != "none":
+        batch, counts, rows = kept.whole(arch)
+        whole = {"trace": Trace(batch, stream.name, stream.arch, stream.ctas, stream.kernel), "counts": counts,
+                 "rows": None if len(rows) == sums.total else rows}
     return Result(stream.name, arch, stream.ctas, sums.total, sums.warps, {**sums.metrics, **kernel_counters(stream.kernel)},
                   {k: tuple(int(x) for x in v) for k, v in sorted(sums.forms.items())}, tuple(sums.top),
                   {pc: tuple(int(x) for x in v) for pc, v in sorted(sums.by_pc.items())}, stream.kernel, tuple(stream.notes), **whole)
@@ -98,17 +102,21 @@ def analyse_stream(stream: TraceStream, arch: ArchConfig, *, keep: bool = False,
 
 def analyse(trace: Trace, arch: ArchConfig) -> Result:
     """A whole trace in memory, checked, counted and kept (``analyse_stream`` of it)."""
-    return analyse_stream(stream_of(trace), arch, keep=True)
+    return analyse_stream(stream_of(trace), arch, keep="all")
+
+
+def warps_per_cta(kernel: dict | None) -> int | None:
+    """A traced kernel's warps per CTA (its rows number warps grid-wide: a row's CTA is its warp // these); None for
+    other traces, whose instructions are one CTA's."""
+    block = (kernel or {}).get("block")
+    return -(-int(np.prod(block)) // 32) if isinstance(block, list) and block else None
 
 
 def first_cta_rows(trace: Trace) -> np.ndarray | None:
-    """A traced kernel's rows of its first traced CTA (its warps are that CTA's, numbered grid-wide); None for other traces,
-    whose instructions are one CTA's."""
-    k = trace.kernel
-    if not k or not isinstance(k.get("block"), list) or not trace.instructions.warp.size:
+    """A traced kernel's rows of its first traced CTA; None for other traces, whose instructions are one CTA's."""
+    warps = warps_per_cta(trace.kernel)
+    if warps is None or not trace.instructions.warp.size:
         return None
-    threads = int(np.prod(k["block"]))
-    warps = -(-threads // 32)
     first = int(trace.instructions.warp.min()) // warps
     return np.flatnonzero(trace.instructions.warp // warps == first)
 
@@ -117,7 +125,7 @@ def with_timeline(result: Result, advance: Callable[[int], None] | None = None) 
     """``result`` (kept) and the timing engine's timeline of one CTA of its trace (``advance``: issued instructions);
     for a traced kernel, its first traced CTA's."""
     if result.trace is None or result.counts is None:
-        raise ValueError("the timing engine needs every instruction: analyse_stream(..., keep=True)")
+        raise ValueError("the timing engine needs a CTA's rows: analyse_stream(..., keep='cta')")
     rows = first_cta_rows(result.trace)
     b, counts = result.trace.instructions, result.counts
     if rows is not None or not IS_LANES[b.op].all():
@@ -132,17 +140,31 @@ def with_launch(result: Result, streams, resources: dict[str, int], code: dict[i
     metrics. ``fixes``: also time the launch with the bank conflicts of each of the ``fixes`` SASS instructions with
     the most removed, one at a time, then with every instruction's removed."""
     if result.trace is None or result.counts is None:
-        raise ValueError("the timed SM needs every instruction: analyse_stream(..., keep=True)")
+        raise ValueError("the timed SM needs its CTAs' rows: analyse_stream(..., keep='cta', ctas=the sink's CTAs)")
     b, counts = result.trace.instructions, result.counts
+    streams = renumbered(streams, result.rows)
     launch = time_launch(streams, b, counts.wavefronts, result.arch, resources, code)
     conflicting = [pc for pc, (_, _, _, conflicts) in sorted(result.by_pc.items(), key=lambda kv: -kv[1][3]) if conflicts]
     sets = [(pc,) for pc in conflicting[:fixes]] + ([tuple(conflicting)] if fixes and len(conflicting) > 1 else [])
-    fixed = tuple(what_if(streams, b, counts.wavefronts, counts.ideal, result.arch, resources, pcs) for pcs in sets)
+    # the conflicts each removes: the whole grid's, from the totals per SASS instruction (the kept rows are some CTAs')
+    fixed = tuple(attrs.evolve(what_if(streams, b, counts.wavefronts, counts.ideal, result.arch, resources, pcs),
+                               conflicts=sum(result.by_pc[pc][1] - result.by_pc[pc][2] for pc in pcs)) for pcs in sets)
     metrics = {**result.metrics, **launch.metrics}
     for name in CLASHING:  # the timing-dependent store wavefronts: counted as wavefronts and as bank conflicts
         if name in metrics:
             metrics[name] += launch.store_clashes
     return attrs.evolve(result, launch=launch, what_if=fixed, metrics=metrics, notes=result.notes + tuple(f"timed SM: {n}" for n in launch.run.notes))
+
+
+def renumbered(streams, rows: np.ndarray | None):
+    """``streams`` (``kernel.streams.WarpStreams``) with each trace row it names as its position among the kept
+    ``rows`` (None: every row was kept; each named row must be among them)."""
+    if rows is None:
+        return streams
+    at = tuple(np.searchsorted(rows, r) for r in streams.rows)
+    if not all(np.array_equal(rows[np.minimum(a, len(rows) - 1)][r >= 0], r[r >= 0]) for a, r in zip(at, streams.rows)):
+        raise ValueError("the timed SM's rows were not kept: analyse_stream(..., keep='cta', ctas=the sink's CTAs)")
+    return attrs.evolve(streams, rows=tuple(np.where(r >= 0, a, -1) for a, r in zip(at, streams.rows)))
 
 
 #: The counters a .cg copy writing beside shared stores adds to (calibration/realk/runs/2026-11-29-variance).
@@ -175,6 +197,45 @@ def _concat(counts: list[Counts]) -> Counts:
     if len(counts) == 1:
         return counts[0]
     return Counts(*(np.concatenate([getattr(c, f.name) for c in counts]) for f in attrs.fields(Counts)))
+
+
+class _Kept:
+    """The rows ``analyse_stream`` keeps (``keep``), chunk by chunk: every row, or those of the lowest CTA seen so far
+    and of ``ctas`` (``warps``: warps per CTA; None: the trace is one CTA's)."""
+
+    def __init__(self, keep: str, ctas: frozenset[int], warps: int | None) -> None:
+        if keep not in KEEP:
+            raise ValueError(f"keep: one of {KEEP}, not {keep!r}")
+        self.keep, self.ctas, self.warps = keep, np.array(sorted(ctas), dtype=np.int64), warps
+        self.first: int | None = None
+        self.parts: list[tuple[np.ndarray, InstructionBatch, Counts]] = []  # (trace indices, rows, counts)
+
+    def add(self, b: InstructionBatch, counts: Counts, first: int) -> None:
+        if self.keep == "none" or not len(b):
+            return
+        part = (np.arange(first, first + len(b)), b, counts)
+        if self.keep == "cta" and self.warps is not None:
+            cta = b.warp // self.warps
+            low = int(cta.min())
+            if self.first is None or low < self.first:  # a lower CTA: the rows kept as the first CTA's are not
+                self.first = low
+                self.parts = [self._take(p, np.isin(p[1].warp // self.warps, self.ctas)) for p in self.parts]
+            which = (cta == self.first) | np.isin(cta, self.ctas)
+            part = part if which.all() else self._take(part, which)
+        self.parts.append(part)
+
+    @staticmethod
+    def _take(part: tuple[np.ndarray, InstructionBatch, Counts], which: np.ndarray) -> tuple[np.ndarray, InstructionBatch, Counts]:
+        rows, b, counts = part
+        return rows[which], b.take(which), Counts(*(getattr(counts, f.name)[which] for f in attrs.fields(Counts)))
+
+    def whole(self, arch: ArchConfig) -> tuple[InstructionBatch, Counts, np.ndarray]:
+        """The kept rows, their counts and their trace indices."""
+        if not self.parts:
+            empty = InstructionBatch.empty()
+            return empty, count(empty, arch), np.zeros(0, dtype=np.int64)
+        return (InstructionBatch.concat([b for _, b, _ in self.parts]), _concat([c for _, _, c in self.parts]),
+                np.concatenate([rows for rows, _, _ in self.parts]))
 
 
 class _Sums:

@@ -30,8 +30,26 @@ def timing_summary(result: Result) -> dict[str, Any]:
     }
 
 
+def by_instruction(result: Result) -> list[dict[str, Any]]:
+    """One dict per SASS instruction of a trace whose rows name theirs (a traced kernel's): its offset, SASS, source line,
+    and the whole grid's executions, wavefronts, ideal wavefronts and bank conflicts (and stall cycles where timed)."""
+    stalls = result.launch.by_pc if result.launch is not None else {}
+    rows = []
+    for pc, (n, wavefronts, ideal, conflicts) in sorted(result.by_pc.items()):
+        code = sass_at(result.kernel, pc)
+        row = {"pc": pc, "sass": code.get("sass", ""), "line": code.get("line", ""), "executed": n, "wavefronts": wavefronts,
+               "ideal_wavefronts": ideal, "bank_conflicts": conflicts}
+        if stalls:
+            row["stall_cycles"] = int(sum(stalls.get(pc, {}).values()))
+        rows.append(row)
+    return rows
+
+
 def instruction_rows(result: Result) -> list[dict[str, Any]]:
-    """One dict per instruction (a kept result): where it is, what it is, its counts, and (timed) its issue and completion cycles."""
+    """JSON's rows: those of ``by_instruction`` where the rows name their SASS instruction; else one dict per instruction
+    (every row kept): where it is, what it is, its counts, and (timed) its issue and completion cycles."""
+    if result.by_pc:
+        return by_instruction(result)
     b, c = result.trace.instructions, result.counts
     names = labels(b)
     rows = [
@@ -72,7 +90,7 @@ def launch_summary(result: Result) -> dict[str, Any]:
 
 
 def to_json(result: Result) -> dict[str, Any]:
-    """The JSON report of a kept result: its metrics, the timing summary (timed) and every instruction's row."""
+    """The JSON report of a kept result: its metrics, the timing summary (timed) and its rows (``instruction_rows``)."""
     return {
         "trace": result.name,
         "arch": result.arch.name,

@@ -90,10 +90,10 @@ def open_input(args: argparse.Namespace, path: str, arch: str | None) -> tuple[R
     if not path.endswith(KERNEL_SUFFIXES):
         with progress("reading the trace", quiet=args.quiet):
             stream = open_trace(path)
-            return analyse_stream(stream, resolve_arch(stream, arch, path), keep=True), None
+            return analyse_stream(stream, resolve_arch(stream, arch, path), keep="all"), None
     chosen = load_arch(arch or "sm_90")
     sink = StreamSink(chosen.sm.sms) if chosen.sm is not None else None
-    result = analyse_stream(open_kernel(args, path, sink), chosen, keep=True)
+    result = analyse_stream(open_kernel(args, path, sink), chosen, keep="all")
     streams = sink.streams() if sink is not None else None
     if streams is None:
         return result, None

@@ -1,9 +1,9 @@
 """``simsmem run TRACE``: what ncu would report for the trace's shared-memory instructions.
 
-The trace is read, checked and counted in one pass (any length, in the memory of one chunk, with a
-progress bar). JSON (every instruction's counts) keeps every instruction, and so does ``--engine full``
-(the default), which then runs one CTA through the timing engine: cycles, latency per form, and (JSON)
-every instruction's issue and completion cycles.
+The trace is read, checked and counted in one pass (any length, with a progress bar), in the memory of one chunk and
+of the rows of one CTA: ``--engine full`` (the default) runs that CTA through the timing engine (cycles, latency per
+form), or, for a kernel traced here, the CTAs of one SM through the timed SM. JSON gives a traced kernel's counts per
+SASS instruction, another trace's (one CTA's) per instruction, with each one's issue and completion cycles when timed.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sys
 
 import orjson
 
-from ..analysis import analyse_stream, with_launch, with_timeline
+from ..analysis import analyse_stream, warps_per_cta, with_launch, with_timeline
 from ..arrays import print_arrays
 from ..config import load_arch
 from ..kernel.tracer import StreamSink
@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("table", "json", "csv", "ncu-csv"), default="table", help="ncu-csv: ncu's --csv details page (one row per metric, with ID, Kernel Name, ... columns)")
     p.add_argument("--worst", type=positive, default=10, metavar="K", help="list the K instructions with the most bank conflicts (table)")
     p.add_argument("--engine", choices=("full", "analytic"), default="full",
-                   help="full: counters and cycles from the timing engine (keeps the whole trace); analytic: counters only, faster")
+                   help="full: counters and cycles from the timing engine (keeps one CTA's rows); analytic: counters only, faster")
     p.add_argument("--what-if", type=non_negative, metavar="K",
                    help="a traced kernel, full engine: also simulate it with the bank conflicts of each of its K worst SASS instructions "
                         "removed (their ideal wavefronts), then of every instruction's; 0: none (default: 3 for the table, 0 for json and csv)")
@@ -52,7 +52,9 @@ def run(args: argparse.Namespace) -> int:
     arch = arch or resolve_arch(stream, args.arch, args.trace)
     # a kernel's stream draws its own bar as it runs
     with progress(f"counting {stream.name or args.trace}", total=stream.size or None, quiet=args.quiet or kernel) as advance:
-        result = analyse_stream(stream, arch, keep=timed or args.format == "json", worst=args.worst, advance=advance)
+        traced = warps_per_cta(stream.kernel) is not None  # its arrays are read from its first CTA
+        keep = "cta" if timed or traced or args.format == "json" else "none"
+        result = analyse_stream(stream, arch, keep=keep, ctas=sink.ctas if sink is not None else frozenset(), worst=args.worst, advance=advance)
     streams = sink.streams() if sink is not None else None
     if streams is not None:
         fixes = args.what_if if args.what_if is not None else 3 if args.format == "table" else 0

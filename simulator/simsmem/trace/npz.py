@@ -1,12 +1,14 @@
 """Trace v1 as numpy columns (``.npz``): for traces too large to parse as JSON quickly.
 
-The file is an ordinary ``numpy.savez``-style zip. Member ``header`` holds the v1 header as UTF-8
-JSON bytes (with ``count``, the number of instructions). The instructions follow in chunks: chunk
-``i`` is one member per ``InstructionBatch`` column, ``c{i}.op``, ``c{i}.warp`` ... ``c{i}.src``, each
-with its column's dtype (``records.DTYPES``; the per-lane ``addrs`` and ``src`` of shape ``(n, 32)``,
-``-1`` where a lane gives none). A column added to the format after the first ``.npz`` files
-(``Field.later``) is left out of a chunk where every row holds its default, and read back so. Reading
-loads one chunk at a time and holds its columns to the rules of v1 (``v1.column_problem``).
+The file is an ordinary ``numpy.savez``-style zip, its members deflated. Member ``header`` holds the v1 header as
+UTF-8 JSON bytes (with ``count``, the number of instructions). The instructions follow in chunks: chunk ``i`` is one
+member per ``InstructionBatch`` column, ``c{i}.op``, ``c{i}.warp`` ..., each with its column's dtype
+(``records.DTYPES``). A per-lane column (``addrs``, ``src``) is three members, its lane patterns (``patterns``):
+``c{i}.addrs.base`` (a base a row), ``c{i}.addrs.pattern`` (int32: a row of the table a row) and ``c{i}.addrs.table``
+(the distinct patterns, ``(p, 32)``); files written before held it as one member ``c{i}.addrs`` of shape ``(n, 32)``,
+which still reads. A column added to the format after the first ``.npz`` files (``Field.later``) is left out of a
+chunk where every row holds its default, and read back so. Reading loads one chunk at a time and holds its columns
+to the rules of v1 (``v1.column_problem``).
 """
 
 from __future__ import annotations
@@ -21,12 +23,15 @@ import orjson
 
 from ..errors import TraceError
 from .files import atomic_output
+from .patterns import Patterns
 from .records import COLUMNS, LANES, InstructionBatch
 from .stream import Chunk, TraceStream
 from .v1 import canonical_others, column_problem, header_object, parse_header
 
 #: Columns a chunk may leave out when every entry holds its default (and is read back so).
 LATER = {name: f for name, f in COLUMNS.items() if f.later}
+#: The members of a per-lane column in lane patterns (``c{i}.addrs.base`` ...), and their dtypes (None: the column's).
+PARTS = {"base": None, "pattern": np.int32, "table": None}
 #: Errors numpy and zipfile raise for a file that is not a whole, well-formed npz.
 BROKEN = (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error, orjson.JSONDecodeError)
 
@@ -34,11 +39,17 @@ BROKEN = (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.erro
 def write_npz(stream: TraceStream, path: str | Path) -> None:
     """The columns of every chunk, then the header (atomically: nothing is left behind on error)."""
     count = 0
-    with atomic_output(path) as raw, zipfile.ZipFile(raw, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as z:
+    with atomic_output(path) as raw, zipfile.ZipFile(raw, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1, allowZip64=True) as z:
         for i, c in enumerate(stream.chunks):
-            for name in COLUMNS:
+            for name, f in COLUMNS.items():
                 column = getattr(c.instructions, name)
-                if name not in LATER or (column != LATER[name].default).any():
+                if name in LATER and not (column != f.default).any():
+                    continue
+                if f.lanes:
+                    patterns = Patterns.of(column)
+                    for part in PARTS:
+                        _put(z, f"c{i}.{name}.{part}", getattr(patterns, part))
+                else:
                     _put(z, f"c{i}.{name}", column)
             count += len(c.instructions)
         header = header_object(stream.name, stream.arch, stream.ctas, count, stream.kernel)
@@ -72,11 +83,7 @@ def read_npz(path: str | Path) -> TraceStream:
         chunks = 0
         while f"c{chunks}.op" in names:
             chunks += 1
-        allowed = {"header"} | {f"c{i}.{n}" for i in range(chunks) for n in COLUMNS}
-        required = {m for m in allowed if m.split(".")[-1] not in LATER}
-        if not required <= names <= allowed:
-            extra = sorted(names - allowed) or sorted(required - names)
-            raise TraceError(where, f"{'unexpected' if names - allowed else 'missing'} member {extra[0]!r}")
+        _check_members(names, chunks, where)
     except BaseException:
         z.close()
         raise
@@ -90,6 +97,7 @@ def _chunks(z: np.lib.npyio.NpzFile, chunks: int, count: int | None, size: int, 
     try:
         for i in range(chunks):
             columns = {name: _member(z, f"c{i}.{name}", where) for name in COLUMNS if f"c{i}.{name}" in z.files}
+            columns |= {name: _decoded(z, f"c{i}.{name}", where) for name, f in COLUMNS.items() if f.lanes and f"c{i}.{name}.base" in z.files}
             n = len(columns["op"])
             columns |= {name: f.filled(n) for name, f in LATER.items() if name not in columns}
             for name, array in columns.items():
@@ -108,6 +116,38 @@ def _chunks(z: np.lib.npyio.NpzFile, chunks: int, count: int | None, size: int, 
         z.close()
     if count is not None and count != first:
         raise TraceError(f"{where}: count", f"the header says {count} instructions, the file holds {first}")
+
+
+def _check_members(names: set[str], chunks: int, where: str) -> None:
+    """Every member a chunk needs is there, and none other: a per-lane column as one member or as its three parts."""
+    allowed = {"header"}
+    for i in range(chunks):
+        for name, f in COLUMNS.items():
+            member = f"c{i}.{name}"
+            forms = [{member}] + ([{f"{member}.{part}" for part in PARTS}] if f.lanes else [])
+            given = names & set().union(*forms)
+            allowed |= set().union(*forms)
+            if given in forms or (not given and name in LATER):
+                continue
+            if member in given:
+                raise TraceError(where, f"unexpected member {sorted(given - {member})[0]!r}")
+            raise TraceError(where, f"missing member {sorted(forms[-1] - given)[0]!r}")
+    if names - allowed:
+        raise TraceError(where, f"unexpected member {sorted(names - allowed)[0]!r}")
+
+
+def _decoded(z: np.lib.npyio.NpzFile, member: str, where: str) -> np.ndarray:
+    """A per-lane column from its lane patterns (``member``: ``c{i}.addrs``)."""
+    dtype = COLUMNS[member.split(".")[1]].dtype
+    arrays = {part: _member(z, f"{member}.{part}", where) for part in PARTS}
+    for part, want in PARTS.items():
+        if arrays[part].dtype.type is not (want or dtype):
+            raise TraceError(f"{where}: {member}.{part}", f"expected {np.dtype(want or dtype).name}, got {arrays[part].dtype.name}")
+    patterns = Patterns(**arrays)
+    problem = patterns.problem()
+    if problem:
+        raise TraceError(f"{where}: {member}", problem)
+    return patterns.column()
 
 
 def _member(z: np.lib.npyio.NpzFile, name: str, where: str) -> np.ndarray:

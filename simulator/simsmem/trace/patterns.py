@@ -1,0 +1,54 @@
+"""Per-lane columns (``addrs``, ``src``) as a base and a pattern a row: the compact form ``.npz`` files store.
+
+A warp's lanes keep one shape from row to row (``tid * 4``, ``tid * 16 + k * 512``) while the row's base moves with
+its warp, CTA and loop step. So a column of ``n`` rows of 32 values is stored as ``n`` bases (each row's lowest
+value), ``n`` pattern ids, and a table of the distinct patterns: each lane's offset from its row's base, ``INACTIVE``
+where the lane gives no value (a row without values has base 0). Decoded, the column is the same value for value.
+"""
+
+from __future__ import annotations
+
+import attrs
+import numpy as np
+
+from .lanes import INACTIVE, LANES
+
+
+@attrs.frozen(eq=False)
+class Patterns:
+    """A per-lane column: ``table[pattern[i]]`` shifted by ``base[i]`` is row ``i``."""
+
+    base: np.ndarray  # (n,), the column's dtype
+    pattern: np.ndarray  # (n,) int32, rows of ``table``
+    table: np.ndarray  # (p, 32), the column's dtype: offsets from the base, INACTIVE in lanes without a value
+
+    @staticmethod
+    def of(column: np.ndarray) -> Patterns:
+        """The patterns of ``column`` (n, 32)."""
+        active = column != INACTIVE
+        highest = np.iinfo(column.dtype).max
+        base = np.where(active, column, highest).min(axis=1, initial=highest)
+        base = np.where(active.any(axis=1), base, 0).astype(column.dtype)
+        offsets = np.ascontiguousarray(np.where(active, column - base[:, None], INACTIVE).astype(column.dtype))
+        rows = offsets.view(np.dtype((np.void, offsets.itemsize * LANES))).ravel()  # one bytes key a row: a fast unique
+        _, first, pattern = np.unique(rows, return_index=True, return_inverse=True)
+        return Patterns(base, pattern.ravel().astype(np.int32), offsets[first])
+
+    def problem(self) -> str | None:
+        """What makes these arrays (of one integer dtype, ``pattern``'s int32) no column: the decoding would fail or overflow."""
+        if self.base.ndim != 1 or self.pattern.shape != self.base.shape or self.table.ndim != 2 or self.table.shape[1] != LANES:
+            return f"expected bases (n,), pattern ids (n,) and a table (p, {LANES})"
+        n, p = len(self.base), len(self.table)
+        if n and (int(self.pattern.min()) < 0 or int(self.pattern.max()) >= p):
+            return f"a pattern id outside the table's {p} rows"
+        if p and int(self.table.min()) < INACTIVE:
+            return f"an offset below {INACTIVE}"
+        info = np.iinfo(self.base.dtype)
+        if n and (self.base > info.max - np.maximum(self.table.max(axis=1), 0)[self.pattern]).any():
+            return f"a base and an offset beyond {self.base.dtype.name}"
+        return None
+
+    def column(self) -> np.ndarray:
+        """The column (n, 32) (``problem()`` is None)."""
+        offsets = self.table[self.pattern]
+        return np.where(offsets == INACTIVE, offsets, offsets + self.base[:, None])
