@@ -131,29 +131,42 @@ def test_ranked_by_the_kernel_then_the_simplest(sm90):
     assert [f.cycles for f in timed] == [1e6 / f.wavefronts for f in timed] and timed[0].cycles_now == 1e6 / int(c.wavefronts.sum())
 
 
-PTX = """
-.visible .entry k(.param .u64 p)
-{
-    .shared .align 1 .b8 _ZZ1kE1c[3];
-    .shared .align 8 .b8 _ZZ1kE2Bs[4224];
-    .shared .align 4 .b8 _ZZ1kE6unused[64];
-    .shared .align 4 .b8 _ZZ1kE2As[4096];
-    mov.u32 %r1, _ZZ1kE2As; mov.u32 %r2, _ZZ1kE2Bs; mov.u32 %r3, _ZZ1kE1c;
-}
-.extern .shared .align 16 .b8 dyn[];
-"""
+def kernel_ptx(module: list[str], body: list[str], uses: list[str]) -> str:
+    """A one-kernel module: ``module`` and ``body`` declarations, a store to each of ``uses``."""
+    lines = [".version 9.0", ".target sm_90", ".address_size 64", *module, ".visible .entry k(.param .u64 p)", "{", *body, ".reg .b32 %r<9>;"]
+    for i, n in enumerate(uses):
+        lines += [f"mov.u32 %r2, {n};", f"st.shared.u8 [%r2+{i}], %r1;"]
+    return "\n".join([*lines, "ret;", "}"])
 
 
-def test_placement_follows_declaration_order_and_alignment():
-    """ptxas 13.0.88 -O3 placed tests' two.cu (As 4096 B align 4, Bs 4224 B align 8, c 3 B, declared in that order) at
-    0x400, 0x1400 and 0x2480 (traced SASS addresses), .nv.shared 9347 bytes; here declared c, Bs, As with an unused
-    one: c at 0x400, Bs at 0x408, As at 0x1488, the unused one given no space. A section size the rule does not
-    reach gives no names."""
-    placed = layout(PTX, "k", set(), 0x1488 + 4096, 0)
-    assert [(a["name"], a["base"], a["bytes"]) for a in placed] == [("c", 0x400, 3), ("Bs", 0x408, 4224), ("As", 0x1488, 4096)]
-    assert layout(PTX, "k", set(), 0x1488 + 4096 + 4, 0) == []
-    with_dyn = PTX.replace("mov.u32 %r3, _ZZ1kE1c;", "mov.u32 %r3, _ZZ1kE1c; mov.u32 %r4, dyn;")
-    assert layout(with_dyn, "k", set(), 0x2490, 512)[-1] == {"name": "dyn", "symbol": "dyn", "base": 0x2490, "bytes": 512, "extern": True}
+T, B, M = ".shared .align 1024 .b8 T[4096];", ".shared .align 8 .u64 B;", ".shared .align 128 .b8 M[128];"
+A, C, D = ".shared .align 4 .b8 A[64];", ".shared .align 1 .b8 C[3];", ".shared .align 16 .b8 D[48];"
+
+
+@pytest.mark.parametrize(
+    "module, body, uses, size, placed",
+    [
+        ([C, A, B, D], [], ["B", "D", "A", "C"], 0x480, {"C": 0x400, "A": 0x404, "B": 0x448, "D": 0x450}),
+        ([A, B, C], [], ["A", "C"], 0x443, {"A": 0x400, "C": 0x440}),  # B unused: no space
+        ([T, B], [M], ["T", "B", "M"], 0x1808, {"M": 0x400, "T": 0x800, "B": 0x1800}),  # the kernel's own first
+        ([T, B, ".extern .shared .align 1024 .b8 smem[];"], [], ["T", "B"], 0x1800, {"T": 0x400, "B": 0x1400}),  # rounded to the extern's
+    ],
+    ids=["declaration_order", "unused", "body_first", "extern_rounds"],
+)
+def test_placement_is_ptxas_rule(module, body, uses, size, placed):
+    """Where ptxas 13.0.88 (-O3, sm_90) put the variables of these modules (the addresses its SASS stored to, traced
+    once by simsmem) and the size it gave .nv.shared.k: the rule of kernel/shared.py, and no names where the section
+    size is not the rule's end. ``placed`` and ``size`` are those measurements."""
+    ptx = kernel_ptx(module, body, uses)
+    assert {a["name"]: a["base"] for a in layout(ptx, "k", set(), size, 0)} == placed
+    assert layout(ptx, "k", set(), size + 8, 0) == []
+
+
+def test_the_extern_buffer_starts_where_the_arrays_end():
+    """ptxas 13.0.88: C at 0x400, the extern buffer at 0x410 (its 16-byte alignment), .nv.shared.k 0x410 bytes."""
+    ptx = kernel_ptx([C, ".extern .shared .align 16 .b8 dyn[];"], [], ["C", "dyn"])
+    assert layout(ptx, "k", set(), 0x410, 512) == [{"name": "C", "symbol": "C", "base": 0x400, "bytes": 3},
+                                                   {"name": "dyn", "symbol": "dyn", "base": 0x410, "bytes": 512, "extern": True}]
 
 
 @pytest.mark.parametrize("symbol, name", [("_ZZ3twoE2As", "As"), ("_ZZ15sgemm_rb128_8x8E2As", "As"), ("_ZZ5hgemmILb0ELi0EEvPvPK6__halfS3_iiiE2Bs", "Bs"),

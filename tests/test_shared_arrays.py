@@ -1,9 +1,9 @@
 """Where ptxas puts a kernel's ``.shared`` arrays (``kernel/shared.py``), against the addresses its SASS computes.
-
 Evidence from the pinned toolchain (ptxas 13.0.88 -O3, the corpus's PTX): one CTA of every distinct kernel of
-calibration/realk/manifest.json is traced (the tracer executes ptxas's SASS, so its addresses are where ptxas put
-the arrays); every shared address it touches lies inside an array the trace header names (so every kernel that
-touches shared memory got names: the placement rule ended exactly at ``.nv.shared``'s size).
+calibration/realk/manifest.json (and two of manifest_hopper_ws.json) is traced (the tracer executes ptxas's SASS, so
+its addresses are where ptxas put the arrays); every shared address it touches lies inside an array the trace header
+names (so every kernel that touches shared memory got names: the placement rule ended exactly at ``.nv.shared``'s
+size).
 """
 
 import json
@@ -15,7 +15,10 @@ from simsmem.kernel.tracer import trace_kernel
 from simsmem.trace.records import IS_LANES
 
 REALK = ROOT / "calibration" / "realk"
-ENTRIES = list({(e["ptx"], e["kernel"]): e for e in json.loads((REALK / "manifest.json").read_text())}.values())
+# with two of manifest_hopper_ws.json whose arrays come from a device function (and one of their own first) in a
+# module that declares an extern buffer they do not use
+HOPPER = [e for e in json.loads((REALK / "manifest_hopper_ws.json").read_text()) if e["name"] in ("tmap_by_pointer", "tmap_built")]
+ENTRIES = list({(e["ptx"], e["kernel"]): e for e in json.loads((REALK / "manifest.json").read_text()) + HOPPER}.values())
 
 
 @pytest.mark.slow

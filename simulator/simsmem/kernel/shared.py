@@ -1,10 +1,12 @@
 """A kernel's shared arrays as the PTX names them, and the PTX type of each shared-memory access.
 
 sm_90 keeps the CTA's first 1 KiB of shared memory for the system. ptxas places the ``.shared`` variables a kernel
-uses after it, in the PTX's declaration order, each at a multiple of its ``.align``; unused ones get no space. The
-``extern`` buffer (dynamic shared memory) starts where they end, at its own alignment, and that end is the size of
-``.nv.shared.KERNEL``. An optimised cubin keeps no symbol for these variables (a ``-g`` build does, but places them
-by alignment instead), so the layout is that rule, kept only where it ends exactly at the section's size.
+uses after it: those declared in the kernel's own body first, then the module's, each in declaration order at a
+multiple of its ``.align``; unused ones get no space. Where the module declares an ``extern`` buffer (dynamic shared
+memory, used by this kernel or not), the end is rounded up to its alignment, and the buffer starts there; that end
+is the size of ``.nv.shared.KERNEL``. An optimised cubin keeps no symbol for these variables (a ``-g`` build does,
+but places them by alignment instead), so the layout is that rule, kept only where it ends exactly at the section's
+size (measured with ptxas 13.0.88 on hand-written PTX: tests/test_fixes.py).
 """
 
 from __future__ import annotations
@@ -50,25 +52,21 @@ def layout(ptx: str, entry: str, functions: set[str], static_shared: int, dynami
     symbol, base, bytes, and ``extern`` for the dynamic buffer (``dynamic`` bytes at launch); none where the
     placement rule does not end at ``static_shared`` (the size ptxas gave the section)."""
     used = re.sub(r"\.shared\s[^;]*;", "", bodies(ptx, {entry, *functions}))  # uses, not declarations
-    out, end = [], RESERVED
-    extern = None
-    for var in shared_vars(ptx):
-        if not re.search(rf"(?<![$\w.]){re.escape(var.name)}(?![$\w])", used):
-            continue
-        at = -(-end // var.align) * var.align
-        if var.size == 0:
-            extern = (var, at)
-            continue
-        out.append({"name": demangle(var.name), "symbol": var.name, "base": at, "bytes": var.size})
-        end = at + var.size
-    if not out and static_shared < RESERVED:
-        end = static_shared
-    if extern is not None:
-        end = -(-end // extern[0].align) * extern[0].align
+    own = {var.name for var in shared_vars(bodies(ptx, {entry}))}
+    every = shared_vars(ptx)
+    out, end = [], RESERVED if static_shared >= RESERVED else 0
+    for var in [v for v in every if v.name in own] + [v for v in every if v.name not in own]:
+        if var.size and re.search(rf"(?<![$\w.]){re.escape(var.name)}(?![$\w])", used):
+            at = -(-end // var.align) * var.align
+            out.append({"name": demangle(var.name), "symbol": var.name, "base": at, "bytes": var.size})
+            end = at + var.size
+    externs = [var for var in every if var.size == 0]
+    align = max((var.align for var in externs), default=1)
+    end = -(-end // align) * align
     if end != static_shared:
         return []
-    if extern is not None:
-        out.append({"name": extern[0].name, "symbol": extern[0].name, "base": end, "bytes": dynamic, "extern": True})
+    out += [{"name": var.name, "symbol": var.name, "base": end, "bytes": dynamic, "extern": True} for var in externs
+            if re.search(rf"(?<![$\w.]){re.escape(var.name)}(?![$\w])", used)]
     return out
 
 
