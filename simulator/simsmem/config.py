@@ -46,6 +46,7 @@ class AtomSpec:
     broadcast: bool  # lanes hitting one word share it (ATOMS.POPC.INC); False: they serialize
     rounds: int  # wavefronts per pass (CAS: 2); the bank conflicts are those of one round
     spin: bool = False  # one pass per phase: lanes it cannot serve fail, and the compiler's loop retries them (ATOMS.CAST.SPIN)
+    generic_widths: tuple[int, ...] = ()  # more widths a generic ATOM on shared words takes (ATOM.E.ADD.64; ptxas: no ATOMS form)
 
 
 @attrs.frozen
@@ -384,7 +385,7 @@ def _check(arch: ArchConfig, where: str) -> None:
         for kind, atom in op.atoms.items():
             if kind not in ATOM_KINDS:
                 raise ConfigError(f"{at}.atoms", f"unknown atomic operation {kind!r} (known: {', '.join(ATOM_KINDS)})")
-            if not set(atom.widths) <= set(op.widths) or not atom.widths:
+            if not set(atom.widths) | set(atom.generic_widths) <= set(op.widths) or not atom.widths:
                 raise ConfigError(f"{at}.atoms.{kind}.widths", f"must be some of the op's widths {list(op.widths)}")
             if atom.rounds < 1:
                 raise ConfigError(f"{at}.atoms.{kind}.rounds", "must be at least 1")

@@ -107,10 +107,11 @@ def _atom_problem(batch: InstructionBatch, arch: ArchConfig) -> tuple[int, str, 
     atoms = arch.ops.get("ATOMS")
     if atoms is None or not atoms.atoms:
         return None
-    has_atom = np.zeros((len(ATOM_KINDS), 256), dtype=bool)  # has_atom[atom, width]
+    has_atom = np.zeros((2, len(ATOM_KINDS), 256), dtype=bool)  # has_atom[generic, atom, width]
     for kind, spec in atoms.atoms.items():
-        has_atom[ATOM_KINDS.index(kind), list(spec.widths)] = True
-    bad = np.flatnonzero((batch.op == OPS.index("ATOMS")) & ~has_atom[batch.atom, batch.width])
+        has_atom[:, ATOM_KINDS.index(kind), list(spec.widths)] = True
+        has_atom[1, ATOM_KINDS.index(kind), list(spec.generic_widths)] = True
+    bad = np.flatnonzero((batch.op == OPS.index("ATOMS")) & ~has_atom[batch.generic.astype(np.intp), batch.atom, batch.width])
     if not len(bad):
         return None
     i = int(bad[0])

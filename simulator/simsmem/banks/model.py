@@ -57,6 +57,9 @@ def count(batch: InstructionBatch, arch: ArchConfig) -> Counts:
         spec = arch.op(f.op)
         shape = shape_of(spec, arch, f.width, f.num, f.atom, f.bypass)
         count_rows(batch.addrs, sources if shape.source_positions else batch.src, rows, shape, arch, out)
+        if shape.group > 1 and batch.generic[rows].any():  # a generic load never packs (docs/bank-model.md, rule 9)
+            generic = rows[batch.generic[rows]]
+            count_rows(batch.addrs, batch.src, generic, attrs.evolve(shape, group=1), arch, out)
         if shape.source_sector:
             count_predicate_form(batch, sources, rows, spec, f.width, arch, out)
             count_src_size(batch, rows, spec, shape, arch, out)
@@ -69,6 +72,13 @@ def count(batch: InstructionBatch, arch: ArchConfig) -> Counts:
         reads, writes = bank_traffic(spec.counter, shape, arch, out[:, rows], batch.src[rows] if shape.source_positions else None)
         out[6, rows] = reads
         out[7, rows] = writes
+        if f.op == "ATOMS" and f.atom.startswith("unserved"):  # it fails: no bank traffic; a float one, no bytes either
+            out[6, rows] = out[7, rows] = 0
+            if f.atom == "unserved_float":
+                out[2, rows] = 0
+    out[2] += batch.elsewhere  # a generic instruction's bytes outside shared memory count too
+    imm = np.flatnonzero(batch.imm)  # an LDGSTS with an immediate offset: one lane's bytes (docs/bank-model.md, rule 10)
+    out[2, imm] = np.where(batch.mask[imm] != 0, batch.width[imm].astype(np.int64) // 8, 0)
     return Counts(out[0], out[0] - out[1], out[1], out[2], out[6], out[7])
 
 

@@ -143,7 +143,7 @@ def schedule(ins: Instruction, arch: ArchConfig) -> Schedule:
             served, quarters = _quarter_passes(ins, lanes, spec, arch, sourceless)
             units -= len(served) - quarters
     else:
-        if shape.group > 1 and _packed(ins):
+        if shape.group > 1 and not ins.generic and _packed(ins):  # a generic load never packs (docs/bank-model.md, rule 9)
             groups = [[r for reqs in by_phase[p : p + shape.group] for r in reqs] for p in range(0, shape.phases, shape.group)]
         else:
             groups = by_phase
@@ -155,7 +155,11 @@ def schedule(ins: Instruction, arch: ArchConfig) -> Schedule:
     wavefronts = [attrs.evolve(w, round=r) for w in passes for r in range(shape.rounds)]
     ideal = units + (shape.rounds - 1) * len(passes)  # conflicts: one round's
     addrs = {ins.addrs[lane] for lane in lanes}
-    nbytes = len(addrs) * shape.access_bytes
+    nbytes = len(addrs) * shape.access_bytes + ins.elsewhere  # a generic one's bytes outside shared memory count too
+    if ins.imm:  # an LDGSTS with an immediate offset: one lane's bytes (docs/bank-model.md, rule 10)
+        nbytes = shape.access_bytes if lanes else 0
+    if ins.op == "ATOMS" and ins.atom.startswith("unserved"):  # it fails: no bank traffic; a float one, no bytes either
+        return Schedule(shape, tuple(wavefronts), ideal, 0 if ins.atom == "unserved_float" else nbytes)
     reads, writes = _bank_traffic(ins, spec.counter, shape, wavefronts, nbytes, arch)
     return Schedule(shape, tuple(wavefronts), ideal, nbytes, reads, writes)
 

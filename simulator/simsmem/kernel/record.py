@@ -54,7 +54,9 @@ class Recorder:
         self.since += warps
 
     def shared(self, ins: Instruction, form: dict, ex: np.ndarray, act: np.ndarray, addr: np.ndarray, src: np.ndarray | None,
-               zfill: np.ndarray | None = None, zeroed: np.ndarray | None = None) -> None:
+               zfill: np.ndarray | None = None, zeroed: np.ndarray | None = None, elsewhere: np.ndarray | None = None) -> None:
+        """Rows of one shared-memory instruction: ``act`` the threads that act on shared memory at ``addr``; an LDGSTS's
+        sources ``src`` and lanes ``zfill``, ``zeroed``; ``elsewhere``, per warp, a generic one's bytes outside shared memory."""
         m = self.machine
         if ex is m.ex and len(m.ex_ix) == m.n:  # every thread of the machine executes it: every warp, each a row
             n, slots = len(self.since), slice(None)
@@ -94,6 +96,8 @@ class Recorder:
                     part[name] = FULL_MASK if lanes_of is act else _mask(lanes_of.reshape(-1, LANES)) if lanes_of.any() else 0
                 else:
                     part[name] = _mask(lanes_of.reshape(-1, LANES)[slots] & acts)
+        if elsewhere is not None:  # per warp: a generic instruction's distinct bytes outside shared memory
+            part["elsewhere"] = elsewhere[slots]
         self.parts.append((n, part))
         self.rows += n
 
@@ -112,6 +116,7 @@ class Recorder:
             "bypass": bool(form.get("bypass", False)),
             "srcsize": bool(form.get("srcsize", False)),
             "pred": PREDICATES.index(form.get("pred", "P0")),
+            "imm": bool(form.get("imm", False)),
         }, matrix
 
     def _block(self, ins: Instruction, slots: np.ndarray, op: str, fields: dict[str, int | bool]) -> None:

@@ -72,12 +72,13 @@ WIDTHS = (8, 16, 32, 64, 128)
 NUMS = (1, 2, 4)
 #: Per op, its fields, in the order of the ops' codes (``OPS``: files hold the codes, so a new op is a row at the end).
 OP_FIELDS = {
-    "LDS": OpFields("width", WIDTHS, frozenset({"mask", "generic"}), meaning="shared load (`ld.shared`)"),
-    "STS": OpFields("width", WIDTHS, frozenset({"mask", "generic"}), meaning="shared store (`st.shared`)"),
-    "ATOMS": OpFields("width", WIDTHS, frozenset({"mask", "atom"}), meaning="shared atomic (`atom.shared`, `red.shared`; `width` 32 or 64)"),
+    "LDS": OpFields("width", WIDTHS, frozenset({"mask", "generic", "elsewhere"}), meaning="shared load (`ld.shared`)"),
+    "STS": OpFields("width", WIDTHS, frozenset({"mask", "generic", "elsewhere"}), meaning="shared store (`st.shared`)"),
+    "ATOMS": OpFields("width", WIDTHS, frozenset({"mask", "atom", "generic", "elsewhere"}),
+                      meaning="shared atomic (`atom.shared`, `red.shared`; `width` 32 or 64)"),
     "LDSM": OpFields("num", NUMS, frozenset({"trans"}), meaning="`ldmatrix`: `num` 8x8 b16 matrices"),
     "STSM": OpFields("num", NUMS, frozenset({"trans"}), meaning="`stmatrix`"),
-    "LDGSTS": OpFields("width", (32, 64, 128), frozenset({"mask", "bypass", "zfill", "srcsize", "zeroed", "pred"}), frozenset({"src"}),
+    "LDGSTS": OpFields("width", (32, 64, 128), frozenset({"mask", "bypass", "zfill", "srcsize", "zeroed", "pred", "imm"}), frozenset({"src"}),
                        meaning="`cp.async`: a copy from global into shared memory"),
     "GMMA": OpFields("n", tuple(range(8, 257, 8)), frozenset({"desc_a", "tnsp", "sparse"}), frozenset({"gtype", "desc_b"}), lanes=False,
                      meaning="`wgmma.mma_async` (HGMMA, QGMMA, IGMMA): one row per warpgroup instruction, `warp` its first warp"),
@@ -101,8 +102,11 @@ MATRIX_OPS = frozenset(op for op, spec in OP_FIELDS.items() if spec.form == "num
 SOURCE_OPS = frozenset(op for op, spec in OP_FIELDS.items() if "src" in spec.takes)
 #: Shared atomic operations (``atom``). ``popc_inc`` is the SASS ``ATOMS.POPC.INC`` that ``red.shared.add.u32 [a], 1``
 #: compiles to; ``cast`` is ``ATOMS.CAST.SPIN``, the compare-and-store of the loops the compiler makes of atomics the
-#: hardware lacks (a float atomicAdd on shared memory).
-ATOM_KINDS: tuple[str, ...] = ("add", "min", "max", "inc", "dec", "exch", "cas", "and", "or", "xor", "popc_inc", "cast")
+#: hardware lacks (a float atomicAdd on shared memory); ``unserved`` and ``unserved_float`` a generic atomic on shared words
+#: whose operation shared memory does not serve (``ATOM.E.MIN.64``; ``ATOM.E.ADD.F32``): it fails there, and ptxas's
+#: fallback after it does the work.
+ATOM_KINDS: tuple[str, ...] = ("add", "min", "max", "inc", "dec", "exch", "cas", "and", "or", "xor", "popc_inc", "cast", "unserved",
+                               "unserved_float")
 #: An LDGSTS's SASS predicate operand (``pred``): ``P0`` (or none), another positive one (``P1``...``P6``), a negated one.
 PREDICATES: tuple[str, ...] = ("P0", "other", "negated")
 #: Operand types of a wgmma (``gtype``), its M/N-major operands (``tnsp``), and TMA swizzle modes (``swizzle``).
@@ -194,8 +198,13 @@ class InstructionBatch:
     pred: np.ndarray = column(Choice(PREDICATES), np.uint8, 0, "the SASS instruction's predicate operand, ptxas's choice: `P0` (or none), "
                               "`other` (`P1` to `P6`) or `negated` (`!P0`, ...). ncu's SASS-level counters count the copies apart by it "
                               "(rule 6); `simsmem trace` sets it", later=True)
-    generic: np.ndarray = column(Flag(), np.bool_, False, "a generic `LD`/`ST` whose address fell in shared memory: the same data path "
-                                 "and wavefronts, but not counted by ncu's `smsp__inst_executed_op_shared_*`")
+    imm: np.ndarray = column(Flag(), np.bool_, False, "an LDGSTS whose SASS shared address has an immediate offset (`[R9+0x800]`): "
+                             "ncu's `smsp__sass_data_bytes_mem_shared` counts one lane's bytes of it", later=True)
+    generic: np.ndarray = column(Flag(), np.bool_, False, "a generic `LD`/`ST`/`ATOM`/`RED` whose address fell in shared memory: the "
+                                 "same data path and wavefronts (a load's never pack two phases into one), but not counted by ncu's "
+                                 "`smsp__inst_executed_op_shared_*`")
+    elsewhere: np.ndarray = column(Count(), np.int32, 0, "a generic instruction's distinct bytes outside shared memory (its other "
+                                   "lanes', on global or local memory): ncu's `smsp__sass_data_bytes_mem_shared` counts them too", later=True)
     wait: np.ndarray = column(Wait(), np.int32, NO_WAIT, "timing: `true`: issue only after all earlier instructions of the warp "
                               "completed (a dependent load); N: once all but the N latest of them completed (at most N in flight, like "
                               "`cp.async.wait_group N` or a SASS scoreboard wait on an older load); `false`: no wait. `0` is `true`")

@@ -15,7 +15,7 @@ from ..machine import LANES, ExecError, Machine
 from ..memory import LOCAL_HI, SHARED_HI, MemoryFault, as_bytes, as_words
 from ..sass import Instruction, Operand
 from . import Env, alu, operand, step
-from .operands import BuildError, pair, read, registers
+from .operands import BuildError, pair, read, registers, write
 from ...trace.sass import sass_form
 
 WIDTHS = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
@@ -161,13 +161,13 @@ def _form(ins: Instruction | str, **extra) -> dict:
 
 
 def _report(m: Machine, ins: Instruction, form: dict, ex: np.ndarray, act: np.ndarray, addr: np.ndarray | None, src: np.ndarray | None = None,
-            zfill: np.ndarray | None = None, zeroed: np.ndarray | None = None) -> None:
+            zfill: np.ndarray | None = None, zeroed: np.ndarray | None = None, elsewhere: np.ndarray | None = None) -> None:
     """Tell the machine's listener of a shared-memory instruction: per thread, the address where it acts (its window
-    offset: in a cluster, without the CTA's rank above it)."""
+    offset: in a cluster, without the CTA's rank above it); ``elsewhere``, per warp, a generic one's bytes outside shared memory."""
     if m.on_shared is not None:
         if m.slot_of.shape[1] > 1 and addr is not None:
             addr = np.where(addr >= 0, addr & 0xFF_FFFF, addr)
-        m.on_shared(ins, form, ex, act, addr, src, zfill, zeroed)
+        m.on_shared(ins, form, ex, act, addr, src, zfill, zeroed, elsewhere)
 
 
 def _full(m: Machine, ix: np.ndarray, values: np.ndarray, dtype=np.int64, fill=-1) -> np.ndarray:
@@ -210,10 +210,13 @@ def _sts(ins: Instruction, env: Env):
     return run
 
 
+_FLOAT = {np.dtype(np.uint32): np.float32, np.dtype(np.uint64): np.float64}
+
+
 def _atomic_op(kind: str, signed: bool, floating: bool):
     """new = f(old, value[, compare]) for one atomic operation, on uint32 (or uint64) columns."""
     if floating:
-        return {"ADD": lambda o, v: (o.view(np.float32) + v.view(np.float32)).view(np.uint32)}[kind]
+        return {"ADD": lambda o, v: (o.view(_FLOAT[o.dtype]) + v.view(_FLOAT[o.dtype])).view(o.dtype)}[kind]
     view = (lambda x: x.view(np.int32)) if signed else (lambda x: x)
     table = {
         "ADD": lambda o, v: o + v, "AND": lambda o, v: o & v, "OR": lambda o, v: o | v, "XOR": lambda o, v: o ^ v, "EXCH": lambda o, v: v,
@@ -444,7 +447,8 @@ def _ldgsts(ins: Instruction, env: Env):
     zfill = "ZFILL" in ins.mods
     pred = ins.operands[2] if copy is not None else None
     named = "P0" if pred is None or (pred.kind == "P" and pred.index == 0 and not pred.inv) else "negated" if pred.inv else "other"
-    form = _form(ins, srcsize=zfill, pred=named)  # (ncu's SASS-level counters tell the predicates apart: records.PREDICATES)
+    # ncu's SASS-level counters tell the predicates apart (records.PREDICATES); its bytes, an immediate offset (imm)
+    form = _form(ins, srcsize=zfill, pred=named, imm=operand(ins, 0).offset != 0)
 
     # the lanes whose source ncu's SASS-level wavefront count does not read (calibration/realk rule, lg and ho probes):
     # every lane of a .cg copy in the predicate form under P0; none under another predicate (!P0, P2: ho4_cg16_neg_*,
@@ -524,17 +528,33 @@ def _ld(ins: Instruction, env: Env):
                     out[local_lanes] = m.local[ix[local_lanes][:, None], la[:, None] + np.arange(size)]
             _write_words(m, ix, file, regs, as_words(out, signed))
         if generic:
-            on_shared = np.zeros(m.n, dtype=bool)
-            on_shared[ix[shared_lanes]] = True
-            if on_shared.any():
-                _report(m, ins, form, ex & _warps_with(on_shared), on_shared,
-                        _full(m, ix[shared_lanes], (a[shared_lanes] & np.uint64(0xFFFF_FFFF)).astype(np.int64)))
+            _report_generic(m, ins, form, ex, ix, a, shared_lanes, size)
         m.pc += ex
     return run
 
 
 def _warps_with(threads: np.ndarray) -> np.ndarray:
     return np.repeat(threads.reshape(-1, LANES).any(axis=1), LANES)
+
+
+def _report_generic(m: Machine, ins: Instruction, form: dict, ex: np.ndarray, ix: np.ndarray, a: np.ndarray, shared_lanes: np.ndarray,
+                    size: int) -> None:
+    """Tell the listener of a generic access's lanes on the CTA's own shared memory, with, per warp, the distinct bytes of
+    its lanes on global or local memory: ncu counts those under the shared bytes too (H200, runs/2026-11-29-counters:
+    gen_*_half). A lane on another CTA's of the cluster (distributed shared memory: the rank in bits 24 and up) adds no
+    wavefront or conflict to either SM's shared-memory counters (H200, runs/2026-11-29-hopper-ws: the dsm_*_remote
+    probes), so it is left out."""
+    window = (a & np.uint64(0xFFFF_FFFF)).astype(np.int64)
+    own = shared_lanes & ((window >> 24) == m.rank[m.cta_slot[ix]])
+    on_shared = np.zeros(m.n, dtype=bool)
+    on_shared[ix[own]] = True
+    if on_shared.any():
+        away = np.flatnonzero(~shared_lanes)
+        per_warp = np.zeros(m.n // LANES, dtype=np.int64)
+        if len(away):
+            pairs = np.unique(np.stack([ix[away] // LANES, a[away].astype(np.int64)]), axis=1)
+            np.add.at(per_warp, pairs[0], size)
+        _report(m, ins, form, ex & _warps_with(on_shared), on_shared, _full(m, ix[own], window[own]), elsewhere=per_warp)
 
 
 def _form_generic(op: str, size: int) -> dict:
@@ -575,60 +595,132 @@ def _st(ins: Instruction, env: Env):
                     local_index(m, ix[local_lanes], la, size)
                     m.local[ix[local_lanes][:, None], la[:, None] + np.arange(size)] = data[local_lanes]
         if generic:
-            on_shared = np.zeros(m.n, dtype=bool)
-            on_shared[ix[shared_lanes]] = True
-            if on_shared.any():
-                _report(m, ins, form, ex & _warps_with(on_shared), on_shared,
-                        _full(m, ix[shared_lanes], (a[shared_lanes] & np.uint64(0xFFFF_FFFF)).astype(np.int64)))
+            _report_generic(m, ins, form, ex, ix, a, shared_lanes, size)
         m.pc += ex
     return run
 
 
-@alu("ATOMG", "ATOM", "RED", "REDG")
+#: The integer operations shared memory serves a generic atomic on a shared address with (calibration/realk gen_*, gen2_*:
+#: the 32-bit ones; 64-bit ADD, EXCH, CAS). Another (a float ADD, 64-bit MIN) fails there: see ``_atomg``.
+SHARED_ATOMS = {4: frozenset({"ADD", "MIN", "MAX", "INC", "DEC", "EXCH", "CAS", "AND", "OR", "XOR"}), 8: frozenset({"ADD", "EXCH", "CAS"})}
+
+
+@step("ATOMG", "ATOM", "RED", "REDG")
 def _atomg(ins: Instruction, env: Env):
+    """A global or generic atomic (or reduction). A generic one's lanes on shared addresses go to shared memory, reported
+    as an ATOMS of that operation (``generic``); where shared memory lacks the operation (``SHARED_ATOMS``) those lanes
+    and lanes on local addresses do nothing and the predicate output ptxas gives such forms (``ATOM.E.ADD.F32 P1, ...``)
+    is false for them: ptxas's fallback after it (QSPC, then an ATOMS.CAST.SPIN loop or LD/ST) does their work."""
     mods = [x for x in ins.mods if x not in ("E", "STRONG", "GPU", "SYS", "CTA", "SM", "EF", "EL", "LU", "EU", "NA", "FTZ", "RN", "PRIVATE", "MMIO")]
     kind = next((x for x in mods if x in ("ADD", "MIN", "MAX", "INC", "DEC", "EXCH", "CAS", "AND", "OR", "XOR")), None)
+    if "CAST" in mods:
+        kind = "CAST"
     if kind is None:
         raise BuildError(f"{ins.opcode}: atomic operation not modelled")
     wide = "64" in mods or "U64" in mods or "S64" in mods
-    floating = "F32" in mods or "F16x2" in mods
+    wide = wide or "F64" in mods
+    floating = any(x in mods for x in ("F32", "F64", "F16x2", "BF16x2"))
+    if floating and (kind != "ADD" or "F16x2" in mods or "BF16x2" in mods):
+        raise BuildError(f"{ins.opcode}: atomic operation not modelled")
     signed = "S32" in mods or "S64" in mods
     size = 8 if wide else 4
     dtype = np.uint64 if wide else np.uint32
     reduction = ins.name in ("RED", "REDG")
     ops = list(ins.operands)
+    done = None  # the predicate output: the lanes the instruction served
     if reduction:
         d, mem, srcs = None, ops[0], ops[1:]
     else:
         k = 1 if ops[0].kind in ("R", "UR") else 0
-        if ops[0].kind in ("P", "UP"):  # ATOMG.E.CAS's predicate output form
+        if ops[0].kind in ("P", "UP"):  # ATOM(G).E.CAS's and the fallback forms' predicate output
+            done = None if ops[0].index == 7 else write(ops[0], "pred")
             k = 2
         d, mem, srcs = ops[k - 1] if k else None, ops[k], ops[k + 1 :]
     addr = address64(mem, env, "E" in ins.mods)
     vfile, vregs = registers(srcs[0], size // 4)
-    cfile, cregs = registers(srcs[1], size // 4) if kind == "CAS" and len(srcs) > 1 else ("R", [])
-    dfile, dregs = registers(d, size // 4) if d is not None else ("R", [])
+    cfile, cregs = registers(srcs[1], size // 4) if kind in ("CAS", "CAST") and len(srcs) > 1 else ("R", [])
+    dfile, dregs = registers(d, size // 4) if d is not None and not (d.kind == "R" and d.index == 255) else ("R", [])
+    generic = ins.name in ("ATOM", "RED")
+    served = not floating and kind in SHARED_ATOMS[size]
+    # one shared memory does not serve fails there, taking a wavefront with no data: ptxas gives such a form a predicate
+    # output and a fallback after it (gen_addf_*, gen2_addf64_*, gen2_min64_*)
+    unserved = generic and not served and done is not None
+    form = None
+    if generic and (served or unserved):
+        atom = ("unserved_float" if floating else "unserved") if unserved else kind.lower()
+        form = {"op": "ATOMS", "width": 8 * size, "atom": atom, "generic": True}
+
+    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        ix = np.flatnonzero(act)
+        a = addr(m, ix)
+        shared_lanes, local_lanes = _split_generic(a) if generic else (np.zeros(len(ix), dtype=bool),) * 2
+        odd = (local_lanes & (done is None)) | (shared_lanes & (not served and not unserved))
+        if odd.any():
+            k = int(ix[np.flatnonzero(odd)[0]])
+            where = "shared" if shared_lanes[np.flatnonzero(odd)[0]] else "local"
+            raise ExecError(f"{ins.text}: thread {k}: a generic {ins.opcode} on {where} memory is not modelled", ins.pc)
+        glob = ~(shared_lanes | local_lanes)
+        on_shared = shared_lanes & served
+        values = np.ascontiguousarray(_read_words(m, ix, vfile, vregs)).view(dtype).reshape(-1) if len(ix) else np.zeros(0, dtype)
+        compare = np.ascontiguousarray(_read_words(m, ix, cfile, cregs)).view(dtype).reshape(-1) if cregs and len(ix) else None
+        if kind in ("CAS", "CAST"):
+            compare, values = values, compare
+        old = np.zeros(len(ix), dtype=dtype)
+        if glob.any():
+            g = np.flatnonzero(glob)
+            index, offset = m.memory.locate(a[g], size)
+            if m.on_global is not None:
+                m.on_global(ix[g], a[g], size)
+
+            def gread(lanes):
+                return np.ascontiguousarray(m.memory.load(a[g][lanes], size)).view(dtype).reshape(-1)
+
+            def gwrite(lanes, new):
+                m.memory.store(a[g][lanes], np.ascontiguousarray(new.astype(dtype)).view(np.uint8).reshape(-1, size))
+
+            old[g] = _apply(gread, gwrite, kind, values[g], None if compare is None else compare[g], (index.astype(np.int64) << 40) + offset,
+                            signed, floating, dtype)
+        if on_shared.any():
+            s = np.flatnonzero(on_shared)
+            flat = shared_index(m, ix[s], (a[s] & np.uint64(0xFFFF_FFFF)).astype(np.int64), size)
+            mem_ = m.shared.reshape(-1)
+
+            def sread(lanes):
+                return np.ascontiguousarray(mem_[flat[lanes, None] + np.arange(size)]).view(dtype).reshape(-1)
+
+            def swrite(lanes, new):
+                mem_[flat[lanes, None] + np.arange(size)] = np.ascontiguousarray(new.astype(dtype)).view(np.uint8).reshape(-1, size)
+
+            old[s] = _apply(sread, swrite, kind, values[s], None if compare is None else compare[s], flat, signed, floating, dtype)
+        if dregs and len(ix):
+            _write_words(m, ix, dfile, dregs, np.ascontiguousarray(old).view(np.uint32).reshape(len(ix), -1))
+        if done is not None and len(ix):
+            done(m, ix, glob | on_shared)
+        if form is not None:
+            _report_generic(m, ins, form, ex, ix, a, shared_lanes, size)
+        m.pc += ex
+    return run
+
+
+def _apply(mread, mwrite, kind: str, values: np.ndarray, compare: np.ndarray | None, key: np.ndarray, signed: bool, floating: bool,
+           dtype) -> np.ndarray:
+    """``atomic`` over some lanes; ``CAST`` (a compare-and-store of ptxas's loops): each lane's old value becomes 1 where it stored."""
+    if kind != "CAST":
+        return atomic(mread, mwrite, len(values), kind, values, compare, key, signed, floating)
+    old = atomic(mread, mwrite, len(values), "CAS", values, compare, key, signed, floating)
+    return (old == compare).astype(dtype)
+
+
+@alu("QSPC")
+def _qspc(ins: Instruction, env: Env):
+    """QSPC.E.S / QSPC.E.D P, RZ, [Ra]: whether a generic address is in the CTA's shared window (S) or another CTA's of its
+    cluster (D: never, without clusters)."""
+    space = ins.mods[-1] if ins.mods else ""
+    if space not in ("S", "D"):
+        raise BuildError(f"{ins.opcode}: address space {space!r} not modelled")
+    out = write(operand(ins, 0), "pred")
+    addr = address64(operand(ins, 2), env, True)
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        a = addr(m, ix)
-        if (_split_generic(a)[0]).any():
-            raise ExecError(f"{ins.text}: a generic atomic on shared memory is not modelled", ins.pc)
-        index, offset = m.memory.locate(a, size)
-        key = (index.astype(np.int64) << 40) + offset
-        if m.on_global is not None:
-            m.on_global(ix, a, size)
-
-        def mread(lanes):
-            return np.ascontiguousarray(m.memory.load(a[lanes], size)).view(dtype).reshape(-1)
-
-        def mwrite(lanes, new):
-            m.memory.store(a[lanes], np.ascontiguousarray(new.astype(dtype)).view(np.uint8).reshape(-1, size))
-
-        values = np.ascontiguousarray(_read_words(m, ix, vfile, vregs)).view(dtype).reshape(-1)
-        compare = np.ascontiguousarray(_read_words(m, ix, cfile, cregs)).view(dtype).reshape(-1) if cregs else None
-        if kind == "CAS":
-            compare, values = values, compare
-        old = atomic(mread, mwrite, len(ix), kind, values, compare, key, signed, floating)
-        if dregs:
-            _write_words(m, ix, dfile, dregs, np.ascontiguousarray(old).view(np.uint32).reshape(len(ix), -1))
+        out(m, ix, _split_generic(addr(m, ix))[0] if space == "S" else np.zeros(len(ix), dtype=bool))
     return f
