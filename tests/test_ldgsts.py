@@ -77,10 +77,13 @@ def test_src_size_forms_are_the_rule(sm90):
 
 def test_metrics_under_the_configured_counters(sm90):
     """instructions_v2.json row ldgsts_ca16_dst_lin_src_line_each_plus16: 32 wavefronts, 28 conflicts, 512 bytes, 1 instruction."""
-    m = analyse(corpus_trace([ROWS["ldgsts_ca16_dst_lin_src_line_each_plus16"]]), sm90).metrics
+    result = analyse(corpus_trace([ROWS["ldgsts_ca16_dst_lin_src_line_each_plus16"]]), sm90)
+    m = result.metrics
     assert m[rule_ldgsts.WAVEFRONTS] == 32 and m[rule_ldgsts.CONFLICTS] == 28
     assert m["smsp__inst_executed_op_ldgsts.sum"] == 1 and m["smsp__sass_data_bytes_mem_shared_op_ldgsts.sum"] == 512
-    assert m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"] == 0  # ncu's l1tex total counts LDGSTS differently (24 here)
+    # ncu's l1tex total counts LDGSTS differently (24 here, and run to run in kernels): not modelled, not printed as a number
+    assert "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum" in result.unmodelled
+    assert "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum" not in m
     assert m["smsp__inst_executed_op_shared_ld.sum"] == 0
 
 

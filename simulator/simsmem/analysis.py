@@ -19,7 +19,7 @@ from .banks import Counts, count, loaded
 from .config import ArchConfig
 from .engine import Timeline, simulate
 from .errors import SimsmemError
-from .metrics import instructions, kernel_counters, kernel_metrics, labels
+from .metrics import instructions, kernel_counters, kernel_metrics, labels, unmodelled
 from .progress import noting
 from .sm import LaunchTiming, WhatIf, time_launch, what_if
 from .trace import InstructionBatch, Trace, TraceStream, stream_of
@@ -49,7 +49,7 @@ class Result:
     ctas: int
     instructions: int  # in the trace (one CTA)
     warps: int  # the highest warp number + 1 (0: no instructions)
-    metrics: dict[str, int]  # kernel totals: all CTAs
+    metrics: dict[str, int]  # kernel totals: all CTAs; not those of ``unmodelled``
     forms: dict[str, tuple[int, int, int, int]]  # SASS form: instructions, wavefronts, ideal wavefronts, bank conflicts (one CTA)
     worst: tuple[Worst, ...]  # most bank conflicts first (ties: trace order); only those with conflicts
     #: traced kernels: per SASS instruction (its offset): instructions, wavefronts, ideal wavefronts, bank conflicts (all CTAs)
@@ -63,6 +63,7 @@ class Result:
     timed: np.ndarray | None = None  # the kept rows the timeline covers (a traced kernel: its first CTA's); None: all
     launch: LaunchTiming | None = None  # a traced kernel's whole launch on the timed SM (``with_launch``)
     what_if: tuple[WhatIf, ...] = ()  # the launch again with some instructions' bank conflicts removed (``with_launch``)
+    unmodelled: dict[str, str] = attrs.field(factory=dict)  # counters of ncu's this trace leaves unknown, and why (``metrics.unmodelled``)
 
 
 #: What a bar says while the first count of a process loads the counting loop (measured: docs/performance.md).
@@ -79,7 +80,7 @@ def analyse_stream(stream: TraceStream, arch: ArchConfig, *, keep: str = "none",
     list; ``advance`` gets the bytes of the file read as it goes."""
     if worst < 1:
         raise SimsmemError("--worst", f"expected a positive count, got {worst}")
-    sums = _Sums(arch, stream.ctas, worst)
+    sums = _Sums(arch, stream.ctas, worst, stream.kernel)
     kept = _Kept(keep, ctas, warps_per_cta(stream.kernel))
     done = 0
     for chunk in validated(stream, arch).chunks:
@@ -95,9 +96,11 @@ def analyse_stream(stream: TraceStream, arch: ArchConfig, *, keep: str = "none",
         batch, counts, rows = kept.whole(arch)
         whole = {"trace": Trace(batch, stream.name, stream.arch, stream.ctas, stream.kernel), "counts": counts,
                  "rows": None if len(rows) == sums.total else rows}
-    return Result(stream.name, arch, stream.ctas, sums.total, sums.warps, {**sums.metrics, **kernel_counters(stream.kernel)},
+    metrics = {k: v for k, v in {**sums.metrics, **kernel_counters(stream.kernel)}.items() if k not in sums.unmodelled}
+    return Result(stream.name, arch, stream.ctas, sums.total, sums.warps, metrics,
                   {k: tuple(int(x) for x in v) for k, v in sorted(sums.forms.items())}, tuple(sums.top),
-                  {pc: tuple(int(x) for x in v) for pc, v in sorted(sums.by_pc.items())}, stream.kernel, tuple(stream.notes), **whole)
+                  {pc: tuple(int(x) for x in v) for pc, v in sorted(sums.by_pc.items())}, stream.kernel, tuple(stream.notes), **whole,
+                  unmodelled=sums.unmodelled)
 
 
 def analyse(trace: Trace, arch: ArchConfig) -> Result:
@@ -241,8 +244,9 @@ class _Kept:
 class _Sums:
     """What ``analyse_stream`` adds up chunk by chunk."""
 
-    def __init__(self, arch: ArchConfig, ctas: int, worst: int) -> None:
-        self.arch, self.ctas, self.worst = arch, ctas, worst
+    def __init__(self, arch: ArchConfig, ctas: int, worst: int, kernel: dict | None) -> None:
+        self.arch, self.ctas, self.worst, self.kernel = arch, ctas, worst, kernel
+        self.unmodelled: dict[str, str] = {}
         empty = InstructionBatch.empty()
         self.metrics = kernel_metrics(Trace(empty), count(empty, arch), arch)  # every counter, at zero
         self.forms: dict[str, np.ndarray] = {}
@@ -254,6 +258,7 @@ class _Sums:
         """Add the instructions ``b`` (trace indices ``first``...) and their counts."""
         for name, value in kernel_metrics(Trace(b, ctas=self.ctas), counts, self.arch).items():
             self.metrics[name] += value
+        self.unmodelled.update(unmodelled(b, self.kernel, self.arch))
         per_row = (instructions(b, self.arch), counts.wavefronts, counts.ideal, counts.bank_conflicts)
         # the SASS form of each row, labelled once per distinct form (``forms()``: every field a label depends on)
         keys, firsts, which = np.unique(b.forms(), return_index=True, return_inverse=True)

@@ -21,7 +21,7 @@ import attrs
 
 from .analysis import Result
 from .errors import SimsmemError
-from .metrics import unit
+from .metrics import reported, unit
 
 HEADER_START = '"ID",'
 
@@ -153,15 +153,15 @@ def details_csv(result: Result) -> str:
         "Grid Size": f"({result.ctas}, 1, 1)", "Device": "", "CC": f"{cc[1]}.{cc[2]}" if cc else "",
         "Section Name": "simsmem",
     }
-    return metric_csv(result.metrics, launch)
+    return metric_csv(reported(result.metrics, result.unmodelled), launch)
 
 
-def metric_csv(metrics: dict[str, int], launch: dict[str, str] | None = None) -> str:
+def metric_csv(metrics: dict[str, int | str], launch: dict[str, str] | None = None) -> str:
     """One CSV row per metric under ncu's column names: with ``launch`` (the details page's leading
-    columns) values are written as ncu does (``3,072``), without it as plain integers."""
+    columns) values are written as ncu does (``3,072``), without it as plain integers; a text value (``not modelled``) as it is."""
     out = io.StringIO()
     w = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
     w.writerow([*(launch or {}), "Metric Name", "Metric Unit", "Metric Value"])
     for name, value in metrics.items():
-        w.writerow([*(launch or {}).values(), name, unit(name), f"{value:,}" if launch else value])
+        w.writerow([*(launch or {}).values(), name, unit(name), f"{value:,}" if launch and not isinstance(value, str) else value])
     return out.getvalue()

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from .analysis import Result
 from .engine import latency_by_form
-from .metrics import labels
+from .metrics import labels, reported
 from .ncu_csv import metric_csv
 from .trace import OPS
 from .trace.records import sass_at
@@ -95,7 +95,8 @@ def to_json(result: Result) -> dict[str, Any]:
         "trace": result.name,
         "arch": result.arch.name,
         "ctas": result.ctas,
-        "metrics": result.metrics,
+        "metrics": reported(result.metrics, result.unmodelled),
+        **({"not_modelled": result.unmodelled} if result.unmodelled else {}),
         **({"kernel": result.kernel} if result.kernel else {}),
         **({"timing": timing_summary(result)} if result.timeline is not None else {}),
         **({"timing": launch_summary(result)} if result.launch is not None else {}),
@@ -105,7 +106,7 @@ def to_json(result: Result) -> dict[str, Any]:
 
 def to_csv(result: Result) -> str:
     """One row per metric, with ncu's column names (and the simulated cycles, if timed)."""
-    return metric_csv({**result.metrics, **({CYCLES: result.timeline.cycles} if result.timeline is not None else {})})
+    return metric_csv(reported({**result.metrics, **({CYCLES: result.timeline.cycles} if result.timeline is not None else {})}, result.unmodelled))
 
 
 def timed_batch(result: Result):
@@ -191,6 +192,8 @@ def print_table(result: Result, console: Console) -> None:
         console.print("No bank conflicts.")
     if result.by_pc:
         print_by_instruction(result, console)
+    for metric, why in result.unmodelled.items():
+        console.print(f"{metric}: not modelled for this trace ({why}).")
     for note in result.notes:
         console.print(f"Note: {note}.")
 

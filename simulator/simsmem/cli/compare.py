@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     if key is None and any(result.name in (k.id, k.name, k.short_name) for k in kernels):
         key = result.name
     kernel = pick(kernels, key, args.report if args.kernel is None else "--kernel")
-    lines = compare(kernel, result.metrics, args.report)
+    lines = compare(kernel, result.metrics, args.report, result.unmodelled)
     bad = sum(line.status == "MISMATCH" for line in lines)
     console = Console(highlight=False)
     if not console.is_terminal:  # a log: wide enough for ncu's metric names
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     console.print(table)
     for line in lines:
         if line.status == "not modelled":
-            console.print(f"not modelled: {line.metric}: {NOT_MODELLED[line.metric]}", style="dim")
+            console.print(f"not modelled: {line.metric}: {result.unmodelled.get(line.metric) or NOT_MODELLED[line.metric]}", style="dim")
         elif line.metric in PARTIAL:
             console.print(f"part: {line.metric}: {PARTIAL[line.metric]}", style="dim")
     listed = {line.metric for line in lines}
@@ -85,8 +85,9 @@ def run(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
-def compare(kernel: Kernel, simulated: dict[str, int], where: str) -> list[Line]:
-    """Every simulated counter against the report, then the report's counters that simsmem knows it does not model."""
+def compare(kernel: Kernel, simulated: dict[str, int], where: str, unknown: dict[str, str] | None = None) -> list[Line]:
+    """Every simulated counter against the report, then the report's counters that simsmem knows it does not model: always
+    (``NOT_MODELLED``) or for this trace (``unknown``: ``metrics.unmodelled``)."""
     if not set(simulated) & set(kernel.metrics):
         raise SimsmemError(where, f"kernel {kernel.id} has none of the counters simsmem models (profile with --metrics, e.g. {next(iter(simulated))})")
     lines = []
@@ -99,7 +100,7 @@ def compare(kernel: Kernel, simulated: dict[str, int], where: str) -> list[Line]
             lines.append(Line(name, measured, value, "part" if value <= measured + 1 else "MISMATCH"))
             continue
         lines.append(Line(name, measured, value, "match" if measured == value else "MISMATCH"))
-    for name in sorted(set(kernel.metrics) & set(NOT_MODELLED) - set(simulated)):
+    for name in sorted(set(kernel.metrics) & (set(NOT_MODELLED) | set(unknown or {})) - set(simulated)):
         lines.append(Line(name, _number_or_none(kernel.metrics[name]), None, "not modelled"))
     return lines
 
