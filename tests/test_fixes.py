@@ -9,6 +9,7 @@ fixes written into CUDA sources and traced again).
 
 import re
 
+import attrs
 import numpy as np
 import pytest
 from simsmem.analysis import analyse
@@ -173,3 +174,11 @@ def test_the_extern_buffer_starts_where_the_arrays_end():
                                           ("sdata", "sdata"), ("_ZZ1kE4tile_0", "tile")])
 def test_demangled_names(symbol, name):
     assert demangle(symbol) == name
+
+
+@pytest.mark.parametrize("kernel", [{"shared": {"arrays": [{"name": 3}], "types": []}}, {"shared": {"arrays": "x"}}, {"shared": "bad"},
+                                    {"block": ["a"]}, {"block": [0], "shared": {"types": {"a": 1}}}])
+def test_a_hand_edited_header_gives_unnamed_arrays(kernel):
+    """A trace header whose ``shared`` or ``block`` is not what simsmem writes: the arrays are read as unnamed ones."""
+    trace = attrs.evolve(generated(32, 32, 4, 0, "STS", "LDS@col"), kernel=kernel)
+    assert [(a.name, a.shape()) for a in arrays_of(trace)] == [("shared_0", "[32][32]")]

@@ -94,7 +94,8 @@ def arrays_of(trace: Trace) -> tuple[Array, ...]:
     """The shared arrays of ``trace``, by base."""
     view = _View.of(trace)
     spans = []  # (name, base, size, extern, offset)
-    named = [a for a in view.info.get("arrays", []) if isinstance(a, dict)]
+    named = [a for a in view.info.get("arrays", []) if isinstance(a, dict) and isinstance(a.get("name"), str)
+             and all(isinstance(a.get(k), int) and a[k] >= 0 for k in ("base", "bytes"))]  # a hand-edited header's others: unnamed
     outside = np.ones(view.addrs.shape, dtype=bool)
     for a in named:
         lo, hi = a["base"], a["base"] + max(a["bytes"], 1)
@@ -129,12 +130,20 @@ def find(arrays: tuple[Array, ...], name: str) -> Array:
 
 def _sample(trace: Trace) -> np.ndarray:
     """Rows of the trace's first CTA (a kernel's trace numbers warps grid-wide), at most ``SAMPLE``."""
-    b, k = trace.instructions, trace.kernel
+    b = trace.instructions
     rows = np.arange(len(b))
-    if isinstance(k, dict) and isinstance(k.get("block"), list) and len(b):
-        warps = -(-int(np.prod(k["block"])) // 32)
+    warps = _warps(trace.kernel)
+    if warps and len(b):
         rows = np.flatnonzero(b.warp // warps == int(b.warp.min()) // warps)
     return rows[:SAMPLE]
+
+
+def _warps(kernel) -> int:
+    """Warps per CTA of a traced kernel's header (0: not a traced kernel's, or not readable)."""
+    block = kernel.get("block") if isinstance(kernel, dict) else None
+    if not isinstance(block, list) or not block or not all(isinstance(n, int) and n > 0 for n in block):
+        return 0
+    return -(-int(np.prod(block)) // 32)
 
 
 @attrs.frozen(eq=False)
@@ -174,8 +183,7 @@ class _View:
         elem = min([C_TYPES[t][0] for t in typed] or [int(lane.min())])
         named = sorted({t for t in typed if C_TYPES[t][0] == elem}, key=lambda t: (t.startswith("b"), t))  # f32 before b32
         ctype = C_TYPES[named[0]][1] if named else UNTYPED.get(elem, "char")
-        block = self.kernel.get("block")
-        warps = -(-int(np.prod(block)) // 32) if isinstance(block, list) else 1 << 30
+        warps = _warps(self.kernel) or 1 << 30
         row = _row(own, off, acc, size, warps)
         if not declared:  # the span its accesses reach: whole rows
             size = -(-size // row) * row
