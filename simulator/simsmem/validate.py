@@ -16,7 +16,7 @@ from .config import ArchConfig, load_arch
 from .errors import ConfigError, TraceError
 from .trace import OPS, InstructionBatch, Trace, TraceStream
 from .trace.lanes import first_bad_lane
-from .trace.others import pipes_of
+from .trace.others import any_text, pipes_of
 from .trace.records import ATOM_KINDS, COPY_OPS, IS_MATRIX, IS_SOURCE, MAX_SRC, copy_span
 from .trace.v1 import alternatives
 
@@ -91,7 +91,7 @@ def _form_problem(batch: InstructionBatch, arch: ArchConfig) -> tuple[int, str, 
 
 def _pipe_problem(batch: InstructionBatch, arch: ArchConfig) -> tuple[int, str, str] | None:
     """The first instruction whose ``others`` name a pipe the arch lacks."""
-    if not batch.others.any():
+    if not any_text(batch.others):
         return None
     for text in np.unique(batch.others).tolist():
         unknown = sorted(pipes_of(text) - set(arch.timing.pipes))

@@ -23,7 +23,7 @@ import orjson
 
 from ..errors import TraceError
 from .lanes import FULL_MASK, INACTIVE, LANES, first_misplaced, holds_no_sources, no_sources, parse_lists
-from .others import parse, unparse
+from .others import any_text, parse, unparse
 
 MAX_INT = 2**31 - 1
 #: The ``wait`` column value of an instruction without ``wait`` (``wait: true`` is 0: no earlier one in flight).
@@ -343,7 +343,7 @@ class Others(Kind):
 
     def problems(self, b, name):
         column = getattr(b, name)
-        if not column.any():
+        if not any_text(column):
             return
         counted = np.zeros(len(b), dtype=bool)
         for count in self.counts:

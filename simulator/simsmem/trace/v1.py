@@ -27,7 +27,7 @@ import numpy as np
 
 from ..errors import TraceError
 from .kinds import MAX_INT, FormValue, Kind, Problem, alternatives, first_problem, is_int
-from .others import parse, unparse
+from .others import any_text, parse, unparse
 from .records import COLUMNS, COMMON_FIELDS, DTYPES, FIELDS, LANE_COLUMNS, OP_FIELDS, OPS, InstructionBatch
 
 FORMAT_VERSION = 1
@@ -73,7 +73,7 @@ def _op_problems(b: InstructionBatch) -> Iterator[Problem]:
 
 def canonical_others(batch: InstructionBatch) -> InstructionBatch:
     """``batch`` (valid) with its ``others`` written canonically (``others.unparse``), as the exact check keeps them."""
-    if not batch.others.any():
+    if not any_text(batch.others):
         return batch
     texts, back = np.unique(batch.others, return_inverse=True)
     return attrs.evolve(batch, others=np.array([unparse(parse(t)) for t in texts.tolist()], dtype=str)[back])
