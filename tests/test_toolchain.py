@@ -48,8 +48,9 @@ def ptx(tmp_path: Path, version: str) -> Path:
 
 @pytest.fixture(autouse=True)
 def fresh(monkeypatch, tmp_path):
-    """Each test with its own ptxas cache and none of the choices a test before it made."""
+    """Each test with its own ptxas cache, no Triton's ptxas (were Triton installed), and none of the choices a test before it made."""
     monkeypatch.setenv("SIMSMEM_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(toolchain, "triton_ptxases", lambda: [])
     toolchain.assembler.cache_clear()
     program.assemble.cache_clear()
     yield

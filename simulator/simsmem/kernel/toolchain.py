@@ -155,15 +155,19 @@ def cached(kind: str, key: tuple[str, ...], data: bytes, make, tool_path: str) -
     return out
 
 
+def triton_ptxases() -> list[Ptxas]:
+    """The ptxases the installed Triton bundles (``ptxas``, and ``ptxas-blackwell``, which 3.9 uses for sm_90 too)."""
+    spec = importlib.util.find_spec("triton")
+    if not spec or not spec.origin:
+        return []
+    bin_ = Path(spec.origin).parent / "backends" / "nvidia" / "bin"
+    return [_ptxas(str(bin_ / name), f"Triton {importlib.metadata.version('triton')}'s {name}")
+            for name in ("ptxas", "ptxas-blackwell") if os.access(bin_ / name, os.X_OK)]
+
+
 def _local() -> list[Ptxas]:
     """The newer ptxases at hand: the installed Triton's (what made the SASS of its kernels) and those fetched before."""
-    found = []
-    spec = importlib.util.find_spec("triton")
-    if spec and spec.origin:
-        bin_ = Path(spec.origin).parent / "backends" / "nvidia" / "bin"
-        for name in ("ptxas", "ptxas-blackwell"):
-            if os.access(bin_ / name, os.X_OK):
-                found.append(_ptxas(str(bin_ / name), f"Triton {importlib.metadata.version('triton')}'s {name}"))
+    found = triton_ptxases()
     for path in sorted(cache_dir().glob("ptxas-*/ptxas")):
         found.append(_ptxas(str(path), f"nvidia-cuda-nvcc {path.parent.name[6:]} from pip, in {path.parent}"))
     return found
