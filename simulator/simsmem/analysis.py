@@ -19,6 +19,7 @@ from .banks import Counts, count, loaded
 from .config import ArchConfig
 from .engine import Timeline, simulate
 from .errors import SimsmemError
+from .kept import Kept, warps_per_cta
 from .metrics import instructions, kernel_counters, kernel_metrics, labels, unmodelled
 from .progress import noting
 from .sm import LaunchTiming, WhatIf, time_launch, what_if
@@ -68,33 +69,31 @@ class Result:
 
 #: What a bar says while the first count of a process loads the counting loop (measured: docs/performance.md).
 COMPILING = "loading the counting model; numba compiles it on a machine's first run, about 5 s"
-#: What ``analyse_stream`` may keep of the rows: none, one CTA's, or all.
-KEEP = ("none", "cta", "all")
 
 
 def analyse_stream(stream: TraceStream, arch: ArchConfig, *, keep: str = "none", ctas: frozenset[int] = frozenset(), worst: int = 10,
                    advance: Callable[[int], None] | None = None) -> Result:
-    """Check and count ``stream`` chunk by chunk into one result; ``keep`` (``KEEP``): also keep rows whole with their
+    """Check and count ``stream`` chunk by chunk into one result; ``keep`` (``kept.KEEP``): also keep rows whole with their
     counts: ``"cta"``, a traced kernel's first traced CTA's and those of ``ctas`` (linear CTA indices; a trace that is
     not a traced kernel's is one CTA: all of it), or ``"all"``; ``worst``: how many of the worst instructions to
     list; ``advance`` gets the bytes of the file read as it goes."""
     if worst < 1:
         raise SimsmemError("--worst", f"expected a positive count, got {worst}")
     sums = _Sums(arch, stream.ctas, worst, stream.kernel)
-    kept = _Kept(keep, ctas, warps_per_cta(stream.kernel))
+    kept = Kept(keep, warps_per_cta(stream.kernel), ctas)
     done = 0
     for chunk in validated(stream, arch).chunks:
         with contextlib.nullcontext() if loaded() else noting(COMPILING):
             counts = count(chunk.instructions, arch)
         sums.add(chunk.instructions, counts, chunk.first)
-        kept.add(chunk.instructions, counts, chunk.first)
+        kept.add(chunk.instructions, chunk.first, *(getattr(counts, f.name) for f in attrs.fields(Counts)))
         if advance is not None:
             advance(chunk.done - done)
             done = chunk.done
     whole = {}
     if keep != "none":
-        batch, counts, rows = kept.whole(arch)
-        whole = {"trace": Trace(batch, stream.name, stream.arch, stream.ctas, stream.kernel), "counts": counts,
+        batch, rows, values = kept.whole()
+        whole = {"trace": Trace(batch, stream.name, stream.arch, stream.ctas, stream.kernel), "counts": Counts(*values) if values else count(batch, arch),
                  "rows": None if len(rows) == sums.total else rows}
     metrics = {k: v for k, v in {**sums.metrics, **kernel_counters(stream.kernel)}.items() if k not in sums.unmodelled}
     return Result(stream.name, arch, stream.ctas, sums.total, sums.warps, metrics,
@@ -106,13 +105,6 @@ def analyse_stream(stream: TraceStream, arch: ArchConfig, *, keep: str = "none",
 def analyse(trace: Trace, arch: ArchConfig) -> Result:
     """A whole trace in memory, checked, counted and kept (``analyse_stream`` of it)."""
     return analyse_stream(stream_of(trace), arch, keep="all")
-
-
-def warps_per_cta(kernel: dict | None) -> int | None:
-    """A traced kernel's warps per CTA (its rows number warps grid-wide: a row's CTA is its warp // these); None for
-    other traces, whose instructions are one CTA's."""
-    block = (kernel or {}).get("block")
-    return -(-int(np.prod(block)) // 32) if isinstance(block, list) and block else None
 
 
 def first_cta_rows(trace: Trace) -> np.ndarray | None:
@@ -193,52 +185,6 @@ def _lanes_only(kept: InstructionBatch, rows: np.ndarray, b: InstructionBatch) -
         inside = at < len(mine)
         np.add.at(extra, np.searchsorted(rows, mine[at[inside]]), b.issue[block[b.warp[block] == warp][inside]] + 1)
     return attrs.evolve(kept, issue=(kept.issue + extra).astype(kept.issue.dtype))
-
-
-def _concat(counts: list[Counts]) -> Counts:
-    """Counts of consecutive chunks as one."""
-    if len(counts) == 1:
-        return counts[0]
-    return Counts(*(np.concatenate([getattr(c, f.name) for c in counts]) for f in attrs.fields(Counts)))
-
-
-class _Kept:
-    """The rows ``analyse_stream`` keeps (``keep``), chunk by chunk: every row, or those of the lowest CTA seen so far
-    and of ``ctas`` (``warps``: warps per CTA; None: the trace is one CTA's)."""
-
-    def __init__(self, keep: str, ctas: frozenset[int], warps: int | None) -> None:
-        if keep not in KEEP:
-            raise ValueError(f"keep: one of {KEEP}, not {keep!r}")
-        self.keep, self.ctas, self.warps = keep, np.array(sorted(ctas), dtype=np.int64), warps
-        self.first: int | None = None
-        self.parts: list[tuple[np.ndarray, InstructionBatch, Counts]] = []  # (trace indices, rows, counts)
-
-    def add(self, b: InstructionBatch, counts: Counts, first: int) -> None:
-        if self.keep == "none" or not len(b):
-            return
-        part = (np.arange(first, first + len(b)), b, counts)
-        if self.keep == "cta" and self.warps is not None:
-            cta = b.warp // self.warps
-            low = int(cta.min())
-            if self.first is None or low < self.first:  # a lower CTA: the rows kept as the first CTA's are not
-                self.first = low
-                self.parts = [self._take(p, np.isin(p[1].warp // self.warps, self.ctas)) for p in self.parts]
-            which = (cta == self.first) | np.isin(cta, self.ctas)
-            part = part if which.all() else self._take(part, which)
-        self.parts.append(part)
-
-    @staticmethod
-    def _take(part: tuple[np.ndarray, InstructionBatch, Counts], which: np.ndarray) -> tuple[np.ndarray, InstructionBatch, Counts]:
-        rows, b, counts = part
-        return rows[which], b.take(which), Counts(*(getattr(counts, f.name)[which] for f in attrs.fields(Counts)))
-
-    def whole(self, arch: ArchConfig) -> tuple[InstructionBatch, Counts, np.ndarray]:
-        """The kept rows, their counts and their trace indices."""
-        if not self.parts:
-            empty = InstructionBatch.empty()
-            return empty, count(empty, arch), np.zeros(0, dtype=np.int64)
-        return (InstructionBatch.concat([b for _, b, _ in self.parts]), _concat([c for _, _, c in self.parts]),
-                np.concatenate([rows for rows, _, _ in self.parts]))
 
 
 class _Sums:

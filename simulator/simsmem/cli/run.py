@@ -13,9 +13,10 @@ import sys
 
 import orjson
 
-from ..analysis import analyse_stream, warps_per_cta, with_launch, with_timeline
+from ..analysis import analyse_stream, with_launch, with_timeline
 from ..arrays import print_arrays
 from ..config import load_arch
+from ..kept import warps_per_cta
 from ..kernel.tracer import StreamSink
 from ..ncu_csv import details_csv
 from ..progress import add_quiet_flag, progress

@@ -97,8 +97,10 @@ def _chunks(z: np.lib.npyio.NpzFile, chunks: int, count: int | None, size: int, 
     try:
         for i in range(chunks):
             columns = {name: _member(z, f"c{i}.{name}", where) for name in COLUMNS if f"c{i}.{name}" in z.files}
-            columns |= {name: _decoded(z, f"c{i}.{name}", where) for name, f in COLUMNS.items() if f.lanes and f"c{i}.{name}.base" in z.files}
+            lanes = {name: _patterns(z, f"c{i}.{name}", where) for name, f in COLUMNS.items() if f.lanes and f"c{i}.{name}.base" in z.files}
+            columns |= {name: p.column() for name, p in lanes.items()}
             n = len(columns["op"])
+            given = set(columns)
             columns |= {name: f.filled(n) for name, f in LATER.items() if name not in columns}
             for name, array in columns.items():
                 f = COLUMNS[name]
@@ -110,7 +112,7 @@ def _chunks(z: np.lib.npyio.NpzFile, chunks: int, count: int | None, size: int, 
             if problem:
                 row, field, what = problem
                 raise TraceError(f"{where}: instruction {first + row}: {field}", what)
-            yield Chunk(canonical_others(batch), first, size * (i + 1) // chunks)
+            yield Chunk(canonical_others(batch) if "others" in given else batch, first, size * (i + 1) // chunks, lanes)
             first += n
     finally:
         z.close()
@@ -136,8 +138,8 @@ def _check_members(names: set[str], chunks: int, where: str) -> None:
         raise TraceError(where, f"unexpected member {sorted(names - allowed)[0]!r}")
 
 
-def _decoded(z: np.lib.npyio.NpzFile, member: str, where: str) -> np.ndarray:
-    """A per-lane column from its lane patterns (``member``: ``c{i}.addrs``)."""
+def _patterns(z: np.lib.npyio.NpzFile, member: str, where: str) -> Patterns:
+    """A per-lane column's lane patterns (``member``: ``c{i}.addrs``), checked."""
     dtype = COLUMNS[member.split(".")[1]].dtype
     arrays = {part: _member(z, f"{member}.{part}", where) for part in PARTS}
     for part, want in PARTS.items():
@@ -147,7 +149,7 @@ def _decoded(z: np.lib.npyio.NpzFile, member: str, where: str) -> np.ndarray:
     problem = patterns.problem()
     if problem:
         raise TraceError(f"{where}: {member}", problem)
-    return patterns.column()
+    return patterns
 
 
 def _member(z: np.lib.npyio.NpzFile, name: str, where: str) -> np.ndarray:

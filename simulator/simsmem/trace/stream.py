@@ -27,6 +27,7 @@ class Chunk:
     instructions: InstructionBatch
     first: int  # trace index of the chunk's first instruction
     done: int  # bytes of the file read so far (progress)
+    lanes: dict | None = None  # per-lane column name -> its ``patterns.Patterns``, where the reader read them so (.npz)
 
 
 @attrs.frozen(eq=False)
