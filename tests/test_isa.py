@@ -48,8 +48,6 @@ KNOWN = {
     "isa_float64": {(0, 33): MUFU},
     "isa_half": {(0, 21): MUFU, (0, 22): MUFU},
 }
-#: Entries the executor refuses though the GPU ran them, and the words of the refusal.
-REFUSED = {"isa_atomg_cas": "null pointer"}  # ATOMG.E.CAS prints its 64-bit address [R28+0x4] with no .64: memory.py reads 32 bits
 #: smsp__inst_executed.sum where the GPU's count is not the executor's, and why.
 COUNTS = {"isa_memory": "the f32 atomicAdd on 8 shared words of 128 threads is a CAS loop whose retries depend on how the "
                         "four warps interleave (H200 3841; the executor's lock-step 3752)"}
@@ -58,6 +56,7 @@ COUNTS = {"isa_memory": "the f32 atomicAdd on 8 shared words of 128 threads is a
 HOPPER = {"HGMMA": "hop_wg_f16_n64_k_128B", "IGMMA": "hop_wg_s8_n64_k_128B", "QGMMA": "hop_wg_e4m3_n64_k_128B",
           "WARPGROUP": "hop_wg_f16_n64_k_128B", "SYNCS": "hop_tma_ld_2d_f16_none", "UTMALDG": "hop_tma_ld_2d_f16_none",
           "UTMASTG": "hop_tma_st_2d_f16_none", "UTMACMDFLUSH": "hop_tma_st_2d_f16_none", "UBLKCP": "hop_bulk_ld_16",
+          "UTMACCTL": "tmap_by_pointer",
           "USGXT": "triton_matmul_f16_sm90"}
 #: Names ptxas 13.0 emitted for no probe here for sm_90 (it folds immediates into FADD/FMUL/FFMA/FMNMX/MOV/IADD3,
 #: has no IADD/IMUL/IMOV, makes min/max of f64 DSETP+FSEL, and of the uniform datapath only what
@@ -73,7 +72,7 @@ NOT_EMITTED = {
 }
 #: Opcodes with a builder of their own that no kernel here executes, and why.
 UNCHECKED = {"BMOV": "ptxas saves convergence barriers with it; no probe of nested divergence around calls made it emit one",
-             **dict.fromkeys(("ARRIVES", "UBLKPF", "UTMACCTL", "UTMAPF"), "added by e5a7bf2 (issue 37); no measured entry executes it yet")}
+             **dict.fromkeys(("ARRIVES", "UBLKPF", "UTMAPF"), "added by e5a7bf2 (issue 37); no measured entry executes it yet")}
 
 
 def _buffer(launch, i: int) -> np.ndarray:
@@ -101,7 +100,7 @@ def dumped(name: str) -> dict[int, np.ndarray]:
     return {i: np.frombuffer(gzip.decompress(f.read_bytes()), dtype="<u4") for i, f in files.items() if f.exists()}
 
 
-RAN = [n for n, (e, _) in ENTRIES.items() if e.get("launch_rc", 0) == 0 and n not in REFUSED]
+RAN = [n for n, (e, _) in ENTRIES.items() if e.get("launch_rc", 0) == 0]
 
 
 @pytest.mark.parametrize("name", RAN)
@@ -124,15 +123,6 @@ def test_instructions_executed(name):
         assert header["executed"] != entry["ncu"]["smsp__inst_executed.sum"], COUNTS[name]
     else:
         assert header["executed"] == entry["ncu"]["smsp__inst_executed.sum"]
-
-
-@pytest.mark.parametrize("name", sorted(REFUSED))
-def test_what_the_executor_refuses(name):
-    """Entries the GPU ran that the executor stops, naming why (strict: once it runs them, they go to RAN)."""
-    entry, _ = ENTRIES[name]
-    assert entry["launch_rc"] == 0
-    with pytest.raises(SimsmemError, match=REFUSED[name]):
-        traced(name)
 
 
 def test_a_trap_stops_both():

@@ -29,7 +29,8 @@ pytestmark = pytest.mark.slow  # traces each corpus kernel on the CPU
 
 #: manifest.json: measured on the H100; hopper.json: the Hopper probes and kernels (wgmma, TMA, bulk copies), on an
 #: H200 (runs/2026-11-27-hopper, -hopper-gemm, -hopper-holdout: two ncu runs each) and once more on an H100
-#: (runs/2026-11-27-hopper-h100, ``ncu_h100``: the same counts on every entry but one op_misc total)
+#: (runs/2026-11-27-hopper-h100, ``ncu_h100``: the same counts on every entry but one op_misc total); then issue 37's
+#: warp-specialised GEMMs, clusters, DSMEM, stmatrix epilogues and tensor maps in memory (runs/2026-11-29-hopper-ws, H200)
 MANIFEST = json.loads((REALK / "manifest.json").read_text()) + json.loads((REALK / "hopper.json").read_text())
 #: The counters simsmem models for a kernel: per-op wavefronts and bank conflicts, instruction counts, the SASS-level
 #: LDGSTS counters, and every warp-level SASS instruction executed.
@@ -55,6 +56,20 @@ OPEN = {
     "rule_sts_ldg_div_b256_g8": STORES,
     "rule_sts_alu_div_b256_g8": STORES,
 }
+#: Counters the timing of warps and CTAs decides on the GPU, and simsmem's untimed execution cannot: judged as at least
+#: simsmem's count and at most ``slack`` above it, with the reason (H200, runs/2026-11-29-hopper-ws, two ncu runs).
+SPIN = "a try_wait that times out before the copy or arrival it waits for repeats its loop on the GPU; simsmem's waits end once, when their phase completes"
+ARRIVES = "the other CTA's remote mbarrier arrives (op_misc) landing while stmatrix stores: one more store conflict, and 0 or 1 store wavefront"
+INCOMING = "the other CTA's red.shared::cluster served by this CTA's shared memory while its own atomics run: 7 to 14 more atom wavefronts (320, 327)"
+TIMED = {("ws_gemm_tma", "smsp__inst_executed.sum"): (SPIN, 0.05), ("ws_gemm_multicast", "smsp__inst_executed.sum"): (SPIN, 0.05),
+         ("ws_gemm_multicast", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"): (ARRIVES, 2),
+         ("ws_gemm_multicast", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"): (ARRIVES, 2),
+         ("dsmem_histogram", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"): (INCOMING, 0.1),
+         ("dsmem_histogram", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum"): (INCOMING, 0.15)}
+#: Measured counts simsmem does not reproduce, each checked to stay off (a strict xfail of one counter).
+PREDICATED_OFF = ("a TMA instruction that warps execute with their guard false in every lane (@!UP1 UTMALDG: the warps but the issuing "
+                  "one) counts in smsp__inst_executed_op_tma_ld (10), not in the SASS-level count (4): simsmem's rows are the copies made")
+UNMODELLED = {("tmap_by_pointer", "smsp__inst_executed_op_tma_ld.sum"): PREDICATED_OFF, ("tmap_built", "smsp__inst_executed_op_tma_ld.sum"): PREDICATED_OFF}
 
 
 #: The runs' counts (steps against the runaway limit), by entry, as ``traced`` fills them in.
@@ -90,8 +105,16 @@ def test_counters_match_the_h100(name):
     for counter in COUNTERS:
         if counter in entry["ncu"]:
             lo, hi = measured(entry, counter)
-            if not lo <= metrics.get(counter, 0) <= hi:
-                off.append(f"{counter}: H100 {lo}..{hi}, simulated {metrics.get(counter, 0)}")
+            ours = metrics.get(counter, 0)
+            if (name, counter) in TIMED:
+                slack = TIMED[name, counter][1]
+                if not ours <= lo <= hi <= ours + (slack * ours if isinstance(slack, float) else slack):
+                    off.append(f"{counter}: measured {lo}..{hi}, simulated {ours} + up to {slack} ({TIMED[name, counter][0]})")
+            elif (name, counter) in UNMODELLED:
+                if lo <= ours <= hi:
+                    off.append(f"{counter}: now simulated as measured ({ours}): take it out of UNMODELLED")
+            elif not lo <= ours <= hi:
+                off.append(f"{counter}: H100 {lo}..{hi}, simulated {ours}")
     assert not off, "; ".join(off)
 
 
@@ -104,9 +127,14 @@ ROUNDED = {  # float results whose last bits depend on the hardware's accumulati
 }  # the mma.sync GEMMs (hgemm_*, triton_matmul_f16, _f16_s2, _tf32) are bit for bit since HMMA's sum rule (kernel/isa/matrix.py)
 
 
+#: Output buffers that hold the GPU's own device addresses (tensor maps a kernel built), which a CPU run cannot have.
+ADDRESSES = {"tmap_built": {1}}
+
+
 def _dumped(entry: dict) -> list[int]:
     return [i for i, a in enumerate(entry["args"]) if (a.startswith("zeros:") or ":zeros:" in a) and a != "zeros:0"
-            and (REALK / "out" / f"{entry['name']}.arg{i}.bin.gz").exists()]  # a tmap: over zeros: is an output too
+            and (REALK / "out" / f"{entry['name']}.arg{i}.bin.gz").exists()  # a tmap: over zeros: is an output too
+            and i not in ADDRESSES.get(entry["name"], ())]
 
 
 def test_no_entry_comes_near_the_runaway_limit():

@@ -250,8 +250,9 @@ def main(argv: list[str] | None = None) -> int:
             vals = {c: [number(r[c]) for _, r in rows] for c in cols}
             ent = {k: e[k] for k in ("name", "origin", "source", "ptx", "kernel", "grid", "block", "smem", "args",
                                      "problem")}
-            if "globals" in e:  # the module variables the launcher filled: the launch is not whole without them
-                ent["globals"] = e["globals"]
+            for key in ("globals", "cluster"):  # the module variables the launcher filled, the launch's clusters: the launch
+                if key in e:                      # is not whole without them
+                    ent[key] = e[key]
             ent["ncu"] = {c: v[0] for c, v in vals.items()}
             ent["ncu_runs"] = len(rows)
             ent["ncu_varies"] = {c: v for c, v in vals.items() if len(set(map(str, v))) > 1}

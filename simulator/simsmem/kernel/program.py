@@ -120,8 +120,8 @@ def load_program(path: str | Path, kernel: str, arch: str = "sm_90") -> Program:
         raise SimsmemError(where, f"cannot read ({exc.strerror})") from None
     suffix = path.suffix.lower()
     ptx: str | None = None
-    if suffix == ".cu":
-        ptx = toolchain.cu_to_ptx(path, arch)
+    if suffix == ".cu":  # for sm_90a, as Hopper kernels are built (wgmma, setmaxnreg): the same SASS for the rest
+        ptx = toolchain.cu_to_ptx(path, "sm_90a" if arch == "sm_90" else arch)
     elif suffix == ".ptx":
         try:
             ptx = raw.decode()

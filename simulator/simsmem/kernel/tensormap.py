@@ -2,7 +2,8 @@
 
 ``tmap:DTYPE:DIMS[@STRIDES]:BOX:SWIZZLE:BUFFER`` describes what ``cuTensorMapEncodeTiled`` would be given:
 DTYPE one of ``DTYPES``, DIMS the tensor's sizes innermost first (``256x64``), STRIDES the byte strides of the
-dimensions after the first (packed when left out; 0 is allowed for a dimension of size 1, as CuTe writes them),
+dimensions after the first (packed when left out; 0 too, as CuTe writes them for a dimension of size 1: the driver
+takes it for any size, and the dimension's indices then all read one place),
 BOX the box's sizes, SWIZZLE ``none``, ``32B``, ``64B`` or ``128B``, BUFFER ``zeros:BYTES``, ``npy:PATH`` (a new
 global buffer, as for pointer arguments) or ``arg:I`` (the buffer of argument I, counted from 0). Element strides
 are 1, there is no interleave, and out-of-bound elements load as zeros (and are not stored).
@@ -38,8 +39,11 @@ TYPE_CODES = {"u8": 0, "u16": 1, "u32": 2, "s32": 3, "u64": 4, "s64": 5, "f16": 
 #: The fields of the 128 bytes, as ptxas 13.0 compiles ``tensormap.replace`` (sm_90a): (byte offset, bit, bits) of one
 #: value; the per-dimension ones are arrays, ``step`` bits apart. Sizes are stored less one, strides in 16-byte units.
 #: bytes 0x0c-0x1f hold dimension k+1's stride: its low 32 bits (of the 36) at 0x0c + 4k, its top 4 in nibble k of 0x1c.
+#: Two more the driver writes (cuTensorMapEncodeTiled on the H200, runs/2026-11-29-hopper-ws) and simsmem writes alike but
+#: never reads: the box's bytes, and 16 bytes or eight rows of the swizzle span (the box's shared-memory alignment?).
 FIELDS = {"address": (0x00, 0, 64), "rank": (0x08, 4, 3), "type": (0x08, 7, 4), "tf32": (0x08, 16, 1), "interleave": (0x08, 11, 2),
-          "swizzle": (0x08, 13, 2), "fill": (0x08, 15, 1), "dims": (0x20, 0, 32), "element_strides": (0x34, 0, 3), "box": (0x37, 0, 8)}
+          "swizzle": (0x08, 13, 2), "fill": (0x08, 15, 1), "dims": (0x20, 0, 32), "element_strides": (0x34, 0, 3), "box": (0x37, 0, 8),
+          "box_bytes": (0x40, 0, 32), "alignment": (0x48, 0, 16)}
 STEP = {"dims": 32, "element_strides": 3, "box": 8}
 
 
@@ -100,19 +104,20 @@ class TensorMap:
             raise TensorMapError(f"every box size must be 1 to {MAX_BOX}")
         if self.row_bytes % 16:
             raise TensorMapError(f"the box's rows must be a multiple of 16 bytes, not {self.row_bytes}")
-        if any(s % 16 or not 0 <= s < 1 << 40 or (s == 0 and d > 1) for s, d in zip(self.strides, self.dims[1:])):
-            raise TensorMapError("strides must be multiples of 16 bytes below 2**40, positive but for dimensions of size 1")
+        if any(s % 16 or not 0 <= s < 1 << 40 for s in self.strides):
+            raise TensorMapError("strides must be multiples of 16 bytes below 2**40")
         if self.swizzle and self.row_bytes > self.swizzle:
             raise TensorMapError(f"a {self.swizzle}B swizzle takes rows of at most {self.swizzle} bytes, not {self.row_bytes}")
         if self.address % 16:
             raise TensorMapError("the tensor's address must be 16-byte aligned")
 
     def encode(self) -> bytes:
-        """The 128 bytes the GPU reads (``FIELDS``), element strides 1."""
+        """The 128 bytes of the map (``FIELDS``), element strides 1: the driver's, but for the address."""
         bits = 0
         code = TYPE_CODES[self.dtype]
         values = {"address": self.address, "rank": self.rank - 1, "type": code & 15, "tf32": code >> 9, "swizzle": (self.swizzle // 16).bit_length() - 1 if self.swizzle else 0,
-                  "dims": [d - 1 for d in self.dims], "element_strides": [0] * self.rank, "box": [b - 1 for b in self.box]}
+                  "dims": [d - 1 for d in self.dims], "element_strides": [0] * self.rank, "box": [b - 1 for b in self.box],
+                  "box_bytes": self.box_bytes, "alignment": 8 * self.swizzle or 16}
         for name, value in values.items():
             at, bit, width = FIELDS[name]
             for k, v in enumerate(value if isinstance(value, list) else [value]):

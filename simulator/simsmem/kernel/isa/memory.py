@@ -541,20 +541,27 @@ def _report_generic(m: Machine, ins: Instruction, form: dict, ex: np.ndarray, ix
                     size: int) -> None:
     """Tell the listener of a generic access's lanes on the CTA's own shared memory, with, per warp, the distinct bytes of
     its lanes on global or local memory: ncu counts those under the shared bytes too (H200, runs/2026-11-29-counters:
-    gen_*_half). A lane on another CTA's of the cluster (distributed shared memory: the rank in bits 24 and up) adds no
-    wavefront or conflict to either SM's shared-memory counters (H200, runs/2026-11-29-hopper-ws: the dsm_*_remote
-    probes), so it is left out."""
+    gen_*_half). A lane on another CTA's shared memory of the cluster (distributed shared memory: the rank in bits 24 and
+    up) counts its bytes so too but adds no wavefront or conflict to either SM's counters; only an atomic whose lanes are
+    all on other CTAs' takes one wavefront, reported as its first lane's (H200, runs/2026-11-29-hopper-ws, dsm_*_remote)."""
     window = (a & np.uint64(0xFFFF_FFFF)).astype(np.int64)
     own = shared_lanes & ((window >> 24) == m.rank[m.cta_slot[ix]])
+    if form["op"] == "ATOMS" and (shared_lanes & ~own).any():
+        warp = ix // LANES
+        lone = np.isin(warp, warp[shared_lanes]) & ~np.isin(warp, warp[own])
+        first = np.unique(warp[lone & shared_lanes], return_index=True)[1]
+        own[np.flatnonzero(lone & shared_lanes)[first]] = True
     on_shared = np.zeros(m.n, dtype=bool)
     on_shared[ix[own]] = True
-    if on_shared.any():
-        away = np.flatnonzero(~shared_lanes)
+    in_window = np.zeros(m.n, dtype=bool)
+    in_window[ix[shared_lanes]] = True
+    if in_window.any():
+        away = np.flatnonzero(~own)
         per_warp = np.zeros(m.n // LANES, dtype=np.int64)
         if len(away):
             pairs = np.unique(np.stack([ix[away] // LANES, a[away].astype(np.int64)]), axis=1)
             np.add.at(per_warp, pairs[0], size)
-        _report(m, ins, form, ex & _warps_with(on_shared), on_shared, _full(m, ix[own], window[own]), elsewhere=per_warp)
+        _report(m, ins, form, ex & _warps_with(in_window), on_shared, _full(m, ix[own], window[own] & 0xFF_FFFF), elsewhere=per_warp)
 
 
 def _form_generic(op: str, size: int) -> dict:
