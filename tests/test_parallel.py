@@ -134,9 +134,8 @@ def test_packed_columns_come_back_as_they_were():
     assert not any(viewed.strides) and viewed.shape == (3, 32) and (viewed == -1).all()
 
 
-def test_spans_and_indices():
-    flags = np.zeros(12, bool)
-    flags[[0, 1, 5, 9, 10, 11]] = True
-    ranges = parallel.spans(flags)
-    assert ranges.tolist() == [[0, 2], [5, 6], [9, 12]]
-    assert parallel.indices(ranges).tolist() == [0, 1, 5, 9, 10, 11]
+def test_merged_ranges_and_indices():
+    """Accesses (offset, bytes) joined into ranges where they overlap or touch, and the bytes of ranges back."""
+    ranges = parallel.merged(np.array([9, 0, 4, 10, 1, 20]), np.array([2, 2, 2, 2, 2, 4]))
+    assert ranges.tolist() == [[0, 3], [4, 6], [9, 12], [20, 24]]
+    assert parallel.indices(ranges).tolist() == [0, 1, 2, 4, 5, 9, 10, 11, 20, 21, 22, 23]

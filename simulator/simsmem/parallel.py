@@ -46,7 +46,7 @@ AHEAD = 2
 
 @attrs.define(eq=False)
 class TrackedMemory(GlobalMemory):
-    """Global memory that notes where it is read and written (``touched`` gives the bytes, per buffer)."""
+    """Global memory that notes where it is read and written (``read`` and ``written`` give them, per buffer)."""
 
     reads: list[tuple[int, np.ndarray, int]] = attrs.field(factory=list)  # (buffer, byte offsets, access size)
     writes: list[tuple[int, np.ndarray, int]] = attrs.field(factory=list)
@@ -72,18 +72,32 @@ class TrackedMemory(GlobalMemory):
         index, offset = self.locate(addr, size)
         log.extend((int(i), offset[index == i], size) for i in np.unique(index))
 
-    def touched(self, log: list) -> dict[int, np.ndarray]:
-        """The bytes of each buffer that the accesses of ``log`` touched, as (n, 2) [start, stop) ranges."""
-        flags: dict[int, np.ndarray] = {}
-        for i, offset, size in log:
-            f = flags.setdefault(i, np.zeros(self.buffers[i].data.size, bool))
-            f[offset[:, None] + np.arange(size)] = True
-        return {i: spans(f) for i, f in flags.items()}
+    def written(self) -> dict[int, np.ndarray]:
+        """The bytes of each buffer written, as (n, 2) [start, stop) ranges."""
+        return {i: merged(np.concatenate(o), np.concatenate(n)) for i, (o, n) in _grouped(self.writes).items()}
+
+    def read(self) -> dict[int, np.ndarray]:
+        """Each buffer's reads as (n, 2) [offset, bytes] (unmerged: most are of buffers nothing writes, never looked at)."""
+        return {i: np.stack([np.concatenate(o), np.concatenate(n)], 1) for i, (o, n) in _grouped(self.reads).items()}
 
 
-def spans(flags: np.ndarray) -> np.ndarray:
-    """(n, 2) [start, stop) byte ranges where ``flags`` is set."""
-    return np.flatnonzero(np.diff(np.concatenate(([0], flags.view(np.int8), [0])))).reshape(-1, 2)
+def _grouped(log: list) -> dict[int, tuple[list, list]]:
+    out: dict[int, tuple[list, list]] = {}
+    for i, offset, size in log:
+        o, n = out.setdefault(i, ([], []))
+        o.append(offset)
+        n.append(np.full(len(offset), size))
+    return out
+
+
+def merged(offsets: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """(n, 2) [start, stop) ranges covering the accesses at ``offsets`` of ``sizes`` bytes, overlapping and adjacent ones joined."""
+    order = np.argsort(offsets, kind="stable")
+    start = offsets[order]
+    reach = np.maximum.accumulate(start + sizes[order])
+    new = np.concatenate(([True], start[1:] > reach[:-1]))
+    last = np.concatenate((np.flatnonzero(new)[1:] - 1, [len(start) - 1]))
+    return np.stack([start[new], reach[last]], 1)
 
 
 def indices(ranges: np.ndarray) -> np.ndarray:
@@ -124,15 +138,15 @@ def unpack(columns: dict) -> InstructionBatch:
 @attrs.frozen(eq=False)
 class Part:
     """What one batch of CTAs made: its rows, counts and kept warp streams (rows numbered from the batch's first), and,
-    from a worker, the bytes it read (ranges per buffer) and wrote (ranges and their final bytes); ``failed``: it raised."""
+    from a worker, what it read and wrote (with the final bytes) of each buffer; ``failed``: it raised."""
 
     batches: list  # InstructionBatch, or its ``pack`` on the way back from a worker
     executed: int
     ctas: int
     load: float
     kept: list[WarpStreams]
-    reads: dict[int, np.ndarray] = attrs.field(factory=dict)
-    writes: dict[int, tuple[np.ndarray, np.ndarray]] = attrs.field(factory=dict)
+    reads: dict[int, np.ndarray] = attrs.field(factory=dict)  # buffer -> (n, 2) [offset, bytes] of each access
+    writes: dict[int, tuple[np.ndarray, np.ndarray]] = attrs.field(factory=dict)  # buffer -> ([start, stop) ranges, their bytes)
     failed: bool = False
 
 
@@ -150,8 +164,8 @@ def run_on_worker(program: Program, launch: Launch, ctas: list[int], limit: int 
         part = _execute(program, attrs.evolve(launch, memory=memory), ctas, limit, keep, sms)
     except Exception:  # run again on the committed memory, where the error (if it stays) is the serial run's
         return Part([], 0, 0, 0.0, [], failed=True)
-    writes = {i: (w, memory.buffers[i].data[indices(w)]) for i, w in memory.touched(memory.writes).items()}
-    return attrs.evolve(part, batches=[pack(b) for b in part.batches], reads=memory.touched(memory.reads), writes=writes)
+    writes = {i: (w, memory.buffers[i].data[indices(w)]) for i, w in memory.written().items()}
+    return attrs.evolve(part, batches=[pack(b) for b in part.batches], reads=memory.read(), writes=writes)
 
 
 class Workers:
@@ -260,6 +274,7 @@ def _ordered(program: Program, launch: Launch, tasks: list[list[int]], limit: in
     workers = Workers(jobs, scheduler, client)
     pending: deque = deque()
     shared, size, noted = None, 0, False
+    changed: dict[int, bool] = {}
     began, k = time.perf_counter(), 0
     try:
         while k < len(tasks) or pending:
@@ -272,15 +287,20 @@ def _ordered(program: Program, launch: Launch, tasks: list[list[int]], limit: in
                     k += 1
                 j, future = pending.popleft()
                 part = future.result()
-                if part.failed or _stale(part, initial, committed):
+                if part.failed or _stale(part, initial, committed, changed):
                     part = _here(program, launch, tasks[j], limit, keeps[j], sms)
+                    changed.clear()
                 else:
                     for i, (where, data) in part.writes.items():
-                        committed.buffers[i].data[indices(where)] = data
+                        at = indices(where)
+                        if changed.get(i) is False:  # still as it was, unless these bytes are new
+                            changed[i] = bool((data != initial.buffers[i].data[at]).any())
+                        committed.buffers[i].data[at] = data
                     part = attrs.evolve(part, batches=[unpack(b) for b in part.batches])
                 yield tasks[j][0], part
                 continue
             yield tasks[k][0], _here(program, launch, tasks[k], limit, keeps[k], sms)
+            changed.clear()
             k += 1
             if (time.perf_counter() - began) / k * (len(tasks) - k) > START_AFTER:
                 workers.start()
@@ -293,12 +313,16 @@ def _ordered(program: Program, launch: Launch, tasks: list[list[int]], limit: in
         workers.close()
 
 
-def _stale(part: Part, initial: GlobalMemory, committed: GlobalMemory) -> bool:
-    """Whether a worker's part read a byte that the tasks before it changed."""
-    for i, where in part.reads.items():
-        at = indices(where)
-        if (committed.buffers[i].data[at] != initial.buffers[i].data[at]).any():
-            return True
+def _stale(part: Part, initial: GlobalMemory, committed: GlobalMemory, changed: dict[int, bool]) -> bool:
+    """Whether a worker's part read a byte that the tasks before it changed (``changed``: whether a buffer may differ
+    from its initial bytes, filled in as asked and kept up as parts are committed; runs here forget it)."""
+    for i, accesses in part.reads.items():
+        if i not in changed:
+            changed[i] = not np.array_equal(committed.buffers[i].data, initial.buffers[i].data)
+        if changed[i]:
+            at = indices(np.stack([accesses[:, 0], accesses.sum(1)], 1))
+            if (committed.buffers[i].data[at] != initial.buffers[i].data[at]).any():
+                return True
     return False
 
 

@@ -29,6 +29,7 @@ from .config import ArchConfig, load_arch
 from .errors import SimsmemError
 from .fixes import apply, candidates
 from .kernel.streams import WarpStreams
+from .parallel import pack, unpack
 from .trace import Trace
 
 CYCLES = "sm__cycles_elapsed.max"
@@ -47,6 +48,14 @@ class Source:
     streams: WarpStreams | None = None
     resources: dict[str, int] = attrs.field(factory=dict)
     code: dict[int, dict[str, str]] = attrs.field(factory=dict)
+
+    def __reduce__(self):  # to the workers with its columns of one value as that value (an SGEMM's: 148 MB to 43 MB)
+        t = self.trace
+        return _source, (self.name, pack(t.instructions), attrs.evolve(t, instructions=None), self.streams, self.resources, self.code)
+
+
+def _source(name: str, columns: dict, trace: Trace, *rest) -> Source:
+    return Source(name, attrs.evolve(trace, instructions=unpack(columns)), *rest)
 
 
 @attrs.frozen
