@@ -12,7 +12,7 @@ import pytest
 from conftest import H100, ROOT
 from hypothesis import given
 from rich.console import Console
-from simsmem.analysis import analyse
+from simsmem.distinct import of_trace
 from simsmem.arrays import arrays_of
 from simsmem.banks import count, schedule
 from simsmem.corpus import corpus_trace, load_corpus
@@ -28,14 +28,14 @@ CONFLICTS = ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "l1tex_
 
 
 def seed(name, sm90):
-    return analyse(load_trace(ROOT / "traces" / "seeds" / f"{name}.json"), sm90)
+    return of_trace(load_trace(ROOT / "traces" / "seeds" / f"{name}.json"), sm90)
 
 
 def test_ldsm_x4_diagnosis_names_rows_banks_and_fixes(sm90):
     """The seed's ldmatrix.x4 of an unswizzled 16x16 half tile (H100 row LDSM4_seed_v2: 8 wavefronts, 4 conflicts).
     The fixes' wording is a regression guard: a generated trace names no array, so the tile is ``tile``, 1-D (its
     16 rows of 32 bytes are contiguous), padded 8 halves per 64 (the least memory of the paddings that fix it)."""
-    result = analyse(load_trace(ROOT / "traces" / "ldsm_x4.json"), sm90)
+    result = of_trace(load_trace(ROOT / "traces" / "ldsm_x4.json"), sm90)
     ex = explain(result, 0)
     assert (len(ex.schedule.wavefronts), ex.schedule.bank_conflicts) == (8, 4)
     assert ex.diagnosis == (
@@ -64,16 +64,16 @@ def test_the_fix_found_is_what_the_h100_measured_conflict_free(broken, index, ki
     result = seed(broken, sm90)
     (i, _), = choose(result, None, 1)
     assert i == index
-    found = [f for f in search(result.trace.instructions, result.counts.wavefronts, result.counts.bank_conflicts,
-                               arrays_of(result.trace), sm90, top=10) if f.change.kind == kind]
+    found = [f for f in search(result.batch, result.counts.wavefronts, result.counts.bank_conflicts, arrays_of(result.cta), sm90,
+                               top=10, weight=result.weight) if f.change.kind == kind]
     assert statement in [f.statement for f in found]
     assert statement in [f.statement for f in explain(result, i).fixes]
-    moved = result.trace.instructions
+    moved = result.cta.instructions
     for f in found:  # one per array
         moved = f.apply(moved)
     assert np.array_equal(moved.addrs, load_trace(ROOT / "traces" / "seeds" / f"{fixed}.json").instructions.addrs)
     assert int(count(moved, sm90).bank_conflicts.sum()) == 0 and all(MEASURED[fixed][c] == 0 for c in CONFLICTS)
-    assert sum(MEASURED[broken][c] for c in CONFLICTS) == int(result.counts.bank_conflicts.sum()) * result.trace.ctas > 0
+    assert sum(MEASURED[broken][c] for c in CONFLICTS) == result.total(result.counts.bank_conflicts) * result.cta.ctas > 0
 
 
 @pytest.mark.parametrize("name", ["v3_wmma_padding", "v4_mma", "trans_shm1", "trans_shm2", "v2_wmma"])
@@ -81,7 +81,7 @@ def test_only_changes_that_lower_the_kernel_are_fixes(name, sm90):
     """Every fix listed for the seeds' conflicting patterns lowers the whole kernel's wavefronts, and the list goes
     from the fewest up (none of them 'N -> N')."""
     result = seed(name, sm90)
-    now = int(result.counts.wavefronts.sum())
+    now = result.total(result.counts.wavefronts)
     for i, _ in choose(result, None, 5):
         waves = [f.wavefronts for f in explain(result, i).fixes]
         assert all(w < now for w in waves) and waves == sorted(waves)
@@ -100,7 +100,7 @@ def test_no_fix_found_is_said(sm90):
 
 def test_column_read_of_a_float_tile(sm90):
     """H100 row LDS32_stride32: 32 lanes, one bank, 32 wavefronts (31 conflicts)."""
-    result = analyse(corpus_trace([ROWS["LDS32_stride32"]]), sm90)
+    result = of_trace(corpus_trace([ROWS["LDS32_stride32"]]), sm90)
     ex = explain(result, 0)
     assert ex.schedule.bank_conflicts == ROWS["LDS32_stride32"]["ncu"][CONFLICTS[0]] == 31
     assert ex.diagnosis.startswith("32-way conflict in the warp: lanes 0-31 (one per wavefront) use the same bank (0) -> ")
@@ -108,7 +108,7 @@ def test_column_read_of_a_float_tile(sm90):
 
 def test_atomics_on_one_word_serialize_and_cannot_be_fixed_by_layout(sm90):
     """H100 row ATOMS32_stride0: every lane adds to one word: 32 wavefronts."""
-    result = analyse(corpus_trace([ROWS["ATOMS32_stride0"]]), sm90)
+    result = of_trace(corpus_trace([ROWS["ATOMS32_stride0"]]), sm90)
     ex = explain(result, 0)
     assert len(ex.schedule.wavefronts) == ROWS["ATOMS32_stride0"]["ncu"]["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"] == 32
     assert "lanes updating one word serialize (no broadcast)" in ex.diagnosis
@@ -118,7 +118,7 @@ def test_atomics_on_one_word_serialize_and_cannot_be_fixed_by_layout(sm90):
 def test_halves_of_a_64_bit_load(sm90):
     """H100 row LDS64_stride2 (8-byte lanes 16 bytes apart): the two half-warps cannot share a wavefront."""
     row = ROWS["LDS64_stride2"]
-    ex = explain(analyse(corpus_trace([row]), sm90), 0)
+    ex = explain(of_trace(corpus_trace([row]), sm90), 0)
     assert ex.schedule.bank_conflicts == row["ncu"][CONFLICTS[0]]
     assert ex.diagnosis.startswith(f"{len(ex.conflicts[0].lanes)}-way conflict in ")
 
@@ -134,12 +134,12 @@ def test_conflict_groups_account_for_every_bank_conflict(row, sm90):
 def test_fixes_are_counted_honestly(sm90, ins):
     """Each fix's counts are what the reference model gives for the moved instruction (the whole trace here), and
     they lower the kernel's wavefronts."""
-    result = analyse(Trace(InstructionBatch.from_instructions([ins])), sm90)
+    result = of_trace(Trace(InstructionBatch.from_instructions([ins])), sm90)
     ex = explain(result, 0)
     if not (ins.bypass and ins.zeroed):  # a .cg copy's zero-filled lanes: its conflicts are not its groups' (bank model, rule 6)
         assert sum(c.extra for c in ex.conflicts) == ex.schedule.bank_conflicts
     for f, after in zip(ex.fixes, ex.after):
-        served = schedule(f.apply(result.trace.instructions)[0], sm90)
+        served = schedule(f.apply(result.cta.instructions)[0], sm90)
         assert (len(served.wavefronts), served.bank_conflicts) == (f.wavefronts, f.bank_conflicts) == (f.wavefronts, after)
         assert f.wavefronts < len(ex.schedule.wavefronts)
 
@@ -160,7 +160,7 @@ def test_bad_choices(index, worst, message, sm90):
 
 
 def test_terminal_view_lists_banks_lanes_and_addresses(sm90):
-    result = analyse(load_trace(ROOT / "traces" / "ldsm_x4.json"), sm90)
+    result = of_trace(load_trace(ROOT / "traces" / "ldsm_x4.json"), sm90)
     console = Console(record=True, width=140)
     print_explanation(explain(result, 0), console)
     text = console.export_text()
@@ -175,7 +175,7 @@ def test_terminal_view_marks_broadcast_and_merges_lane_runs(sm90):
     """All 32 lanes on word 0 (H100 row LDS32_stride0: one wavefront), then lanes 0-31 on words 0-31."""
     same = Instruction(op="LDS", width=32, addrs=(0,) * 32)
     spread = Instruction(op="LDS", width=32, addrs=tuple(range(0, 128, 4)))
-    result = analyse(Trace(InstructionBatch.from_instructions([same, spread])), sm90)
+    result = of_trace(Trace(InstructionBatch.from_instructions([same, spread])), sm90)
     console = Console(record=True, width=140)
     print_explanation(explain(result, 0), console)
     print_explanation(explain(result, 1), console)

@@ -13,6 +13,7 @@ import pytest
 
 from conftest import ROOT
 from simsmem.analysis import analyse
+from simsmem.distinct import of_trace
 from simsmem.cli import main
 from simsmem.explain_block import explain_block
 from simsmem.hopper import box_addresses
@@ -36,8 +37,9 @@ def gmma_row(entry: dict) -> Instruction:
 
 @pytest.mark.parametrize("entry", [e for e in HOPPER if e["kernel"].startswith("wg_")], ids=lambda e: e["name"])
 def test_every_measured_wgmma_layout_reads_whole_bank_rows(entry, sm90):
-    result = analyse(Trace(InstructionBatch.from_instructions([gmma_row(entry)])), sm90)
-    ex = explain_block(result, 0)
+    trace = Trace(InstructionBatch.from_instructions([gmma_row(entry)]))
+    result = analyse(trace, sm90)
+    ex = explain_block(of_trace(trace, sm90), 0)
     pieces = sum(len(p.groups) for p in ex.parts)
     assert pieces == result.metrics["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum"] == entry["ncu"]["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum"]
     assert all(len(set(g)) == 8 for p in ex.parts for g in p.groups.tolist()), "a core matrix with two rows on one bank group"
@@ -49,8 +51,7 @@ def test_a_tma_box_is_shown_where_it_lands(sm90):
     """A 64x32 f16 box with the 128B swizzle at 0x800 (hop_tma_ld_2d_f16_128B's): its rows' 16-byte chunks are the
     addresses the machine writes (the same ``box_addresses``, checked there byte for byte against the H200's read-back)."""
     row = Instruction("UTMALDG", (None,) * 32, smem=0x800, size=4096, box=(64, 32), elem=2, swizzle="128B")
-    result = analyse(Trace(InstructionBatch.from_instructions([row])), sm90)
-    (part,) = explain_block(result, 0).parts
+    (part,) = explain_block(of_trace(Trace(InstructionBatch.from_instructions([row])), sm90), 0).parts
     assert part.starts.shape == (32, 8)
     assert part.starts.tolist() == box_addresses(0x800, (64, 32), 2, 128).reshape(32, 64)[:, ::8].tolist()
     assert part.starts[1].tolist() == [0x890, 0x880, 0x8B0, 0x8A0, 0x8D0, 0x8C0, 0x8F0, 0x8E0]  # row 1: chunks XOR 1

@@ -184,11 +184,12 @@ def test_cg_survives_npz(tmp_path, sm90):
 def test_explain_names_colliding_sources(sm90):
     """A cp.async whose quarter-warps read byte 0 of eight different global lines: 8 wavefronts per
     quarter-warp though the destinations are one per bank (rule C2); explain says the cause is global."""
+    from simsmem.distinct import of_trace
     from simsmem.explain import explain
     from simsmem.trace import Instruction, InstructionBatch, Trace
 
     ins = Instruction("LDGSTS", tuple(16 * lane for lane in range(32)), width=128, src=tuple(4096 * lane for lane in range(32)))
-    result = analyse(Trace(InstructionBatch.from_instructions([ins])), sm90)
+    result = of_trace(Trace(InstructionBatch.from_instructions([ins])), sm90)
     assert int(result.counts.wavefronts[0]) == 32
     assert explain(result, 0).diagnosis == (
         "8-way conflict in each quarter-warp: lanes 0-7 copy from byte 0 of 8 different 128-byte global lines "

@@ -12,7 +12,7 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 import pytest  # noqa: E402
 
 from conftest import ROOT  # noqa: E402
-from simsmem.analysis import analyse  # noqa: E402
+from simsmem.distinct import of_trace  # noqa: E402
 from simsmem.errors import SimsmemError  # noqa: E402
 from simsmem.explain import explain  # noqa: E402
 from simsmem.layout import tile  # noqa: E402
@@ -23,7 +23,7 @@ from simsmem.trace import load_trace  # noqa: E402
 
 
 def explained(sm90, name, index):
-    return explain(analyse(load_trace(ROOT / "traces" / name), sm90), index)
+    return explain(of_trace(load_trace(ROOT / "traces" / name), sm90), index)
 
 
 def cells(ax):
@@ -85,7 +85,7 @@ def test_tile_must_hold_the_instruction(sm90):
 
 
 def test_several_instructions_and_saving(sm90, tmp_path):
-    result = analyse(load_trace(ROOT / "traces" / "seeds" / "v2_wmma.json"), sm90)
+    result = of_trace(load_trace(ROOT / "traces" / "seeds" / "v2_wmma.json"), sm90)
     fig = figure([explain(result, i) for i in (2, 3, 4)], sm90.banks, sm90.bank_width)
     assert len(fig.axes) == 3
     save(fig, tmp_path / "p.png", "png")

@@ -31,6 +31,7 @@ from rich.console import Console
 from .analysis import Result, analyse_stream, with_launch
 from .arrays import arrays_of
 from .config import ArchConfig, load_arch
+from .distinct import Distinct, gather
 from .errors import SimsmemError
 from .explain import choose, explain, print_explanation
 from .fixes import Fix, launch_cycles, search
@@ -38,6 +39,7 @@ from .kernel.launch import Launch, parse_dims
 from .kernel.ptx import entries
 from .kernel.tracer import StreamSink, launch_kernel
 from .report import by_instruction
+from .trace import stream_of
 from .trace.records import Trace
 
 #: Where CUDA source text and numpy arguments are written for the toolchain and the launch.
@@ -83,18 +85,25 @@ class Run:
         """``simsmem explain``'s text: which lanes each wavefront serves from which bank, why, and the fixes; for the
         ``worst`` patterns with the most bank conflicts, or the trace's instruction ``index``."""
         out = Console(file=io.StringIO(), width=120, highlight=False, color_system=None)
-        chosen = choose(self.result, index, worst)
+        d, timing = self._distinct()
+        chosen = choose(d, index, worst)
         if not chosen:
             return f"No bank conflicts in the {self.result.instructions} instructions of {self.result.name}."
         for i, twins in chosen:
-            print_explanation(explain(self.result, i, twins, self.timing), out)
+            print_explanation(explain(d, i, twins, timing), out)
         return out.file.getvalue()
 
     def fixes(self, top: int = 5) -> list[Fix]:
         """The declarations, paddings and swizzles of the kernel's shared arrays that lower its wavefronts, best for the
         whole kernel first (by predicted cycles where timed); each says what to write (``Fix.statement``)."""
-        b, c = self.result.trace.instructions, self.result.counts
-        return search(b, c.wavefronts, c.bank_conflicts, arrays_of(self.result.trace), self.result.arch, self.timing, top)
+        d, timing = self._distinct()
+        return search(d.batch, d.counts.wavefronts, d.counts.bank_conflicts, arrays_of(d.cta), d.arch, timing, top, d.weight)
+
+    def _distinct(self) -> tuple[Distinct, Callable[[np.ndarray], float] | None]:
+        """The trace's distinct rows (what explain and the fix search work on), and the launch's cycles for given
+        wavefronts of each (timed)."""
+        d = gather(stream_of(self.result.trace), self.result.arch, keep="all")
+        return d, None if self.timing is None else lambda wavefronts: self.timing(wavefronts[d.ids])
 
 
 def trace(kernel: Any, *, grid: int | Sequence[int] = 1, block: int | Sequence[int] | None = None, args: Sequence[Any] = (), smem: int = 0,

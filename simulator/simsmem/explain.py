@@ -20,9 +20,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .analysis import Result
 from .arrays import Array, arrays_of
 from .banks import Schedule, schedule
+from .distinct import Distinct
 from .errors import SimsmemError
 from .fixes import Fix, search
 from .metrics import op_label
@@ -62,24 +62,26 @@ class Explanation:
         return op_label(i.op, i.width, i.num, i.trans, i.atom, i.bypass, i.store)
 
 
-def choose(result: Result, index: int | None, worst: int) -> list[tuple[int, int]]:
+def choose(d: Distinct, index: int | None, worst: int) -> list[tuple[int, int]]:
     """``(index, twins)`` of the instructions to explain: ``index``, or the first instruction of each of
     the ``worst`` patterns with the most bank conflicts (none when the trace has no conflicts);
-    ``twins`` counts the other instructions with the same pattern."""
-    b, c = result.trace.instructions, result.counts.bank_conflicts
-    if not len(b):
-        raise SimsmemError(result.trace.name or "trace", "the trace has no instructions")
-    keys = _pattern_keys(b)
+    ``twins`` counts the other instructions with the same pattern. Works on the trace's distinct rows."""
+    n, c = d.instructions, d.counts.bank_conflicts
+    if not n:
+        raise SimsmemError(d.name or "trace", "the trace has no instructions")
+    keys = _pattern_keys(d.batch)
     if index is not None:
-        if not 0 <= index < len(b):
-            raise SimsmemError("--index", f"no instruction {index}: the trace has {len(b)} (0..{len(b) - 1})")
-        return [(index, int((keys == keys[index]).all(axis=1).sum()) - 1)]
+        if not 0 <= index < n:
+            raise SimsmemError("--index", f"no instruction {index}: the trace has {n} (0..{n - 1})")
+        return [(index, int(d.weight[(keys == keys[d.position(index)]).all(axis=1)].sum()) - 1)]
     if worst < 1:
         raise SimsmemError("--worst", f"expected a positive count, got {worst}")
     rows = np.flatnonzero(c > 0)
-    _, first, counts = np.unique(keys[rows], axis=0, return_index=True, return_counts=True)
-    order = sorted(range(len(first)), key=lambda k: (-c[rows[first[k]]], rows[first[k]]))[:worst]
-    return [(int(rows[first[k]]), int(counts[k] - 1)) for k in order]
+    rows = rows[np.argsort(d.first[rows], kind="stable")]  # trace order: a pattern's first row is its earliest
+    _, first, inverse = np.unique(keys[rows], axis=0, return_index=True, return_inverse=True)
+    counts = np.bincount(inverse.ravel(), weights=d.weight[rows]).astype(np.int64)
+    order = sorted(range(len(first)), key=lambda k: (-c[rows[first[k]]], d.first[rows[first[k]]]))[:worst]
+    return [(int(d.first[rows[first[k]]]), int(counts[k] - 1)) for k in order]
 
 
 def _pattern_keys(batch) -> np.ndarray:
@@ -92,21 +94,21 @@ def _pattern_keys(batch) -> np.ndarray:
     return np.column_stack([batch.op, batch.width, batch.num, batch.trans, batch.bypass, batch.mask, relative])
 
 
-def explain(result: Result, index: int, twins: int = 0, timing: Callable[[np.ndarray], float] | None = None, top: int = 3) -> Explanation:
+def explain(d: Distinct, index: int, twins: int = 0, timing: Callable[[np.ndarray], float] | None = None, top: int = 3) -> Explanation:
     """Schedule instruction ``index`` with the reference model, find its conflicts and the ``top`` fixes of its arrays
-    (``timing``: the kernel's cycles for given per-row wavefronts, where it is timed)."""
-    ins = result.trace.instructions[index]
-    s = schedule(ins, result.arch)
+    (``timing``: the kernel's cycles for given wavefronts of each distinct row, where it is timed)."""
+    ins = d.row(index)
+    s = schedule(ins, d.arch)
     conflicts = conflicts_of(s)
     addrs = np.array([a for a in ins.addrs if a is not None and a >= 0])
-    touched = tuple(a for a in arrays_of(result.trace) if addrs.size and a.holds(addrs).any())
+    touched = tuple(a for a in arrays_of(d.cta) if addrs.size and a.holds(addrs).any())
     fixes, after = (), ()
     if conflicts and touched:
-        c = result.counts
-        fixes = tuple(search(result.trace.instructions, c.wavefronts, c.bank_conflicts, touched, result.arch, timing, top))
-        one = result.trace.instructions.take(np.array([index]))
-        after = tuple(schedule(f.apply(one)[0], result.arch).bank_conflicts for f in fixes)
-    code = sass_at(result.trace.kernel, ins.pc)
+        c = d.counts
+        fixes = tuple(search(d.batch, c.wavefronts, c.bank_conflicts, touched, d.arch, timing, top, d.weight))
+        one = d.batch.take(np.array([d.position(index)]))
+        after = tuple(schedule(f.apply(one)[0], d.arch).bank_conflicts for f in fixes)
+    code = sass_at(d.kernel, ins.pc)
     where = f"SASS {ins.pc:#06x} {code.get('sass', '')}" + (f", from {code['line']}" if code.get("line") else "") if code else ""
     return Explanation(index, ins, s, conflicts, touched, fixes, after, twins, diagnose(ins, s, conflicts, touched, fixes), where)
 

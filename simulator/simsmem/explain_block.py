@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .analysis import Result
+from .distinct import Distinct
 from .hopper import WIDTH, Descriptor, addresses, box_addresses
 from .metrics import op_label
 from .trace import Instruction
@@ -48,12 +48,11 @@ class BlockExplanation:
     where: str = ""
 
 
-def explain_block(result: Result, index: int) -> BlockExplanation:
-    """The row ``index`` of ``result``'s trace, a wgmma or a copy."""
-    ins = result.trace.instructions[index]
-    c = result.counts
-    waves, conflicts = int(c.wavefronts[index]), int(c.bank_conflicts[index])
-    code = sass_at(result.trace.kernel, ins.pc)
+def explain_block(d: Distinct, index: int) -> BlockExplanation:
+    """The row ``index`` of a trace (its distinct rows ``d``), a wgmma or a copy."""
+    ins, at = d.row(index), d.position(index)
+    waves, conflicts = int(d.counts.wavefronts[at]), int(d.counts.bank_conflicts[at])
+    code = sass_at(d.kernel, ins.pc)
     where = f"SASS {ins.pc:#06x} {code.get('sass', '')}" + (f", from {code['line']}" if code.get("line") else "") if code else ""
     if ins.op == "GMMA":
         parts = tuple(_operand(name, d, rows, ins) for name, d, rows in (("A", ins.desc_a, 64), ("B", ins.desc_b, ins.n)) if d)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import attrs
 import numpy as np
 
+from .analysis import renumbered
 from .arrays import Array, arrays_of
 from .banks import Counts, count
 from .config import ArchConfig
@@ -37,6 +38,7 @@ from .trace import InstructionBatch, Trace
 from .trace.records import IS_LANES
 
 if TYPE_CHECKING:
+    from .distinct import Distinct
     from .kernel.streams import WarpStreams
 
 KINDS = ("declaration", "padding", "swizzle")
@@ -124,14 +126,15 @@ def candidates(a: Array, arch: ArchConfig) -> list[Candidate]:
 
 
 def search(batch: InstructionBatch, wavefronts: np.ndarray, conflicts: np.ndarray, arrays: tuple[Array, ...], arch: ArchConfig,
-           timing: Callable[[np.ndarray], float] | None = None, top: int = 5) -> list[Fix]:
+           timing: Callable[[np.ndarray], float] | None = None, top: int = 5, weight: np.ndarray | None = None) -> list[Fix]:
     """The fixes of ``arrays`` (each a change of one array) that lower the kernel's wavefronts, best first, at most
     ``top``; ``wavefronts`` and ``conflicts``: each row's as traced; ``timing``: the kernel's cycles for given per-row
-    wavefronts (a timed kernel)."""
-    now = int(wavefronts.sum())
+    wavefronts (a timed kernel); ``weight``: the rows of the trace each row stands for (``distinct.Distinct``; None: 1)."""
+    weight = np.ones(len(batch), dtype=np.int64) if weight is None else weight
+    now = int(wavefronts @ weight)
     found: list[tuple[Fix, np.ndarray, np.ndarray]] = []
     for a in arrays:
-        found += _tried(batch, wavefronts, conflicts, a, arch)
+        found += _tried(batch, wavefronts, conflicts, weight, a, arch)
     found = [f for f in found if f[0].wavefronts < now]
     found.sort(key=lambda f: _rank(f[0]))
     seen: set[tuple[str, str]] = set()
@@ -163,12 +166,21 @@ def launch_cycles(streams: WarpStreams, batch: InstructionBatch, arch: ArchConfi
     return lambda wavefronts: time_launch(streams, batch, wavefronts, arch, resources, code).metrics[CYCLES]
 
 
+def distinct_cycles(d: Distinct, streams: WarpStreams, resources: dict[str, int], code: dict[int, dict[str, str]] | None = None
+                    ) -> Callable[[np.ndarray], float]:
+    """``launch_cycles`` for given wavefronts of each of ``d``'s distinct rows (the timed SM's CTAs are among its kept
+    rows: ``distinct.gather(..., ctas=the sink's CTAs)``): ``search``'s ``timing`` over them."""
+    cycles = launch_cycles(renumbered(streams, d.rows), d.cta.instructions, d.arch, resources, code)
+    return lambda wavefronts: cycles(wavefronts[d.ids])
+
+
 def _rank(f: Fix) -> tuple:
     return (f.wavefronts, f.change.flattens, KINDS.index(f.change.kind), f.change.extra, f.change.key)
 
 
-def _tried(batch: InstructionBatch, wavefronts: np.ndarray, conflicts: np.ndarray, a: Array, arch: ArchConfig) -> list:
-    """Every candidate of ``a`` counted over the trace: (fix, the rows it changes, their new wavefronts)."""
+def _tried(batch: InstructionBatch, wavefronts: np.ndarray, conflicts: np.ndarray, weight: np.ndarray, a: Array, arch: ArchConfig) -> list:
+    """Every candidate of ``a`` counted over the trace (each row ``weight`` times): (fix, the rows it changes, their new
+    wavefronts)."""
     lanes = IS_LANES[batch.op]
     rows = np.flatnonzero(lanes & a.holds(batch.addrs).any(axis=1))
     if not len(rows):
@@ -180,9 +192,9 @@ def _tried(batch: InstructionBatch, wavefronts: np.ndarray, conflicts: np.ndarra
     _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
     inverse = inverse.ravel()
     distinct = own.take(first)
-    weight = np.bincount(inverse, minlength=len(first))
-    now, now_conflicts = int(wavefronts.sum()), int(conflicts.sum())
-    here, here_conflicts = int(wavefronts[rows].sum()), int(conflicts[rows].sum())
+    now, now_conflicts = int(wavefronts @ weight), int(conflicts @ weight)
+    here, here_conflicts = int(wavefronts[rows] @ weight[rows]), int(conflicts[rows] @ weight[rows])
+    weight = np.bincount(inverse, weights=weight[rows], minlength=len(first)).astype(np.int64)
     cands = [c for c in candidates(a, arch)]
     moved, kept = [], []
     for c in cands:

@@ -17,18 +17,18 @@ from collections.abc import Callable
 import numpy as np
 from rich.console import Console
 
-from ..analysis import Result, analyse_stream
 from ..config import load_arch
 from ..errors import SimsmemError
+from ..distinct import Distinct, gather
 from ..explain import choose, explain, print_explanation
 from ..explain_block import explain_block, print_block
-from ..fixes import launch_cycles
+from ..fixes import distinct_cycles
 from ..kernel.tracer import StreamSink
 from ..layout import tile
 from ..plots import figure, save
 from ..progress import add_quiet_flag, progress, track
 from ..trace import open_trace
-from ..trace.records import IS_LANES
+from ..trace.records import BLOCK_OPS
 from ..validate import resolve_arch
 from . import non_negative, positive
 from .gen import add_swizzle_arguments, add_tile_arguments, chosen_swizzle, pad_elements
@@ -60,41 +60,42 @@ def run(args: argparse.Namespace) -> int:
     out, fmt = (args.png, "png") if args.png else (args.svg, "svg")
     if args.tile and not out:
         raise SimsmemError("--tile", "the tile view is a picture: give --png or --svg too")
-    result, timing = open_input(args, args.trace, args.arch)
+    d, timing = open_input(args, args.trace, args.arch)
     t = tile(args.rows, args.cols, args.elem_bytes, pad_elements(args), chosen_swizzle(args), args.base) if args.tile else None
-    chosen = choose(result, args.index, args.worst)
+    chosen = choose(d, args.index, args.worst)
     console = Console(highlight=False)
     if not chosen:
         nothing = f" ({out} not written)" if out else ""
-        console.print(f"No bank conflicts in the {result.instructions} instructions of {result.name or args.trace}{nothing}; --index N explains any one.")
-    block = ~IS_LANES[result.trace.instructions.op]
+        console.print(f"No bank conflicts in the {d.instructions} instructions of {d.name or args.trace}{nothing}; --index N explains any one.")
     explanations = []
     for i, twins in track(chosen, "explaining and trying fixes", quiet=args.quiet):
-        if block[i]:  # a wgmma or a copy: the banks its pieces touch
-            print_block(explain_block(result, i), console)
+        if d.row(i).op in BLOCK_OPS:  # a wgmma or a copy: the banks its pieces touch
+            print_block(explain_block(d, i), console)
         else:
-            explanations.append(explain(result, i, twins, timing, args.fixes))
+            explanations.append(explain(d, i, twins, timing, args.fixes))
             print_explanation(explanations[-1], console)
     if out and explanations:
         try:
-            save(figure(explanations, result.arch.banks, result.arch.bank_width, t), out, fmt)
+            save(figure(explanations, d.arch.banks, d.arch.bank_width, t), out, fmt)
         except OSError as exc:
             raise SimsmemError(out, f"cannot write: {exc.strerror}") from None
         Console(stderr=True, soft_wrap=True, highlight=False).print(f"wrote {out}")
     return 0
 
 
-def open_input(args: argparse.Namespace, path: str, arch: str | None) -> tuple[Result, Callable[[np.ndarray], float] | None]:
-    """A trace counted and kept whole, or a kernel traced (with the launch options) and counted; for a kernel on an arch
-    with a timed SM, also its launch's cycles for given per-row wavefronts."""
+def open_input(args: argparse.Namespace, path: str, arch: str | None) -> tuple[Distinct, Callable[[np.ndarray], float] | None]:
+    """A trace's distinct rows, counted (``distinct.gather``, in the memory of them and of one CTA's rows), read from a
+    file or from a kernel traced with the launch options; for a kernel on an arch with a timed SM, also its launch's
+    cycles for given wavefronts of each distinct row."""
+    index = getattr(args, "index", None)
     if not path.endswith(KERNEL_SUFFIXES):
-        with progress("reading the trace", quiet=args.quiet):
-            stream = open_trace(path)
-            return analyse_stream(stream, resolve_arch(stream, arch, path), keep="all"), None
+        stream = open_trace(path)
+        with progress(f"reading {stream.name or path}", total=stream.size or None, quiet=args.quiet) as advance:
+            return gather(stream, resolve_arch(stream, arch, path), index=index, advance=advance), None
     chosen = load_arch(arch or "sm_90")
     sink = StreamSink(chosen.sm.sms) if chosen.sm is not None else None
-    result = analyse_stream(open_kernel(args, path, sink), chosen, keep="all")
+    d = gather(open_kernel(args, path, sink), chosen, ctas=sink.ctas if sink is not None else frozenset(), index=index)
     streams = sink.streams() if sink is not None else None
     if streams is None:
-        return result, None
-    return result, launch_cycles(streams, result.trace.instructions, chosen, sink.resources, sink.code)
+        return d, None
+    return d, distinct_cycles(d, streams, sink.resources, sink.code)

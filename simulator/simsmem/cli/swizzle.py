@@ -36,7 +36,7 @@ from ..layout import Tile, tile
 from ..metrics import labels
 from ..patterns import steps_trace
 from ..patterns.search import search as search_tile
-from ..progress import add_quiet_flag
+from ..progress import add_quiet_flag, progress
 from ..swizzle import IDENTITY, TMA_MODES, recast
 from ..validate import check_against_arch
 from . import non_negative, positive
@@ -212,20 +212,20 @@ def _search(args: argparse.Namespace, console: Console) -> None:
 def _search_trace(args: argparse.Namespace, console: Console) -> None:
     if args.access:
         raise SimsmemError("--trace", "give the accesses with --access or a trace with --trace, not both")
-    result, timing = open_input(args, args.trace, args.arch if args.arch != "sm_90" else None)
-    trace = result.trace
-    arrays = arrays_of(trace)
+    d, timing = open_input(args, args.trace, args.arch if args.arch != "sm_90" else None)
+    arrays = arrays_of(d.cta)
     if args.region:
-        arrays = (_region(args.region, trace, arrays),)
-    c = result.counts
-    fixes = search(trace.instructions, c.wavefronts, c.bank_conflicts, arrays, result.arch, timing, args.top)
-    now = int(c.wavefronts.sum())
+        arrays = (_region(args.region, d.cta, arrays),)
+    c = d.counts
+    with progress(f"trying changes of {len(arrays)} shared arrays over {len(d.batch):,} distinct rows", quiet=args.quiet):
+        fixes = search(d.batch, c.wavefronts, c.bank_conflicts, arrays, d.arch, timing, args.top, d.weight)
+    now = d.total(c.wavefronts)
     where = ", ".join(f"{a.name}{a.shape()} at {a.base:#x}" for a in arrays) or "no shared array"
-    table = Table(title=f"{trace.name or args.trace}: changes of {where}, best for the whole kernel first")
+    table = Table(title=f"{d.name or args.trace}: changes of {where}, best for the whole kernel first")
     for col in ("Rank", "Write", "Wavefronts", "Bank Conflicts", "Cycles", "Smem", "On the trace's bytes"):
         table.add_column(col, justify="left" if col in ("Write", "On the trace's bytes") else "right", no_wrap=col != "On the trace's bytes")
     cycles_now = fixes[0].cycles_now if fixes else None
-    table.add_row("", "as written", f"{now:,}", f"{int(c.bank_conflicts.sum()):,}", f"{cycles_now:,.0f}" if cycles_now else "", "", "", style="dim")
+    table.add_row("", "as written", f"{now:,}", f"{d.total(c.bank_conflicts):,}", f"{cycles_now:,.0f}" if cycles_now else "", "", "", style="dim")
     for rank, f in enumerate(fixes, 1):
         table.add_row(str(rank), Text(f.statement), f"{f.wavefronts:,}", f"{f.bank_conflicts:,}", f"{f.cycles:,.0f}" if f.cycles is not None else "",
                       f"{f.change.extra:+,}", Text(f.change.what))
