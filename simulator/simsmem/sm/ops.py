@@ -23,7 +23,7 @@ STORES = frozenset({"STG", "ST", "STL"})
 ATOMICS = frozenset({"ATOMG", "ATOM", "RED", "REDG"})
 BRANCHES = frozenset({"BRA", "JMP", "BRX", "JMX", "CALL", "RET", "BREAK", "BSSY", "BSYNC", "WARPSYNC", "KILL", "BPT", "NOP", "YIELD",
                       "ENDCOLLECTIVE"})
-ALU = frozenset({"LOP3", "IADD3", "LEA", "ISETP", "SHF", "SEL", "PRMT", "IABS", "IMNMX", "VIMNMX", "POPC", "FLO", "BMSK", "SGXT",
+ALU = frozenset({"LOP3", "IADD3", "LEA", "ISETP", "SHF", "SEL", "PRMT", "IABS", "IMNMX", "VIMNMX", "FLO", "BMSK", "SGXT",
                  "MOV", "SHL", "SHR", "LOP", "IADD", "PLOP3", "P2R", "R2P", "FSEL", "FSETP", "FMNMX", "CS2R", "VOTE", "VOTEU",
                  "BREV", "ISCADD", "IDP", "IDP4A", "VABSDIFF", "VABSDIFF4", "LEPC", "ICMP", "FCHK", "HSETP2", "HSET2", "HMNMX2", "BFE", "BFI",
                  "F2FP"})
@@ -66,7 +66,8 @@ _BY_NAME: dict[str, tuple[str, str]] = {
     "ULDC": ("constant", "uniform"), "SHFL": ("shuffle", "lsu"), **dict.fromkeys(("S2R", "S2UR", "B2R", "MATCH"), ("special", "lsu")),
     "BAR": ("barrier", "branch"), "EXIT": ("exit", "branch"), "LDGDEPBAR": ("commit", "lsu"), "DEPBAR": ("depbar", "branch"),
     **dict.fromkeys(("MEMBAR", "FENCE", "ERRBAR", "CCTL"), ("membar", "lsu")), **dict.fromkeys(BRANCHES, ("branch", "branch")),
-    "MUFU": ("mufu", "mufu"), **dict.fromkeys(FP64, ("fp64", "fp64")), **dict.fromkeys(CONV, ("conv", "conv")),
+    **dict.fromkeys(("MUFU", "POPC"), ("mufu", "mufu")),  # POPC on the XU too: H200 pipe probes, 17 a step, 8.1 an instruction
+    **dict.fromkeys(FP64, ("fp64", "fp64")), **dict.fromkeys(CONV, ("conv", "conv")),
     **dict.fromkeys(IMAD, ("alu", "imad")), **dict.fromkeys(FMA, ("alu", "fma")), **dict.fromkeys(("R2UR", "REDUX", "ELECT"), ("alu", "uniform")),
     **dict.fromkeys(ALU, ("alu", "alu")), **dict.fromkeys(("UTMALDG", "UBLKCP"), ("tma", "uniform")), "UTMASTG": ("tma_store", "uniform"),
     "UTMACMDFLUSH": ("commit", "uniform"),
