@@ -187,3 +187,17 @@ def test_outputs_follow_the_umask(tmp_path, ldsm_trace):
     finally:
         os.umask(old)
     assert out.stat().st_mode & 0o777 == 0o644
+
+
+def test_a_traced_kernel_keeps_its_launch_shape(capsys):
+    """reduce1_strided of calibration/realk on 16 CTAs of 256 threads: ncu's CSV page and the JSON say that launch,
+    not the trace's one CTA of rows (a regression guard on the output's fields)."""
+    realk = H100.parent / "realk"
+    argv = ["run", str(realk / "ptx/reduce.ptx"), "--kernel", "reduce1_strided", "--grid", "16", "--block", "256", "--smem", "1024",
+            f"--arg=npy:{realk / 'data/f32_red.npy'}", "--arg=zeros:64", "--arg=4096", "-q"]
+    assert main([*argv, "--format", "ncu-csv"]) == 0
+    row = next(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert (row["Block Size"], row["Grid Size"]) == ("(256, 1, 1)", "(16, 1, 1)")
+    assert main([*argv, "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["ctas"], out["grid"], out["block"]) == (16, [16, 1, 1], [256, 1, 1])

@@ -83,7 +83,7 @@ def test_grid_size_differing_from_the_trace_is_pointed_out(tmp_path, capsys):
     one_cta = tmp_path / "trans_shm1.json"
     one_cta.write_text((TRACES / "seeds" / "trans_shm1.json").read_text().replace('"ctas":64', '"ctas":1'))
     assert main(["compare", str(one_cta), str(DETAILS)]) == 1
-    assert "the report's grid (8, 8, 1) has 64 CTAs, the trace runs 1" in capsys.readouterr().out
+    assert "the report's grid (8, 8, 1) has 64 CTAs, the trace's launch 1" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

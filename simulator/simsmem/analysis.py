@@ -24,7 +24,7 @@ from .metrics import instructions, kernel_counters, kernel_metrics, labels, unmo
 from .progress import noting
 from .sm import LaunchTiming, WhatIf, time_launch, what_if
 from .trace import InstructionBatch, Trace, TraceStream, stream_of
-from .trace.records import IS_LANES
+from .trace.records import IS_LANES, launch_of
 from .validate import validated
 
 
@@ -64,6 +64,11 @@ class Result:
     timed: np.ndarray | None = None  # the kept rows the timeline covers (a traced kernel: its first CTA's); None: all
     launch: LaunchTiming | None = None  # a traced kernel's whole launch on the timed SM (``with_launch``)
     what_if: tuple[WhatIf, ...] = ()  # the launch again with some instructions' bank conflicts removed (``with_launch``)
+
+    @property
+    def shape(self) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+        """The launch's grid and block: a traced kernel's own, else the trace's CTAs (in x) of its warps' threads (in x)."""
+        return launch_of(self.kernel) or ((self.ctas, 1, 1), (max(self.warps, 1) * self.arch.warp_size, 1, 1))
     unmodelled: dict[str, str] = attrs.field(factory=dict)  # counters of ncu's this trace leaves unknown, and why (``metrics.unmodelled``)
 
 

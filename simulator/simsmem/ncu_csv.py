@@ -149,8 +149,8 @@ def details_csv(result: Result) -> str:
     cc = re.fullmatch(r"sm_(\d+)(\d)", result.arch.name)
     launch = {  # the details page's columns before the metric, in ncu's order (sm_90, ncu 2025.3.1)
         "ID": "0", "Process ID": "", "Process Name": "simsmem", "Host Name": "", "Kernel Name": result.name,
-        "Context": "", "Stream": "", "Block Size": f"({max(result.warps, 1) * result.arch.warp_size}, 1, 1)",
-        "Grid Size": f"({result.ctas}, 1, 1)", "Device": "", "CC": f"{cc[1]}.{cc[2]}" if cc else "",
+        "Context": "", "Stream": "", "Block Size": str(result.shape[1]),
+        "Grid Size": str(result.shape[0]), "Device": "", "CC": f"{cc[1]}.{cc[2]}" if cc else "",
         "Section Name": "simsmem",
     }
     return metric_csv(reported(result.metrics, result.unmodelled), launch)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from typing import Any
 
 import numpy as np
@@ -94,7 +96,9 @@ def to_json(result: Result) -> dict[str, Any]:
     return {
         "trace": result.name,
         "arch": result.arch.name,
-        "ctas": result.ctas,
+        "ctas": math.prod(result.shape[0]),
+        "grid": list(result.shape[0]),
+        "block": list(result.shape[1]),
         "metrics": reported(result.metrics, result.unmodelled),
         **({"not_modelled": result.unmodelled} if result.unmodelled else {}),
         **({"kernel": result.kernel} if result.kernel else {}),

@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
                   f"{len(set(kernel.metrics) - listed) - shared} other metrics", style="dim")
     compared = sum(line.status in ("match", "MISMATCH") for line in lines)
     verdict = f"{bad} of {compared} modelled counters differ" if bad else f"all {compared} modelled counters match"
-    console.print(verdict + _launch_note(kernel, result.ctas), style="bold red" if bad else "bold green")
+    console.print(verdict + _launch_note(kernel, math.prod(result.shape[0])), style="bold red" if bad else "bold green")
     return 1 if bad else 0
 
 
@@ -121,5 +121,5 @@ def _launch_note(kernel: Kernel, ctas: int) -> str:
     dims = [int(d) for d in re.findall(r"\d+", kernel.grid)]
     grid = math.prod(dims)
     if dims and grid != ctas:
-        return f" (note: the report's grid {kernel.grid} has {grid} CTAs, the trace runs {ctas})"
+        return f" (note: the report's grid {kernel.grid} has {grid} CTAs, the trace's launch {ctas})"
     return ""

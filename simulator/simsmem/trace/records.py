@@ -379,6 +379,14 @@ def active_lanes(op: np.ndarray, num: np.ndarray, mask: np.ndarray) -> np.ndarra
     return np.unpackbits(bits.view(np.uint8), bitorder="little").reshape(-1, LANES).astype(bool)
 
 
+def launch_of(kernel: dict | None) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:
+    """A traced kernel's grid and block as its header (``Trace.kernel``) gives them; None where it gives none."""
+    dims = [(kernel or {}).get(k) for k in ("grid", "block")]
+    if not all(isinstance(d, list) and len(d) == 3 and all(isinstance(v, int) and v > 0 for v in d) for d in dims):
+        return None
+    return tuple(dims[0]), tuple(dims[1])
+
+
 def sass_at(kernel: dict | None, pc: int) -> dict[str, str]:
     """What a traced kernel's header (``Trace.kernel``) says of its SASS instruction at ``pc``: its ``sass`` text and
     ``line`` (the PTX line, and the source line where the PTX had ``.loc``); empty where it says nothing."""
