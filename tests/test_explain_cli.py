@@ -116,3 +116,17 @@ def test_a_kernel_is_traced_timed_and_its_fix_stated(capsys):
     assert after < before
     assert main(["swizzle", "--search", "--trace", *launch, "--region", "tile", "--top", "2"]) == 0
     assert "best: tile[32][32]: write __shared__ float tile[32][33] (1,056 -> 64 wavefronts" in capsys.readouterr().out
+
+
+def test_a_picture_without_matplotlib_is_one_line(tmp_path, capsys, monkeypatch):
+    """Where matplotlib is not installed, --png says how to get it (one line, status 2) before any work."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name, *a))
+    trace = tmp_path / "t.json"
+    assert main(["gen", "tile", "--rows", "32", "--cols", "32", "--elem-bytes", "4", "--access", "LDS@col", "-o", str(trace)]) == 0
+    capsys.readouterr()
+    assert main(["explain", str(trace), "--png", str(tmp_path / "x.png")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--png: drawing needs matplotlib: pip install 'simsmem[plots]'" in err and not (tmp_path / "x.png").exists()

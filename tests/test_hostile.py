@@ -178,6 +178,16 @@ def test_broken_npz(tmp_path, refused):
             if name != "c0.mask.npy":
                 out.writestr(name, z.read(name))
     refused("run", odd, where=("odd.npz",), what="missing member 'c0.mask'")
+    pickled = tmp_path / "pickled.npz"  # an object array: numpy's own error would advise allow_pickle
+    with zipfile.ZipFile(good) as z, zipfile.ZipFile(pickled, "w") as out:
+        for name in z.namelist():
+            if name == "c0.warp.npy":
+                buf = io.BytesIO()
+                np.save(buf, np.array([{"warp": 0}] * len(np.load(io.BytesIO(z.read(name)))), dtype=object), allow_pickle=True)
+                out.writestr(name, buf.getvalue())
+            else:
+                out.writestr(name, z.read(name))
+    assert "allow_pickle" not in refused("run", pickled, where=("pickled.npz", "c0.warp"), what="holds Python objects, not numbers")
 
 
 @pytest.mark.parametrize(("column", "value", "what"), [

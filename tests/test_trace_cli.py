@@ -183,11 +183,11 @@ def test_a_trap(tmp_path, capsys):
 
 
 def test_an_instruction_simsmem_does_not_execute(tmp_path, capsys):
-    """isspacep (SASS QSPC) is not modelled: the error names the PTX line and the SASS."""
-    body = ("\t.reg .b32 %r<12>;\n\t.reg .pred %p<3>;\n\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [k_param_0];\n"
-            "\tisspacep.shared %p1, %rd1;\n\tselp.u32 %r2, 1, 0, %p1;\n\tst.global.u32 [%rd1], %r2;\n\tret;")
+    """A surface load (suld, SASS SULD) is not modelled: the error names the PTX line and the SASS."""
+    body = ("\t.reg .b32 %r<12>;\n\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [k_param_0];\n\tmov.u32 %r1, 0;\n"
+            "\tsuld.b.1d.b32.trap {%r2}, [%rd1, {%r1}];\n\tst.global.u32 [%rd1], %r2;\n\tret;")
     path = _ptx(tmp_path, body, ".param .u64 k_param_0")
-    refused(capsys, ["trace", path, "--kernel", "k", "--grid", "1", "--block", "32", "--arg=zeros:64", "-o", tmp_path / "o.npz"], "k.ptx:", "QSPC",
+    refused(capsys, ["trace", path, "--kernel", "k", "--grid", "1", "--block", "32", "--arg=zeros:64", "-o", tmp_path / "o.npz"], "k.ptx:", "SULD",
             "does not execute")
 
 

@@ -41,7 +41,7 @@ class Line:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("compare", help="compare simulated counters with a real ncu --csv report (exit 1 on a mismatch)", description=__doc__)
-    p.add_argument("trace", help="trace file (trace v1 .json)")
+    p.add_argument("trace", help="a trace file as `simsmem run` takes it (.json, .jsonl, either also .gz, .npz, Accel-Sim .traceg)")
     p.add_argument("report", help="ncu --csv output: its details page (ncu's default) or its raw page (what ncu --page raw writes); told apart by their columns")
     p.add_argument("--kernel", metavar="NAME|ID", help="kernel of the report: ID, function name or full name (default: the trace's name, or the only kernel)")
     p.add_argument("--arch", help="sm_90 (default), another built-in arch, or a path to an arch .yaml; wins over the trace's own arch")

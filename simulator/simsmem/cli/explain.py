@@ -12,6 +12,7 @@ generated from, rows x 16-byte chunks coloured by bank, with the lanes that touc
 from __future__ import annotations
 
 import argparse
+import importlib.util
 from collections.abc import Callable
 
 import numpy as np
@@ -58,6 +59,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     out, fmt = (args.png, "png") if args.png else (args.svg, "svg")
+    if out and importlib.util.find_spec("matplotlib") is None:
+        raise SimsmemError(f"--{fmt}", "drawing needs matplotlib: pip install 'simsmem[plots]'")
     if args.tile and not out:
         raise SimsmemError("--tile", "the tile view is a picture: give --png or --svg too")
     d, timing = open_input(args, args.trace, args.arch)

@@ -156,7 +156,8 @@ def _member(z: np.lib.npyio.NpzFile, name: str, where: str) -> np.ndarray:
     try:
         return z[name]
     except BROKEN as exc:
-        raise TraceError(f"{where}: {name}", f"unreadable member: {exc}") from None
+        pickled = "allow_pickle" in str(exc)  # numpy's advice for an object array, which no trace holds
+        raise TraceError(f"{where}: {name}", "holds Python objects, not numbers: not a simsmem trace member" if pickled else f"unreadable member: {exc}") from None
 
 
 def _json(raw: bytes, where: str) -> object:
