@@ -3,6 +3,7 @@ patterns (names a module needs when it is imported), the tracing of a real-kerne
 ``strategies.py``; no test module imports another."""
 
 import os
+import sys
 from pathlib import Path
 
 import orjson
@@ -16,11 +17,13 @@ from simsmem.kernel.launch import Launch
 from simsmem.kernel.tracer import Execution, describe, select_ctas, trace_stream
 from simsmem.trace import Trace
 
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the calibration scripts (calibration.harness, ...): the repository's, not the wheel's
+
 settings.register_profile("ci", max_examples=200, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-ROOT = Path(__file__).resolve().parent.parent
 H100 = ROOT / "calibration" / "h100"
 REALK = ROOT / "calibration" / "realk"
 
