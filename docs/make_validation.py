@@ -26,7 +26,7 @@ from pathlib import Path
 from statistics import mean
 
 ROOT = Path(__file__).resolve().parent.parent
-for _p in (ROOT / "tests", ROOT / "calibration"):
+for _p in (ROOT, ROOT / "tests", ROOT / "calibration"):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
