@@ -25,7 +25,8 @@ from .sass import Instruction, SassError, parse_instruction
 #: Hopper-only instructions simsmem does not execute, by what they are (issue 29 models them).
 HOPPER = {"HGMMA": "wgmma", "IGMMA": "wgmma", "QGMMA": "wgmma", "BGMMA": "wgmma", "WARPGROUP": "wgmma", "UTMALDG": "TMA (cp.async.bulk.tensor)",
           "UTMASTG": "TMA (cp.async.bulk.tensor)", "UTMAPF": "TMA (cp.async.bulk.tensor)", "UTMACMDFLUSH": "TMA", "UBLKCP": "cp.async.bulk",
-          "UBLKRED": "cp.async.bulk", "UBLKPF": "cp.async.bulk", "SYNCS": "mbarrier", "UCGABAR_ARV": "cluster barrier", "UCGABAR_WAIT": "cluster barrier"}
+          "UBLKRED": "cp.reduce.async.bulk", "UTMAREDG": "TMA reduction (cp.reduce.async.bulk.tensor)", "UBLKPF": "cp.async.bulk",
+          "SYNCS": "mbarrier", "UCGABAR_ARV": "cluster barrier", "UCGABAR_WAIT": "cluster barrier"}
 
 
 @attrs.frozen
