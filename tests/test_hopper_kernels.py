@@ -91,6 +91,16 @@ def test_an_invalidated_mbarrier_stops_the_trace():
         stream.read()
 
 
+def test_l2_prefetches_are_hints():
+    """l2_prefetch: UTMAPF (a tensor map's box) and UBLKPF (256 bytes) prefetch into the L2, which simsmem does not model:
+    they execute as hints, leave memory as it was, and the kernel goes on."""
+    stream, launch = launch_kernel(FORMS, "l2_prefetch", (1, 1, 1), (32, 1, 1), 0,
+                                   ["tmap:f32:64x64:16x16:none:zeros:16384", "zeros:256", "zeros:128"])
+    assert stream.read() is not None and stream.kernel["executed"] > 0
+    out, tensor = (next(b.data for b in launch.memory.buffers if b.name.startswith(f"argument {k} ")) for k in (3, 1))
+    assert (out.view(np.uint32) == 1).all() and not tensor.any()
+
+
 # ------------------------------------------------------------------------------------------------ tensor maps
 
 def _tmap_lines() -> list[tuple[str, int, int, bytes]]:

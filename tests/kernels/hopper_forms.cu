@@ -1,6 +1,7 @@
 // Hopper forms for tests/test_hopper_kernels.py: the mbarrier operations ptxas 13.0 compiles to each SYNCS.ARRIVE form
 // and to ARRIVES (mbar_forms), an invalidated mbarrier used again (mbar_inval), and a shared::cluster load of this
-// CTA's or the other CTA's word in a cluster of 2 (dsm_pair).
+// CTA's or the other CTA's word in a cluster of 2 (dsm_pair), and prefetches into the L2 (l2_prefetch).
+#include <cuda.h>
 #include <cstdint>
 
 __device__ __forceinline__ uint32_t saddr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
@@ -68,4 +69,13 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) dsm_pair(unsigned *out, int
   asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(remote) : "memory");
   asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
   out[rank * 32 + threadIdx.x] = v;
+}
+
+// Prefetches into the L2: of a tensor map's box (UTMAPF) and of 256 bytes (UBLKPF); then every thread writes 1.
+extern "C" __global__ void l2_prefetch(const __grid_constant__ CUtensorMap map, const unsigned *in, unsigned *out) {
+  if (threadIdx.x == 0) {
+    asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global [%0, {%1, %2}];" ::"l"(&map), "r"(0), "r"(0) : "memory");
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], 256;" ::"l"(in) : "memory");
+  }
+  out[threadIdx.x] = 1;
 }
