@@ -139,3 +139,10 @@ def test_merged_ranges_and_indices():
     ranges = parallel.merged(np.array([9, 0, 4, 10, 1, 20]), np.array([2, 2, 2, 2, 2, 4]))
     assert ranges.tolist() == [[0, 3], [4, 6], [9, 12], [20, 24]]
     assert parallel.indices(ranges).tolist() == [0, 1, 2, 4, 5, 9, 10, 11, 20, 21, 22, 23]
+
+
+def test_a_scheduler_not_there_is_one_line(kernel, tmp_path, capsys):
+    out = tmp_path / "t.jsonl"
+    assert main(["trace", str(kernel), "--kernel", "plain", *LAUNCH, "--scheduler", "nonsense", "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("simsmem: --scheduler: cannot reach a Dask scheduler at nonsense") and not out.exists()
