@@ -158,7 +158,7 @@ def test_a_cluster_launch_fills_the_cluster_fields_ptxas_reads(tmp_path):
     grid; without clusters, a cluster of one CTA (measured: cluster_sregs_plain's output, tests/test_realk.py)."""
     program = load_program(_ptx(tmp_path, ""), "k")
     bank = make_launch(program, (4, 2, 1), (32, 1, 1), 0, ["zeros:4"], tmp_path, cluster=(2, 1, 1)).constants[0]
-    word = lambda at, n=1, f="I": struct.unpack_from(f"<{n}{f}", bank, CLUSTER_FIELDS[at])  # noqa: E731
+    word = lambda at, n=1, f="I": struct.unpack_from(f"<{n}{f}", bank, CLUSTER_FIELDS[at])
     assert word("explicit") == (1,) and word("nctaid", 3) == (2, 1, 1) and word("reciprocal", 3, "f") == (0.5, 1.0, 1.0)
     assert word("nclusterid", 3) == (2, 2, 1) and word("nctarank") == (2,)
     plain = make_launch(program, (4, 2, 1), (32, 1, 1), 0, ["zeros:4"], tmp_path).constants[0]
@@ -202,3 +202,28 @@ def test_only_a_ctas_own_shared_memory_counts_its_wavefronts(peer):
     out = launch.memory.buffers[0].data.view(np.uint32).reshape(2, 32)
     assert out.tolist() == [[100 * (rank ^ peer) + lane for lane in range(32)] for rank in (0, 1)]
     assert metrics.get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 0) == (0 if peer else 2)
+
+
+# ------------------------------------------------------------------------------------------------ the timed SM
+
+@pytest.mark.slow
+def test_the_timed_sm_runs_the_set_with_the_launchs_registers():
+    """Every entry of issue 37's set (hopper.json, runs/2026-11-29-hopper-ws) is timed, at the occupancy of the registers the
+    H200 launched it with (launch__registers_per_thread, in allocation units: 168 for the setmaxnreg GEMMs, whose
+    warpgroups then trade them),
+    and a cycle count below the H200's (clusters, DSMEM and multicast are not timed yet: 0.57 to 0.87 of it)."""
+    import json
+
+    from simsmem.analysis import analyse_stream, with_launch
+    from simsmem.kernel.tracer import StreamSink, trace_kernel
+
+    h200 = load_arch("sm_90_h200")
+    names = {e["name"] for e in json.loads((REALK / "manifest_hopper_ws.json").read_text())}
+    for e in (e for e in json.loads((REALK / "hopper.json").read_text()) if e["name"] in names):
+        sink = StreamSink(h200.sm.sms)
+        stream = trace_kernel(REALK / e["ptx"], e["kernel"], tuple(e["grid"]), tuple(e["block"]), e["smem"], e["args"], base=REALK,
+                              sink=sink, cluster=tuple(e["cluster"]) if "cluster" in e else None)
+        cycles = with_launch(analyse_stream(stream, h200, keep="all"), sink.streams(), sink.resources).metrics["sm__cycles_elapsed.max"]
+        unit = h200.sm.register_unit  # registers are allocated in units of 8 (the driver reports 16 for ptxas's 10)
+        assert -(-sink.resources["registers"] // unit) == -(-e["ncu"]["launch__registers_per_thread"] // unit), e["name"]
+        assert 0.5 * e["ncu"]["sm__cycles_elapsed.max"] < cycles < e["ncu"]["sm__cycles_elapsed.max"], (e["name"], cycles)

@@ -119,7 +119,7 @@ class TensorMap:
                   "dims": [d - 1 for d in self.dims], "element_strides": [0] * self.rank, "box": [b - 1 for b in self.box],
                   "box_bytes": self.box_bytes, "alignment": 8 * self.swizzle or 16}
         for name, value in values.items():
-            at, bit, width = FIELDS[name]
+            at, bit, _ = FIELDS[name]
             for k, v in enumerate(value if isinstance(value, list) else [value]):
                 bits |= v << (8 * at + bit + k * STEP.get(name, 0))
         for k, stride in enumerate(self.strides):
