@@ -176,7 +176,7 @@ def _cluster(own: tuple[int, int, int] | None, given: tuple[int, int, int] | Non
     """The launch's cluster shape: the kernel's own (``__cluster_dims__``), or ``--cluster``'s, which must agree with it."""
     if own is not None and given is not None and tuple(own) != tuple(given):
         raise SimsmemError("--cluster", f"the kernel's own cluster shape is {','.join(map(str, own))} (__cluster_dims__); a launch "
-                                        f"cannot change it (CUDA refuses)")
+                                        f"cannot change it")
     shape = tuple(own or given or (1, 1, 1))
     if math.prod(shape) > MAX_CLUSTER:
         raise SimsmemError("--cluster", f"{math.prod(shape)} CTAs per cluster; sm_90 allows at most {MAX_CLUSTER} (8 portably)")
