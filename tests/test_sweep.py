@@ -75,10 +75,17 @@ def test_bad_variants_are_one_line(tmp_path, capsys, bad, where):
     assert len(err) == 1 and where in err[0] and not out.exists()
 
 
+def test_a_table_that_is_not_a_sweeps_is_left_alone(tmp_path, capsys):
+    out = tmp_path / "t.csv"
+    out.write_text("x,y\n")
+    assert main(["sweep", LDSM, "-o", str(out)]) == 2
+    assert "not a sweep table" in capsys.readouterr().err and out.read_text() == "x,y\n"
+
+
 def test_the_padded_transpose_is_the_best_change(tmp_path):
     """transpose_smem_naive with its tile re-declared tile[32][33] is transpose_smem_padded: the H100 counted 3,968 load
     bank conflicts for the first and none for the second (manifest rows of that name); the sweep's two points say the
-    same, and among every change of ``tile`` tried, none has fewer cycles than [32][33]'s (ties allowed)."""
+    same."""
     manifest = {e["name"]: e for e in json.loads((REALK / "manifest.json").read_text())}
     naive, padded = manifest["transpose_smem_naive"], manifest["transpose_smem_padded"]
     trace = sweep.Source("naive", _trace(naive))

@@ -108,7 +108,10 @@ def points(sources: list[Source], archs: list[ArchConfig], array: str | None) ->
     """Every point of the grid: each source under each arch, as written and (``array``) with each change of that array."""
     out = []
     for s, source in enumerate(sources):
-        found = find(arrays_of(source.trace), array) if array else None
+        try:
+            found = find(arrays_of(source.trace), array) if array else None
+        except SimsmemError as exc:
+            raise SimsmemError(f"{source.name}: --array", exc.what) from None
         for arch in archs:
             out.append(Point(s, arch, array or "", -1, "as written"))
             if found is not None:
@@ -147,10 +150,11 @@ def read_table(path: Path) -> dict[tuple[str, ...], dict]:
         return {}
     except OSError as exc:
         raise SimsmemError(str(path), f"cannot read ({exc.strerror})") from None
-    rows = list(csv.DictReader(io.StringIO(text)))
-    if rows and not set(LEAD) <= set(rows[0]):
-        raise SimsmemError(str(path), f"not a sweep table (its columns lack {', '.join(sorted(set(LEAD) - set(rows[0])))})")
-    return {tuple(r[k] for k in KEY): r for r in rows if r["status"] == "ok"}
+    reader = csv.DictReader(io.StringIO(text))
+    if text.strip() and not set(LEAD) <= set(reader.fieldnames or ()):
+        raise SimsmemError(str(path), f"not a sweep table (its columns lack {', '.join(sorted(set(LEAD) - set(reader.fieldnames or ())))}); "
+                                      "it is left as it is")
+    return {tuple(r[k] for k in KEY): r for r in reader if r["status"] == "ok"}
 
 
 def write_table(path: Path, rows: dict[tuple[str, ...], dict]) -> None:
