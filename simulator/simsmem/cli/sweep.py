@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..errors import SimsmemError
 from ..progress import add_quiet_flag, progress
-from . import Console, positive
+from . import Console
 from .trace import KERNEL_SUFFIXES, add_launch_options, open_kernel
 
 #: Seconds between rewrites of the table while points finish (it is written at the end in any case).
