@@ -46,8 +46,9 @@ class Kept:
         if self.keep == "all":
             self.parts.append(part)
             return
-        asked = np.isin(b.warp // self.warps, self.ctas) if self.warps is not None else np.zeros(len(b), dtype=bool)
-        asked |= part[0] == self.index
+        asked = np.isin(b.warp // self.warps, self.ctas) if self.warps is not None and len(self.ctas) else np.zeros(len(b), dtype=bool)
+        if self.index is not None and first <= self.index < first + len(b):
+            asked[self.index - first] = True
         own = np.ones(len(b), dtype=bool)
         if self.warps is not None:
             cta = b.warp // self.warps

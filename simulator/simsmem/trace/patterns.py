@@ -9,6 +9,7 @@ where the lane gives no value (a row without values has base 0). Decoded, the co
 from __future__ import annotations
 
 import attrs
+import numba
 import numpy as np
 
 from .lanes import INACTIVE, LANES
@@ -50,5 +51,17 @@ class Patterns:
 
     def column(self) -> np.ndarray:
         """The column (n, 32) (``problem()`` is None)."""
-        offsets = self.table[self.pattern]
-        return np.where(offsets == INACTIVE, offsets, offsets + self.base[:, None])
+        out = np.empty((len(self.base), LANES), dtype=self.base.dtype)
+        _decode(self.table, self.pattern, self.base, out)
+        return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _decode(table: np.ndarray, pattern: np.ndarray, base: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
+    """``out[i]``: row ``pattern[i]`` of ``table`` plus ``base[i]``, ``INACTIVE`` kept (one pass; numpy's gather, compare,
+    add and select took four, a sixth of reading a chunk)."""
+    for i in range(out.shape[0]):
+        row, b = table[pattern[i]], base[i]
+        for lane in range(out.shape[1]):
+            v = row[lane]
+            out[i, lane] = v if v == INACTIVE else v + b
