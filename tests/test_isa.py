@@ -72,7 +72,8 @@ NOT_EMITTED = {
 }
 #: Opcodes with a builder of their own that no kernel here executes, and why.
 UNCHECKED = {"BMOV": "ptxas saves convergence barriers with it; no probe of nested divergence around calls made it emit one",
-             **dict.fromkeys(("ARRIVES", "UBLKPF", "UTMAPF"), "added by e5a7bf2 (issue 37); no measured entry executes it yet")}
+             **dict.fromkeys(("ARRIVES", "UBLKPF", "UTMAPF"), "added by e5a7bf2 (issue 37); no measured entry executes it yet"),
+             "QSPC": "isspacep, added with the generic shared-memory atomics (f764a5f, issue 34); no measured entry executes it yet"}
 
 
 def _buffer(launch, i: int) -> np.ndarray:
