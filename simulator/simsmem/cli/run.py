@@ -59,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
     streams = sink.streams() if sink is not None else None
     if streams is not None:
         fixes = args.what_if if args.what_if is not None else 3 if args.format == "table" else 0
-        result = with_launch(result, streams, sink.resources, sink.code, fixes)
+        with progress(f"timing the launch: its {len(sink.ctas)} CTAs of one SM" + (", and the what-ifs" if fixes else ""), quiet=args.quiet):
+            result = with_launch(result, streams, sink.resources, sink.code, fixes)
     elif timed:
         with progress(f"simulating {result.name or args.trace}", total=result.instructions, quiet=args.quiet) as advance:
             result = with_timeline(result, advance)
