@@ -53,6 +53,14 @@ def test_timing_rows_page_is_what_the_engine_gives():
     assert (DOCS / "validation-timing.md").read_text() == text, "docs/validation-timing.md is out of date: run python docs/make_validation.py --engine"
 
 
+def test_isa_coverage_is_what_the_registry_gives():
+    """docs/kernels.md's ISA table is made from the opcode registry (a regression guard: the page follows the code)."""
+    spec = importlib.util.spec_from_file_location("make_isa", DOCS / "make_isa.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--check"]) == 0, "docs/kernels.md's ISA coverage is out of date: run python docs/make_isa.py"
+
+
 def test_readme_is_at_most_200_lines():
     assert len(README.read_text().splitlines()) <= 200
 

@@ -183,12 +183,12 @@ def test_a_trap(tmp_path, capsys):
 
 
 def test_an_instruction_simsmem_does_not_execute(tmp_path, capsys):
-    """A surface load (suld, SASS SULD) is not modelled: the error names the PTX line and the SASS."""
+    """A surface load (suld, SASS SULD) is a refusal the registry names: the error gives the PTX line, the SASS and why."""
     body = ("\t.reg .b32 %r<12>;\n\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [k_param_0];\n\tmov.u32 %r1, 0;\n"
             "\tsuld.b.1d.b32.trap {%r2}, [%rd1, {%r1}];\n\tst.global.u32 [%rd1], %r2;\n\tret;")
     path = _ptx(tmp_path, body, ".param .u64 k_param_0")
     refused(capsys, ["trace", path, "--kernel", "k", "--grid", "1", "--block", "32", "--arg=zeros:64", "-o", tmp_path / "o.npz"], "k.ptx:", "SULD",
-            "does not execute")
+            "surfaces are not modelled")
 
 
 def test_hopper_instructions_are_named_not_dropped(tmp_path, capsys):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Collection
 from pathlib import Path
 
 import attrs
@@ -20,14 +19,8 @@ from ..errors import SimsmemError
 from . import ptx as ptxtext
 from . import toolchain
 from .cubin import Kernel, Module, read_cubin
+from .isa import hopper_opcodes, registry
 from .sass import Instruction, SassError, parse_instruction
-
-#: Hopper-only instructions simsmem does not execute, by what they are (issue 29 models them).
-HOPPER = {"HGMMA": "wgmma", "IGMMA": "wgmma", "QGMMA": "wgmma", "BGMMA": "wgmma", "WARPGROUP": "wgmma", "UTMALDG": "TMA (cp.async.bulk.tensor)",
-          "UTMASTG": "TMA (cp.async.bulk.tensor)", "UTMAPF": "TMA (cp.async.bulk.tensor)", "UTMACMDFLUSH": "TMA", "UBLKCP": "cp.async.bulk",
-          "UBLKRED": "cp.reduce.async.bulk", "UTMAREDG": "TMA reduction (cp.reduce.async.bulk.tensor)", "UBLKPF": "cp.async.bulk",
-          "SYNCS": "mbarrier", "UCGABAR_ARV": "cluster barrier", "UCGABAR_WAIT": "cluster barrier"}
-
 
 @attrs.frozen
 class Program:
@@ -55,12 +48,13 @@ class Program:
             parts.append(self.sources[pc])
         return " ".join(parts) if parts else f"SASS {pc:#06x}"
 
-    def hopper_only(self, modelled: Collection[str] = ()) -> dict[str, int]:
-        """Counts of the Hopper-only instructions in the code but those ``modelled``, by what they are."""
+    def hopper_only(self) -> dict[str, int]:
+        """Counts of the Hopper-only instructions in the code that simsmem does not execute, by what they are."""
+        refused = hopper_opcodes(refused=True)
         seen: dict[str, int] = {}
         for ins in self.code:
-            what = HOPPER.get(ins.name)
-            if what and ins.name not in modelled:
+            what = refused.get(ins.name)
+            if what:
                 seen[f"{what} ({ins.name})"] = seen.get(f"{what} ({ins.name})", 0) + 1
         return seen
 
@@ -161,8 +155,8 @@ def _instructions(listing: dict, where: str) -> list[Instruction]:
         try:
             code.append(parse_instruction(16 * k, entry))
         except SassError as exc:
-            name = entry.get("opcode", "").split(".", 1)[0]
-            if name in HOPPER:  # not executed: the tracer names it before running anything
+            known = registry().get(entry.get("opcode", "").split(".", 1)[0])
+            if known is not None and known.runs == "refused":  # a refusal the registry names: its step says why, if it runs
                 code.append(Instruction(16 * k, entry["opcode"], (), None, f"{entry['opcode']} {entry.get('operands', '')}"))
                 continue
             raise SimsmemError(where, f"SASS at {16 * k:#06x} ({entry.get('opcode')} {entry.get('operands', '')}): {exc}") from None

@@ -17,7 +17,7 @@ from ..errors import SimsmemError
 from ..trace.records import InstructionBatch
 from ..trace.stream import CHUNK, Chunk, TraceStream
 from . import shared
-from .isa import Env, build, modelled
+from .isa import Env, build, shared_opcodes
 from .launch import MAX_SHARED, Launch, make_launch
 from .machine import ExecError, Machine, Runaway
 from .memory import LOCAL_HI, SHARED_HI
@@ -159,7 +159,6 @@ def loop_at(program: Program, pc: int) -> str:
     return f"the loop from {program.line_of(top)} to {program.line_of(branch.pc)}"
 
 
-SHARED_OPS = ("LDS", "STS", "ATOMS", "LDSM", "STSM", "LDGSTS", "LD", "ST")
 #: The order rows come in, as the trace header states it.
 ORDER = "lock-step: each instruction for every warp at it (warps in order), then the next; CTAs in batches"
 
@@ -168,13 +167,13 @@ def describe(program: Program, launch: Launch, ctas: list[int], args: list[str],
     """The trace header's ``kernel`` object, before execution fills in ``executed`` (``globals`` where symbols were given data)."""
     g = launch.geometry
     code = {f"{ins.pc:#06x}": {k: v for k, v in (("sass", ins.text), ("line", program.line_of(ins.pc))) if v}
-            for ins in program.code if ins.name in SHARED_OPS}
+            for ins in program.code if ins.name in shared_opcodes()}
     return {
         "file": Path(program.where).name, "entry": program.entry, "grid": list(g.grid), "block": list(g.block),
         **({"cluster": list(g.cluster)} if g.cluster_size > 1 else {}), "smem": smem, "args": list(args),
         **({"globals": dict(symbols)} if symbols else {}),
         "ctas": "all" if len(ctas) == g.ctas else [list(g.cta_at(c)) for c in ctas], "order": ORDER, "code": code,
-        "shared": shared.header(program, smem, [ins.pc for ins in program.code if ins.name in SHARED_OPS]),
+        "shared": shared.header(program, smem, [ins.pc for ins in program.code if ins.name in shared_opcodes()]),
         **({"ptxas": program.ptxas} if program.ptxas else {}),
     }
 
@@ -228,7 +227,7 @@ def launch_kernel(path: str | Path, kernel: str, grid: tuple[int, int, int], blo
                   symbols: dict[str, str] | None = None, runner=None, cluster: tuple[int, int, int] | None = None) -> tuple[TraceStream, Launch]:
     """``trace_kernel``'s stream, and the launch whose global memory holds the kernel's outputs once it has been read."""
     program = load_program(path, kernel)
-    hopper = program.hopper_only(modelled())
+    hopper = program.hopper_only()
     if hopper:
         seen = ", ".join(f"{n} {what}" for what, n in sorted(hopper.items()))
         raise SimsmemError(f"{path}: {program.entry}", f"uses Hopper-only instructions simsmem does not model yet: {seen}")

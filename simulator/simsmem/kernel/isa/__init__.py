@@ -1,16 +1,21 @@
-"""SASS semantics: each opcode's builder turns an ``Instruction`` into a step the machine runs.
+"""SASS semantics: each opcode's builder turns an ``Instruction`` into a step the machine runs, and the registry of
+what simsmem knows of each opcode.
 
-Two kinds of builder, registered by opcode name in ``ALU`` and ``STEP``:
+Two kinds of builder, registered by opcode name:
 
 * ``@alu("IADD3")``: ``build(ins, env) -> compute(m, ix)`` computes for the threads ``ix`` that act
   (those executing the instruction whose guard predicate holds); the machine then moves every
   executing thread to the next instruction.
-* ``@step("BRA")``: ``build(ins, env) -> run(m, ex, act)`` does everything itself: control flow,
+* ``@step("BRA", control=True)``: ``build(ins, env) -> run(m, ex, act)`` does everything itself: control flow,
   barriers, and the shared-memory instructions, which tell ``m.on_shared`` of every warp that
   executes them (``ex``), acting lanes or none.
 
-``build`` wraps either into the machine's ``Step``. An opcode neither knows is an error at build
-time only if it is executed: ``unsupported`` names it then.
+Each registration declares the opcode's facts once (``Opcode``): whether it may move threads elsewhere than the next
+instruction (``control``), whether it may access shared memory (``shared``: its rows are the trace's), and what a
+Hopper-only instruction is (``hopper``). ``refuse`` names an opcode simsmem does not execute, and why. The side lists
+other layers read (``control_opcodes``, ``shared_opcodes``, ``hopper_opcodes``) and docs/kernels.md's ISA table are
+made from the registry. ``build`` wraps a builder into the machine's ``Step``; an opcode no builder knows is an
+error at build time only if it is executed: ``unsupported`` names it then.
 """
 
 from __future__ import annotations
@@ -27,10 +32,26 @@ from ..sass import Instruction, Operand
 Compute = Callable[[Machine, np.ndarray], None]
 Run = Callable[[Machine, np.ndarray, np.ndarray], None]
 
+
+@attrs.frozen
+class Opcode:
+    """What simsmem knows of a SASS opcode."""
+
+    name: str
+    runs: str  # "alu" (a computation), "step" (moves threads itself), or "refused" (named, not executed)
+    family: str  # the module of kernel/isa that executes it (refused: the one that names it)
+    control: bool = False  # may move threads elsewhere than the next instruction, or make others runnable
+    shared: bool = False  # may access shared memory: its rows are the trace's
+    hopper: str | None = None  # a Hopper-only instruction: what it is (wgmma, TMA, mbarrier, ...)
+    why: str = ""  # refused: why
+
+    @property
+    def builder(self) -> Callable | None:
+        return ALU.get(self.name) or STEP.get(self.name)
+
+
+REGISTRY: dict[str, Opcode] = {}
 ALU: dict[str, Callable[[Instruction, "Env"], Compute]] = {}
-#: Steps that may move threads elsewhere than the next instruction, or make others runnable.
-CONTROL = frozenset({"BRA", "JMP", "BRX", "JMX", "CALL", "RET", "EXIT", "KILL", "BSYNC", "BAR", "BREAK", "BPT", "HGMMA", "QGMMA", "IGMMA",
-                     "SYNCS", "ARRIVES", "UCGABAR_ARV", "UCGABAR_WAIT", "UTMALDG", "UBLKCP"})
 STEP: dict[str, Callable[[Instruction, "Env"], Run]] = {}
 
 
@@ -43,20 +64,52 @@ class Env:
     hopper: Callable[[Instruction], None] = lambda ins: None  # told of each Hopper-only instruction built (wgmma, TMA, ...)
 
 
-def alu(*names: str) -> Callable:
+def _registrar(table: dict, runs: str, names: tuple[str, ...], facts: dict) -> Callable:
     def register(builder: Callable) -> Callable:
         for n in names:
-            ALU[n] = builder
+            if n in REGISTRY:
+                raise ValueError(f"{n} registered twice")
+            table[n] = builder
+            REGISTRY[n] = Opcode(n, runs, builder.__module__.rsplit(".", 1)[1], **facts)
         return builder
     return register
 
 
-def step(*names: str) -> Callable:
-    def register(builder: Callable) -> Callable:
-        for n in names:
-            STEP[n] = builder
-        return builder
-    return register
+def alu(*names: str, shared: bool = False, hopper: str | None = None) -> Callable:
+    """Register a computation's builder for ``names`` (with their facts)."""
+    return _registrar(ALU, "alu", names, {"shared": shared, "hopper": hopper})
+
+
+def step(*names: str, control: bool = False, shared: bool = False, hopper: str | None = None) -> Callable:
+    """Register a step's builder for ``names`` (with their facts)."""
+    return _registrar(STEP, "step", names, {"control": control, "shared": shared, "hopper": hopper})
+
+
+def refuse(*names: str, family: str, why: str, hopper: str | None = None) -> None:
+    """Name opcodes simsmem does not execute, and why (a kernel that has one stops before it runs, naming it)."""
+    for n in names:
+        REGISTRY[n] = Opcode(n, "refused", family, hopper=hopper, why=why)
+
+
+def registry() -> dict[str, Opcode]:
+    """Every opcode simsmem knows, executed or refused."""
+    _register()
+    return REGISTRY
+
+
+def control_opcodes() -> frozenset[str]:
+    """Steps that may move threads elsewhere than the next instruction, or make others runnable."""
+    return frozenset(n for n, o in registry().items() if o.control)
+
+
+def shared_opcodes() -> frozenset[str]:
+    """Opcodes that may access shared memory (the trace header lists their SASS)."""
+    return frozenset(n for n, o in registry().items() if o.shared)
+
+
+def hopper_opcodes(refused: bool = False) -> dict[str, str]:
+    """Hopper-only opcodes (``refused``: those simsmem does not execute), and what each is."""
+    return {n: o.hopper for n, o in registry().items() if o.hopper and (o.runs == "refused" or not refused)}
 
 
 def guard(ins: Instruction) -> Callable[[Machine, np.ndarray], np.ndarray]:
@@ -82,8 +135,7 @@ def unsupported(ins: Instruction, why: str) -> Callable[[Machine, np.ndarray], N
 
 def modelled() -> frozenset[str]:
     """Every opcode some builder knows."""
-    _register()
-    return frozenset(ALU) | frozenset(STEP)
+    return frozenset(n for n, o in registry().items() if o.runs != "refused")
 
 
 @functools.cache
@@ -104,7 +156,7 @@ def build(ins: Instruction, env: Env) -> Callable[[Machine, np.ndarray], None]:
 
             def full(m: Machine, ex: np.ndarray) -> None:
                 run(m, ex, act(m, ex))
-            full.plain = name not in CONTROL
+            full.plain = not REGISTRY[name].control
             return full
         if name in ALU:
             compute = ALU[name](ins, env)
@@ -118,7 +170,8 @@ def build(ins: Instruction, env: Env) -> Callable[[Machine, np.ndarray], None]:
             return simple
     except (ValueError, IndexError, KeyError, StopIteration) as exc:
         return unsupported(ins, f"not understood ({exc})")
-    return unsupported(ins, "an opcode simsmem does not execute")
+    held = REGISTRY.get(name)
+    return unsupported(ins, held.why if held is not None else "an opcode simsmem does not execute")
 
 
 def operand(ins: Instruction, k: int) -> Operand:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..machine import LANES, ExecError, Machine
 from ..sass import Instruction
-from . import Env, operand, step
+from . import Env, operand, refuse, step
 from .operands import BuildError, read
 
 
@@ -29,7 +29,7 @@ def _target(ins: Instruction, env: Env) -> int:
     raise BuildError("no branch target")
 
 
-@step("BRA", "JMP")
+@step("BRA", "JMP", control=True)
 def _bra(ins: Instruction, env: Env):
     target = _target(ins, env)
     if "DIV" in ins.mods:  # BRA.DIV URmask: the slow path when some lane of the mask does not execute here
@@ -63,7 +63,7 @@ def _bra(ins: Instruction, env: Env):
     return run
 
 
-@step("CALL")
+@step("CALL", control=True)
 def _call(ins: Instruction, env: Env):
     target = _target(ins, env)
 
@@ -72,7 +72,7 @@ def _call(ins: Instruction, env: Env):
     return run
 
 
-@step("RET")
+@step("RET", control=True)
 def _ret(ins: Instruction, env: Env):
     reg = next(op for op in ins.operands if op.kind in ("R", "UR"))
     back = read(reg, "u32")
@@ -87,7 +87,7 @@ def _ret(ins: Instruction, env: Env):
     return run
 
 
-@step("EXIT", "KILL")
+@step("EXIT", "KILL", control=True)
 def _exit(ins: Instruction, env: Env):
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
         m.pc[ex & ~act] += 1
@@ -95,7 +95,7 @@ def _exit(ins: Instruction, env: Env):
     return run
 
 
-@step("BPT")
+@step("BPT", control=True)
 def _bpt(ins: Instruction, env: Env):
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
         if act.any():
@@ -114,7 +114,7 @@ def _bssy(ins: Instruction, env: Env):
     return run
 
 
-@step("BSYNC")
+@step("BSYNC", control=True)
 def _bsync(ins: Instruction, env: Env):
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
         m.pc[ex & ~act] += 1
@@ -123,7 +123,7 @@ def _bsync(ins: Instruction, env: Env):
     return run
 
 
-@step("BREAK")
+@step("BREAK", control=True)
 def _break(ins: Instruction, env: Env):
     b = operand(ins, 0).index
 
@@ -165,7 +165,7 @@ def _bmov(ins: Instruction, env: Env):
     return save
 
 
-@step("BRX")
+@step("BRX", control=True)
 def _brx(ins: Instruction, env: Env):
     """``BRX Ra, off``: an indirect branch (a ``switch``'s jump table, which ptxas puts in constant bank 2): each thread
     goes to its ``Ra + off`` past the next instruction; a warp whose threads part becomes one group per target."""
@@ -197,7 +197,7 @@ def _warpsync(ins: Instruction, env: Env):
     return run
 
 
-@step("BAR")
+@step("BAR", control=True)
 def _bar(ins: Instruction, env: Env):
     mods = ins.mods
     if "ARV" in mods:
@@ -243,7 +243,7 @@ def _b2r(ins: Instruction, env: Env):
     return run
 
 
-@step("UCGABAR_ARV", "UCGABAR_WAIT")
+@step("UCGABAR_ARV", "UCGABAR_WAIT", control=True, hopper="cluster barrier")
 def _cluster_barrier(ins: Instruction, env: Env):
     """``barrier.cluster.arrive`` (UCGABAR_ARV) counts each thread's arrival; ``barrier.cluster.wait`` (UCGABAR_WAIT)
     holds a thread until every thread of its cluster still alive has arrived as often as it has (without clusters, a
@@ -269,3 +269,6 @@ def _cluster_barrier(ins: Instruction, env: Env):
         if act.any():
             m.wait_until(act, ready, done)
     return wait
+
+
+refuse("LEPC", family="control", why="device-side printf and assert (vprintf, called through an absolute CALL) are not modelled")

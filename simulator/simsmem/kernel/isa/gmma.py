@@ -26,7 +26,7 @@ import numpy as np
 from ...hopper import addresses
 from ..machine import LANES, WAIT_UNTIL, ExecError, Machine
 from ..sass import RZ, URZ, Instruction
-from . import Env, ieee, operand, step
+from . import Env, ieee, operand, refuse, step
 from .floating import fp8_to_f32
 from .operands import BuildError, read
 
@@ -106,7 +106,7 @@ class Shape:
         return self.n // 4 if self.acc == "f16" else self.n // 2
 
 
-@step("HGMMA", "QGMMA", "IGMMA")
+@step("HGMMA", "QGMMA", "IGMMA", control=True, hopper="wgmma")
 def _gmma(ins: Instruction, env: Env):
     env.hopper(ins)
     shape = Shape.of(ins)
@@ -243,3 +243,6 @@ def _result(D: np.ndarray, shape: Shape) -> np.ndarray:
         return (np.clip(D, -(2**31), 2**31 - 1) if shape.saturate else D).astype(np.int64).astype(np.uint32)
     bits = ieee.small(D, "F16")
     return bits[..., 0::2] | bits[..., 1::2] << np.uint32(16)
+
+
+refuse("BGMMA", family="gmma", hopper="wgmma", why="a 1-bit wgmma (.b1, and.popc) is not modelled")

@@ -789,7 +789,8 @@ def _ldc(ins: Instruction, env: Env):
     return f
 
 
-@alu("NOP", "DEPBAR", "MEMBAR", "FENCE", "ERRBAR", "CCTL", "CCTLL", "NANOSLEEP", "YIELD", "LDGDEPBAR", "PMTRIG", "CGAERRBAR", "ACQBULK", "WARPGROUP", "PREEXIT", "ACQSHMINIT", "UCGABAR")
+@alu("WARPGROUP", hopper="wgmma")
+@alu("NOP", "DEPBAR", "MEMBAR", "FENCE", "ERRBAR", "CCTL", "CCTLL", "NANOSLEEP", "YIELD", "LDGDEPBAR", "PMTRIG", "CGAERRBAR", "ACQBULK", "PREEXIT", "ACQSHMINIT", "UCGABAR")
 def _nothing(ins: Instruction, env: Env):
     """Ordering and hints: nothing to compute in a machine that completes every access at once."""
     return lambda m, ix: None

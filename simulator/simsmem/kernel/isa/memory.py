@@ -14,7 +14,7 @@ import numpy as np
 from ..machine import LANES, ExecError, Machine
 from ..memory import LOCAL_HI, SHARED_HI, MemoryFault, as_bytes, as_words
 from ..sass import Instruction, Operand
-from . import Env, alu, operand, step
+from . import Env, alu, operand, refuse, step
 from .operands import BuildError, pair, read, registers, write
 from ...trace.sass import sass_form
 
@@ -176,7 +176,7 @@ def _full(m: Machine, ix: np.ndarray, values: np.ndarray, dtype=np.int64, fill=-
     return out
 
 
-@step("LDS")
+@step("LDS", shared=True)
 def _lds(ins: Instruction, env: Env):
     size, signed = width(ins)
     file, regs = _dest_regs(operand(ins, 0), size)
@@ -193,7 +193,7 @@ def _lds(ins: Instruction, env: Env):
     return run
 
 
-@step("STS")
+@step("STS", shared=True)
 def _sts(ins: Instruction, env: Env):
     size, _ = width(ins)
     addr = address32(operand(ins, 0), env)
@@ -255,7 +255,7 @@ def atomic(memory_read, memory_write, n_lanes: int, kind: str, values: np.ndarra
     return old
 
 
-@step("ATOMS")
+@step("ATOMS", shared=True)
 def _atoms(ins: Instruction, env: Env):
     mods = ins.mods
     popc = mods[:2] == ("POPC", "INC")
@@ -365,7 +365,7 @@ def _matrix_rows(m: Machine, a: np.ndarray, num: int) -> np.ndarray | None:
     return m.cta_slot[::LANES, None] * window + rows
 
 
-@step("LDSM")
+@step("LDSM", shared=True)
 def _ldsm(ins: Instruction, env: Env):
     form = _form(ins)
     num, trans = form["num"], form["trans"]
@@ -408,7 +408,7 @@ def _ldsm(ins: Instruction, env: Env):
     return run
 
 
-@step("STSM")
+@step("STSM", shared=True)
 def _stsm(ins: Instruction, env: Env):
     form = _form(ins)
     num, trans = form["num"], form["trans"]
@@ -433,7 +433,7 @@ def _stsm(ins: Instruction, env: Env):
     return run
 
 
-@step("LDGSTS")
+@step("LDGSTS", shared=True)
 def _ldgsts(ins: Instruction, env: Env):
     """cp.async: copy ``size`` bytes a lane from global to shared memory, or fewer with zeros after them.
 
@@ -494,7 +494,8 @@ def _split_generic(addr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return hi == SHARED_HI, hi == LOCAL_HI
 
 
-@step("LDG", "LD", "LDL")
+@step("LD", shared=True)
+@step("LDG", "LDL")
 def _ld(ins: Instruction, env: Env):
     size, signed = width(ins)
     file, regs = _dest_regs(operand(ins, 0), size)
@@ -568,7 +569,8 @@ def _form_generic(op: str, size: int) -> dict:
     return {"op": op, "width": size * 8}
 
 
-@step("STG", "ST", "STL")
+@step("ST", shared=True)
+@step("STG", "STL")
 def _st(ins: Instruction, env: Env):
     size, _ = width(ins)
     local = ins.name == "STL"
@@ -612,7 +614,8 @@ def _st(ins: Instruction, env: Env):
 SHARED_ATOMS = {4: frozenset({"ADD", "MIN", "MAX", "INC", "DEC", "EXCH", "CAS", "AND", "OR", "XOR"}), 8: frozenset({"ADD", "EXCH", "CAS"})}
 
 
-@step("ATOMG", "ATOM", "RED", "REDG")
+@step("ATOM", "RED", shared=True)
+@step("ATOMG", "REDG")
 def _atomg(ins: Instruction, env: Env):
     """A global or generic atomic (or reduction). A generic one's lanes on shared addresses go to shared memory, reported
     as an ATOMS of that operation (``generic``); where shared memory lacks the operation (``SHARED_ATOMS``) those lanes
@@ -731,3 +734,7 @@ def _qspc(ins: Instruction, env: Env):
     def f(m: Machine, ix: np.ndarray) -> None:
         out(m, ix, _split_generic(addr(m, ix))[0] if space == "S" else np.zeros(len(ix), dtype=bool))
     return f
+
+
+refuse("TEX", "TLD", "TLD4", "TMML", "TXD", "TXQ", family="memory", why="textures are not modelled")
+refuse("SULD", "SUST", "SUATOM", "SURED", "SUQUERY", family="memory", why="surfaces are not modelled")

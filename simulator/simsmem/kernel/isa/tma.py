@@ -22,7 +22,7 @@ from ..machine import LANES, ExecError, Machine
 from ..memory import MemoryFault
 from ..sass import Instruction
 from ..tensormap import TensorMap, TensorMapError
-from . import Env, operand, step
+from . import Env, operand, refuse, step
 from .operands import BuildError, pair, read, write
 
 EXPECTED = 0x10_0000  # SYNCS.EXCH's init value: (EXPECTED - count) << 1 in the low word, << 11 in the high word
@@ -141,7 +141,8 @@ def _mask_of(ins: Instruction, k: int) -> int | None:
     return op.index
 
 
-@step("UTMALDG", "UTMASTG")
+@step("UTMALDG", control=True, hopper="TMA (cp.async.bulk.tensor)")
+@step("UTMASTG", hopper="TMA (cp.async.bulk.tensor)")
 def _utma(ins: Instruction, env: Env):
     rank = int(ins.mods[0][0]) if ins.mods and ins.mods[0][:1].isdigit() else 0
     if not 1 <= rank <= 5 or "IM2COL" in ins.mods:
@@ -185,7 +186,7 @@ def _utma(ins: Instruction, env: Env):
     return run
 
 
-@step("UBLKCP")
+@step("UBLKCP", control=True, hopper="cp.async.bulk")
 def _ublkcp(ins: Instruction, env: Env):
     """``cp.async.bulk``: ``.S.G`` global to shared memory (``.MULTICAST``: to every CTA of the mask), ``.G.S`` shared to
     global memory, ``.S.S`` shared memory of this CTA to (maybe) another CTA's of the cluster, completing the mbarrier
@@ -229,7 +230,8 @@ def _ublkcp(ins: Instruction, env: Env):
     return run
 
 
-@step("UTMACMDFLUSH", "UTMACCTL", "UTMAPF", "UBLKPF")
+@step("UTMACMDFLUSH", "UTMACCTL", "UTMAPF", hopper="TMA (cp.async.bulk.tensor)")
+@step("UBLKPF", hopper="cp.async.bulk")
 def _hint(ins: Instruction, env: Env):
     """Nothing to do: the copies UTMACMDFLUSH pushes out are done already; UTMACCTL.PF / .IV prefetch and invalidate the
     tensor-map cache (simsmem reads every map from memory when a copy uses it); UTMAPF / UBLKPF prefetch into the L2."""
@@ -243,7 +245,7 @@ def _hint(ins: Instruction, env: Env):
 ARRIVALS = {"": (1, 1), "A1T0": (1, 0), "A0TR": (0, 1), "A0TX": (0, -1), "ART0": (None, 0), "A0T1": (-1, 0)}
 
 
-@step("SYNCS")
+@step("SYNCS", control=True, hopper="mbarrier")
 def _syncs(ins: Instruction, env: Env):
     """The mbarrier operations: ``.EXCH.64`` (init), ``.ARRIVE.TRANS64[.RED][.OPTOUT]`` with ``ARRIVALS``' forms (arrive,
     arrive with expect-tx, expect-tx, complete-tx, arrive with a count; ``.RED``: no state back, the barrier may be
@@ -339,7 +341,7 @@ def _syncs(ins: Instruction, env: Env):
     raise BuildError(f"{ins.opcode}: this SYNCS form is not modelled")
 
 
-@step("ARRIVES")
+@step("ARRIVES", control=True, hopper="mbarrier")
 def _arrives(ins: Instruction, env: Env):
     """``cp.async.mbarrier.arrive``: ``ARRIVES.LDGSTSBAR.64.ARVCNT`` (``.noinc``) and ``.TRANSCNT`` (without; ptxas puts a
     ``SYNCS.ARRIVE.TRANS64.RED.A0T1`` before it, one more arrival to wait for) arrive once per thread when the thread's
@@ -393,3 +395,7 @@ def _elect(ins: Instruction, env: Env):
             lane_out(m, ix, leader[ix // LANES].astype(np.uint32))
         m.pc += ex
     return run
+
+
+refuse("UBLKRED", family="tma", hopper="cp.reduce.async.bulk", why="a bulk reduction into global memory is not modelled")
+refuse("UTMAREDG", family="tma", hopper="TMA reduction (cp.reduce.async.bulk.tensor)", why="a TMA reduction is not modelled")
