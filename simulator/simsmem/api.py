@@ -28,16 +28,17 @@ import attrs
 import numpy as np
 from rich.console import Console
 
-from .analysis import Result, analyse_stream, with_launch
+from . import pipeline
+from .analysis import Result
 from .arrays import arrays_of
-from .config import ArchConfig, load_arch
+from .config import ArchConfig
 from .distinct import Distinct, gather
 from .errors import SimsmemError
 from .explain import choose, explain, print_explanation
-from .fixes import Fix, launch_cycles, search
+from .fixes import Fix, search
 from .kernel.launch import Launch, parse_dims
 from .kernel.ptx import entries
-from .kernel.tracer import StreamSink, launch_kernel
+from .kernel.tracer import launch_kernel
 from .report import by_instruction
 from .trace import stream_of
 from .trace.records import Trace
@@ -115,7 +116,6 @@ def trace(kernel: Any, *, grid: int | Sequence[int] = 1, block: int | Sequence[i
     ``__constant__``/``__device__`` variables by name (arrays, or ``zeros:BYTES``); ``ctas`` traces some CTAs only.
     For a ``@triton.jit`` function, ``num_warps``, ``num_stages`` and its constexprs (keywords) are Triton's, and
     ``block`` and ``smem`` come from its metadata."""
-    config = arch if isinstance(arch, ArchConfig) else load_arch(arch)
     with tempfile.TemporaryDirectory(prefix="simsmem-") as tmp:
         folder = Path(tmp)
         if _is_triton(kernel):
@@ -128,15 +128,20 @@ def trace(kernel: Any, *, grid: int | Sequence[int] = 1, block: int | Sequence[i
             raise SimsmemError("simsmem.trace", "give block= (threads per CTA)")
         texts = [_arg_text(a, folder / _ARGS.format(k)) for k, a in enumerate(args)]
         symbols = {name: _arg_text(v, folder / f"global_{name}.npy") for name, v in (globals or {}).items()}
-        sink = StreamSink(config.sm.sms) if timed and config.sm is not None else None
-        stream, launch = launch_kernel(path, entry or "", _dims(grid, "grid"), _dims(block, "block"), smem, texts,
-                                       [tuple(c) for c in ctas] if ctas else None, folder, sink=sink, symbols=symbols)
-        result = analyse_stream(stream, config, keep="all")
-    streams = sink.streams() if sink is not None else None
+        held = {}
+
+        def traced(sink):
+            stream, held["launch"] = launch_kernel(path, entry or "", _dims(grid, "grid"), _dims(block, "block"), smem, texts,
+                                                   [tuple(c) for c in ctas] if ctas else None, folder, sink=sink, symbols=symbols)
+            return stream
+
+        source = pipeline.open_source(str(path), arch, traced, timed)
+        result = pipeline.count(source, keep="all")
+    launch = held["launch"]
     timing = None
-    if streams is not None:
-        result = with_launch(result, streams, sink.resources, sink.code)
-        timing = launch_cycles(streams, result.trace.instructions, config, sink.resources, sink.code)
+    if source.sink is not None:
+        result = pipeline.timed(source, result)
+        timing = pipeline.cycles(source, result)
     _copy_back(args, launch)
     return Run(result, launch, timing)
 

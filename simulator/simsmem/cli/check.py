@@ -12,14 +12,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..analysis import analyse_stream
 from ..check import check
-from ..config import load_arch
-from ..trace import open_trace
+from ..pipeline import count, open_source
 from ..trace.records import OPS
-from ..validate import resolve_arch
 from . import non_negative
-from .trace import KERNEL_SUFFIXES, add_launch_options, open_kernel
+from .trace import add_launch_options, tracer
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,9 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    kernel = args.trace.endswith(KERNEL_SUFFIXES)
-    stream = open_kernel(args, args.trace) if kernel else open_trace(args.trace)
-    arch = load_arch(args.arch or "sm_90") if kernel else resolve_arch(stream, args.arch, args.trace)
-    verdict = check(analyse_stream(stream, arch), args.max_bank_conflicts, tuple(args.op), args.per_instruction)
+    source = open_source(args.trace, args.arch, tracer(args, args.trace), timed=False)
+    verdict = check(count(source), args.max_bank_conflicts, tuple(args.op), args.per_instruction)
     print(f"simsmem check: {verdict.line()}")
     return 0 if verdict.passed else 1

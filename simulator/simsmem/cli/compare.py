@@ -14,16 +14,14 @@ import math
 import re
 
 import attrs
-from rich.console import Console
 from rich.table import Table
 
-from ..analysis import analyse_stream
 from ..errors import SimsmemError
 from ..metrics import NOT_MODELLED, PARTIAL
 from ..ncu_csv import Kernel, number, pick, read_report
+from ..pipeline import count, open_source
 from ..progress import add_quiet_flag, progress
-from ..trace import open_trace
-from ..validate import resolve_arch
+from . import Console
 
 #: Shared-memory counter totals of a report (those simsmem neither models nor lists are counted as such).
 SHARED_MEMORY = re.compile(r"(shared|l1tex__data_bank).*\.sum$")
@@ -52,8 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     kernels = read_report(args.report)
     with progress("simulating the trace", quiet=args.quiet):
-        stream = open_trace(args.trace)
-        result = analyse_stream(stream, resolve_arch(stream, args.arch, args.trace))
+        result = count(open_source(args.trace, args.arch, None))
     key = args.kernel
     if key is None and any(result.name in (k.id, k.name, k.short_name) for k in kernels):
         key = result.name

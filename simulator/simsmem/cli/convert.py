@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterator
 
 import attrs
 
+from ..pipeline import checked, open_source
 from ..progress import add_quiet_flag, progress
-from ..trace import Chunk, TraceStream, open_trace, write_stream
-from ..validate import resolve_arch, validated
+from ..trace import Chunk, TraceStream, write_stream
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,11 +29,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def convert(args: argparse.Namespace) -> int:
-    stream = open_trace(args.input)
-    arch = resolve_arch(stream, args.arch, args.input)
+    source = open_source(args.input, args.arch, None)
+    stream = source.stream
     with progress(f"converting {stream.name or args.input}", total=stream.size or None, quiet=args.quiet) as advance:
-        checked = validated(stream, arch)
-        write_stream(attrs.evolve(checked, chunks=_advancing(checked, advance)), args.output)
+        ok = checked(source)
+        write_stream(attrs.evolve(ok, chunks=_advancing(ok, advance)), args.output)
     for note in stream.notes:
         print(f"simsmem: note: {note}", file=sys.stderr)
     return 0

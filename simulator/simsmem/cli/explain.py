@@ -16,24 +16,20 @@ import importlib.util
 from collections.abc import Callable
 
 import numpy as np
-from rich.console import Console
 
-from ..config import load_arch
+from ..distinct import Distinct
 from ..errors import SimsmemError
-from ..distinct import Distinct, gather
 from ..explain import choose, explain, print_explanation
 from ..explain_block import explain_block, print_block
-from ..fixes import distinct_cycles
-from ..kernel.tracer import StreamSink
+from ..kernel.program import KERNEL_SUFFIXES
 from ..layout import tile
+from ..pipeline import distinct, open_source
 from ..plots import figure, save
 from ..progress import add_quiet_flag, progress, track
-from ..trace import open_trace
 from ..trace.records import BLOCK_OPS
-from ..validate import resolve_arch
-from . import non_negative, positive
+from . import Console, non_negative, positive
 from .gen import add_swizzle_arguments, add_tile_arguments, chosen_swizzle, pad_elements
-from .trace import KERNEL_SUFFIXES, add_launch_options, open_kernel
+from .trace import add_launch_options, tracer
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -87,18 +83,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def open_input(args: argparse.Namespace, path: str, arch: str | None) -> tuple[Distinct, Callable[[np.ndarray], float] | None]:
-    """A trace's distinct rows, counted (``distinct.gather``, in the memory of them and of one CTA's rows), read from a
-    file or from a kernel traced with the launch options; for a kernel on an arch with a timed SM, also its launch's
-    cycles for given wavefronts of each distinct row."""
-    index = getattr(args, "index", None)
-    if not path.endswith(KERNEL_SUFFIXES):
-        stream = open_trace(path)
-        with progress(f"reading {stream.name or path}", total=stream.size or None, quiet=args.quiet) as advance:
-            return gather(stream, resolve_arch(stream, arch, path), index=index, advance=advance), None
-    chosen = load_arch(arch or "sm_90")
-    sink = StreamSink(chosen.sm.sms) if chosen.sm is not None else None
-    d = gather(open_kernel(args, path, sink), chosen, ctas=sink.ctas if sink is not None else frozenset(), index=index)
-    streams = sink.streams() if sink is not None else None
-    if streams is None:
-        return d, None
-    return d, distinct_cycles(d, streams, sink.resources, sink.code)
+    """A trace's distinct rows, counted (``pipeline.distinct``), read from a file (with a bar) or from a kernel traced with
+    the launch options (which draws its own); for a kernel on an arch with a timed SM, also its launch's cycles for given
+    wavefronts of each distinct row."""
+    source = open_source(path, arch, tracer(args, path))
+    with progress(f"reading {source.stream.name or path}", total=source.stream.size or None, quiet=args.quiet or path.endswith(KERNEL_SUFFIXES)) as advance:
+        return distinct(source, getattr(args, "index", None), advance)

@@ -13,18 +13,15 @@ import sys
 
 import orjson
 
-from ..analysis import analyse_stream, with_launch, with_timeline
 from ..arrays import print_arrays
-from ..config import load_arch
 from ..kept import warps_per_cta
-from ..kernel.tracer import StreamSink
+from ..kernel.program import KERNEL_SUFFIXES
 from ..ncu_csv import details_csv
+from ..pipeline import count, open_source, timed
 from ..progress import add_quiet_flag, progress
 from ..report import print_launch, print_table, print_timing, to_csv, to_json
-from ..trace import open_trace
-from ..validate import resolve_arch
 from . import Console, non_negative, positive
-from .trace import KERNEL_SUFFIXES, add_launch_options, open_kernel
+from .trace import add_launch_options, tracer
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -46,31 +43,28 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     kernel = args.trace.endswith(KERNEL_SUFFIXES)
-    timed = args.engine == "full"
-    arch = load_arch(args.arch or "sm_90") if kernel else None
-    sink = StreamSink(arch.sm.sms) if kernel and timed and arch.sm is not None else None
-    stream = open_kernel(args, args.trace, sink) if kernel else open_trace(args.trace)
-    arch = arch or resolve_arch(stream, args.arch, args.trace)
+    full = args.engine == "full"
+    source = open_source(args.trace, args.arch, tracer(args, args.trace), full)
+    stream = source.stream
     # a kernel's stream draws its own bar as it runs
     with progress(f"counting {stream.name or args.trace}", total=stream.size or None, quiet=args.quiet or kernel) as advance:
         traced = warps_per_cta(stream.kernel) is not None  # its arrays are read from its first CTA
-        keep = "cta" if timed or traced or args.format == "json" else "none"
-        result = analyse_stream(stream, arch, keep=keep, ctas=sink.ctas if sink is not None else frozenset(), worst=args.worst, advance=advance)
-    streams = sink.streams() if sink is not None else None
-    if streams is not None:
+        keep = "cta" if full or traced or args.format == "json" else "none"
+        result = count(source, keep=keep, worst=args.worst, advance=advance)
+    if source.sink is not None:
         fixes = args.what_if if args.what_if is not None else 3 if args.format == "table" else 0
-        with progress(f"timing the launch: its {len(sink.ctas)} CTAs of one SM" + (", and the what-ifs" if fixes else ""), quiet=args.quiet):
-            result = with_launch(result, streams, sink.resources, sink.code, fixes)
-    elif timed:
+        with progress(f"timing the launch: its {len(source.ctas)} CTAs of one SM" + (", and the what-ifs" if fixes else ""), quiet=args.quiet):
+            result = timed(source, result, fixes)
+    elif full:
         with progress(f"simulating {result.name or args.trace}", total=result.instructions, quiet=args.quiet) as advance:
-            result = with_timeline(result, advance)
+            result = timed(source, result, advance=advance)
     if args.format == "table":
         console = Console()
         print_table(result, console)
         print_arrays(result.trace, console)
         if result.launch is not None:
             print_launch(result, console)
-        elif timed:
+        elif full:
             print_timing(result, console)
         return 0
     if args.format == "json":

@@ -19,9 +19,10 @@ import time
 from pathlib import Path
 
 from ..errors import SimsmemError
+from ..kernel.program import KERNEL_SUFFIXES
 from ..progress import add_quiet_flag, progress
 from . import Console
-from .trace import KERNEL_SUFFIXES, add_launch_options, open_kernel
+from .trace import add_launch_options, open_kernel
 
 #: Seconds between rewrites of the table while points finish (it is written at the end in any case).
 WRITE_EVERY = 1.0

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
@@ -39,7 +38,7 @@ from ..patterns.search import search as search_tile
 from ..progress import add_quiet_flag, progress
 from ..swizzle import IDENTITY, TMA_MODES, recast
 from ..validate import check_against_arch
-from . import non_negative, positive
+from . import Console, non_negative, positive
 from .explain import open_input
 from .gen import (
     accesses,

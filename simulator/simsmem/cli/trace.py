@@ -23,18 +23,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 import attrs
 
-from . import positive
 from ..errors import SimsmemError
 from ..kernel.launch import parse_cta, parse_dims, parse_globals
+from ..kernel.program import KERNEL_SUFFIXES
 from ..kernel.tracer import StreamSink, max_steps, trace_kernel
 from ..progress import add_quiet_flag, progress
 from ..trace import TraceStream, write_stream
-
-#: File name endings ``simsmem run`` takes as a kernel rather than a trace.
-KERNEL_SUFFIXES = (".ptx", ".cubin", ".cu")
+from . import positive
 
 
 def add_launch_options(p: argparse.ArgumentParser, required: bool) -> None:
@@ -86,6 +85,11 @@ def open_kernel(args: argparse.Namespace, path: str, sink: StreamSink | None = N
             hook["advance"] = advance
             yield from stream.chunks
     return attrs.evolve(stream, chunks=chunks())
+
+
+def tracer(args: argparse.Namespace, path: str) -> Callable[[StreamSink | None], TraceStream]:
+    """How ``pipeline.open_source`` traces the kernel file ``path``: with the launch options in ``args``."""
+    return lambda sink: open_kernel(args, path, sink)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -22,6 +22,9 @@ from .cubin import Kernel, Module, read_cubin
 from .isa import hopper_opcodes, registry
 from .sass import Instruction, SassError, parse_instruction
 
+#: The files ``load_program`` takes (a trace is anything else).
+KERNEL_SUFFIXES = (".ptx", ".cubin", ".cu")
+
 @attrs.frozen
 class Program:
     """One kernel of a module, ready for ``Machine``."""
