@@ -14,10 +14,9 @@ import sys
 import time
 
 import numpy as np
-
 from simsmem.banks import count
 from simsmem.config import load_arch
-from simsmem.trace import CHUNK, INACTIVE, LANES, NO_WAIT, OPS, InstructionBatch
+from simsmem.traces import CHUNK, INACTIVE, LANES, NO_WAIT, OPS, InstructionBatch
 
 #: (op, width, num) of every form: LDS/STS at each width, ATOMS, LDSM/STSM x1/x2/x4.
 MASKS = np.array([0x0000FFFF, 0xFFFF0000, 0x000000FF, 0x55555555, 0x00FFFFFF, 0x0000000F, 0x7FFFFFFF, 0x00000001], dtype=np.uint32)

@@ -24,12 +24,11 @@ from pathlib import Path
 
 import attrs
 import numpy as np
-
 from bench_count import random_batch
 from simsmem.banks import count
 from simsmem.config import load_arch
 from simsmem.engine import program, simulate
-from simsmem.trace import NO_WAIT, InstructionBatch, load_trace
+from simsmem.traces import NO_WAIT, InstructionBatch, load_trace
 
 LOOP = Path(__file__).resolve().parent.parent / "traces" / "timing" / "thr_LDS32_2.json.gz"
 

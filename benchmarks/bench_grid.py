@@ -66,7 +66,7 @@ def child(argv: list[str]) -> tuple[float, float, float]:
 
 def sizes(path: Path) -> None:
     """The trace's bytes as stored, and as whole lane columns (stored, deflated) and lane patterns stored."""
-    from simsmem.trace import open_trace
+    from simsmem.traces import open_trace
 
     with zipfile.ZipFile(path) as z:
         infos = z.infolist()

@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from simsmem.trace import open_trace
+from simsmem.traces import open_trace
 
 BASE = 0x00007F2A00000000
 HEADER = """-kernel name = _Z4gemmPfS_S_

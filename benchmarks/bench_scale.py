@@ -26,10 +26,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-from simsmem import parallel, sweep
-from simsmem.kernel.tracer import StreamSink, trace_kernel
 from simsmem.config import load_arch
+from simsmem.kernel.tracer import StreamSink, trace_kernel
+from simsmem.scale import parallel, sweep
 
 REALK = Path(__file__).resolve().parent.parent / "calibration" / "realk"
 VARY = ["banks=16,32,64,128,256", "timing.feed_interval=1,2", "timing.accept_interval=1,2"]
@@ -84,7 +83,7 @@ def main() -> None:
             with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
                               silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
                 began = time.perf_counter() - start
-                client.run(lambda: __import__("simsmem.analysis"))
+                client.run(lambda: __import__("simsmem.results.analysis"))
                 cpu = [time.process_time(), sum(client.run(time.process_time).values())]
                 trace_time = traced(data, k, parallel.runner(client=client))[0]
                 cpu = [time.process_time() - cpu[0], sum(client.run(time.process_time).values()) - cpu[1]]

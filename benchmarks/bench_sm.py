@@ -10,9 +10,9 @@ import json
 import time
 from pathlib import Path
 
-from simsmem.analysis import analyse_stream
 from simsmem.config import load_arch
 from simsmem.kernel.tracer import StreamSink, trace_kernel
+from simsmem.results.analysis import analyse_stream
 from simsmem.sm import time_launch
 
 REALK = Path(__file__).resolve().parent.parent / "calibration" / "realk"

@@ -21,8 +21,7 @@ import time
 from pathlib import Path
 
 from bench_count import random_batch
-
-from simsmem.trace import CHUNK, Chunk, TraceStream, open_trace, write_stream
+from simsmem.traces import CHUNK, Chunk, TraceStream, open_trace, write_stream
 
 
 def generated(n: int, path: Path) -> TraceStream:

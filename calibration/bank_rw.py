@@ -58,7 +58,7 @@ from pathlib import Path
 from simsmem.banks import schedule
 from simsmem.config import load_arch
 from simsmem.corpus import row_instruction
-from simsmem.trace import Instruction
+from simsmem.traces import Instruction
 
 HERE = Path(__file__).resolve().parent
 H100 = HERE / "h100"

@@ -25,13 +25,13 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-
 from simsmem.banks import count
 from simsmem.config import load_arch
 from simsmem.engine import simulate
-from simsmem.trace import NO_WAIT, InstructionBatch
-from simsmem.trace.records import Instruction
-from simsmem.trace.others import Other, unparse
+from simsmem.traces import NO_WAIT, InstructionBatch
+from simsmem.traces.others import Other, unparse
+from simsmem.traces.records import Instruction
+
 from calibration.timing_traces import Sass, read_sass
 
 HERE = Path(__file__).resolve().parent

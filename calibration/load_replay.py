@@ -25,11 +25,11 @@ from pathlib import Path
 from statistics import median
 
 import numpy as np
-
 from simsmem.banks import count
 from simsmem.config import load_arch
 from simsmem.engine import simulate
-from simsmem.trace import InstructionBatch
+from simsmem.traces import InstructionBatch
+
 from calibration.timing_traces import FORMS, loop_batch, loops_of, project, read_sass
 
 HERE = Path(__file__).resolve().parent

@@ -12,10 +12,9 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
-
 from simsmem.banks import count
 from simsmem.engine import simulate
-from simsmem.trace import load_trace
+from simsmem.traces import load_trace
 
 TRACES = Path(__file__).resolve().parent.parent / "traces" / "timing"
 

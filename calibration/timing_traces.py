@@ -34,10 +34,9 @@ from pathlib import Path
 
 import attrs
 import numpy as np
-
 from simsmem.config import Timing, load_arch
-from simsmem.trace import NO_WAIT, OPS, InstructionBatch, Trace, write_trace
-from simsmem.trace.others import Other, unparse
+from simsmem.traces import NO_WAIT, OPS, InstructionBatch, Trace, write_trace
+from simsmem.traces.others import Other, unparse
 
 HERE = Path(__file__).resolve().parent
 SASS = HERE / "h100" / "sass" / "timing.sass"

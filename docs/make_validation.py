@@ -76,9 +76,9 @@ def _corpus_rows():
 def _v2_exact(rows, arch) -> dict[str, bool]:
     """Row name -> every counter tests/test_calibration_v2.py compares equals ncu's (LDGSTS's padding taken off)."""
     import test_calibration_v2 as v2
-    from simsmem.analysis import analyse
     from simsmem.corpus import corpus_trace, sass_form
-    from simsmem.metrics import DATA_BYTES
+    from simsmem.results.analysis import analyse
+    from simsmem.results.metrics import DATA_BYTES
 
     out = {}
     for r in rows:
@@ -117,9 +117,9 @@ FAMILIES = ("LDS 8/16/32, STS (every width), LDSM, STSM, ATOMS.ADD", "LDS.64, LD
 def counting_single() -> tuple[list[str], dict]:
     """The single-instruction corpora: instructions.json and the nine harness corpora, replayed now."""
     import test_calibration as t1
-    from simsmem.analysis import analyse
-    from simsmem.corpus import corpus_trace, load_corpus
     from simsmem.config import BANK_CONFLICTS, WAVEFRONTS
+    from simsmem.corpus import corpus_trace, load_corpus
+    from simsmem.results.analysis import analyse
 
     arch, corpora = _corpus_rows()
     # instructions.json, compared as tests/test_calibration.py compares
@@ -175,11 +175,11 @@ def counting_kernels() -> tuple[list[str], dict]:
     (``simsmem compare``'s comparison, as test_compare.py)."""
     import test_compare as tc
     import test_seed_kernels as ts
-    from simsmem.analysis import analyse
     from simsmem.cli.compare import compare
     from simsmem.config import load_arch
-    from simsmem.ncu_csv import pick, read_report
-    from simsmem.trace import read_trace
+    from simsmem.results.analysis import analyse
+    from simsmem.results.ncu_csv import pick, read_report
+    from simsmem.traces import read_trace
 
     arch = load_arch("sm_90")
     reports = {"details": read_report(str(tc.DETAILS)), "raw": read_report(str(tc.RAW))}

@@ -9,13 +9,12 @@ from pathlib import Path
 import orjson
 import pytest
 from hypothesis import HealthCheck, settings
-
 from simsmem.cli import main
 from simsmem.config import load_arch
 from simsmem.corpus import entry_launch
 from simsmem.kernel.launch import Launch
 from simsmem.kernel.tracer import Execution, describe, select_ctas, trace_stream
-from simsmem.trace import Trace
+from simsmem.traces import Trace
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the calibration scripts (calibration.harness, ...): the repository's, not the wheel's

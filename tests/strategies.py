@@ -1,10 +1,9 @@
 """Hypothesis strategies (and the small exhaustive sets beside them) that several test modules share."""
 
 from hypothesis import strategies as st
-
-from simsmem.swizzle import Swizzle
-from simsmem.trace import FULL_MASK, LANES, Instruction
-from simsmem.trace.records import PREDICATES
+from simsmem.tiles.swizzle import Swizzle
+from simsmem.traces import FULL_MASK, LANES, Instruction
+from simsmem.traces.records import PREDICATES
 
 #: Every small swizzle: B, M below 4, |S| from B to 5.
 SMALL_SWIZZLES = [Swizzle(b, m, s) for b in range(4) for m in range(4) for s in range(-5, 6) if abs(s) >= b]

@@ -11,10 +11,9 @@ import lzma
 
 import numpy as np
 import pytest
-
 from simsmem.cli import main
-from simsmem.trace import INACTIVE, load_trace, open_trace
-from simsmem.trace.records import ATOM_KINDS
+from simsmem.traces import INACTIVE, load_trace, open_trace
+from simsmem.traces.records import ATOM_KINDS
 
 BASE = 0x00007F2A00000000
 HEADER = """-kernel name = _Z6kernelPf

@@ -23,14 +23,13 @@ import json
 
 import numpy as np
 import pytest
+from conftest import H100, REALK, trace_entry
 from hypothesis import given
 from hypothesis import strategies as st
-
-from conftest import H100, REALK, trace_entry
 from simsmem.banks import count, schedule
 from simsmem.corpus import corpus_trace, load_corpus, row_instruction
-from simsmem.metrics import BANK_READS, BANK_WRITES, PARTIAL, bank_metrics
-from simsmem.trace import InstructionBatch, Trace
+from simsmem.results.metrics import BANK_READS, BANK_WRITES, PARTIAL, bank_metrics
+from simsmem.traces import InstructionBatch, Trace
 from strategies import instructions
 
 READS, WRITES = BANK_READS, BANK_WRITES

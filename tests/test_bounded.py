@@ -11,11 +11,11 @@ import attrs
 import numpy as np
 import pytest
 from conftest import H100, REALK
-from simsmem.analysis import analyse_stream, with_launch, with_timeline
 from simsmem.cli import main
 from simsmem.corpus import corpus_trace, load_corpus
 from simsmem.kernel.tracer import StreamSink, launch_kernel
-from simsmem.trace import Chunk, TraceStream, open_trace, stream_of, write_trace
+from simsmem.results.analysis import analyse_stream, with_launch, with_timeline
+from simsmem.traces import Chunk, TraceStream, open_trace, stream_of, write_trace
 
 PTX, KERNEL, GRID, BLOCK = REALK / "ptx" / "transpose.ptx", "transpose_smem_naive", (20, 15, 1), (32, 8, 1)
 ARGS = ["zeros:1228800", "zeros:1228800", "640", "480"]

@@ -6,10 +6,10 @@ one warp executing one shared-memory instruction per launch (310 launches).
 
 import pytest
 from conftest import H100
-from simsmem.analysis import analyse
 from simsmem.banks import schedule
 from simsmem.config import BANK_CONFLICTS, WAVEFRONTS
 from simsmem.corpus import corpus_trace, load_corpus, row_instruction
+from simsmem.results.analysis import analyse
 
 ROWS = load_corpus(H100 / "instructions.json")
 COUNTERS = ("ld", "st", "atom")

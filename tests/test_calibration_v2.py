@@ -11,17 +11,17 @@ rule was fixed before hold-out 5 was scored).
 import json
 
 import pytest
+from conftest import H100, ROOT
+from simsmem.config import WAVEFRONTS
+from simsmem.corpus import corpus_trace, load_corpus, sass_form
+from simsmem.results.analysis import analyse
+from simsmem.results.metrics import DATA_BYTES
+from simsmem.results.ncu_csv import parse_report
 
 from calibration.harness import patterns
 from calibration.harness.agreement import modelled
 from calibration.harness.corpus import build, read_text
 from calibration.harness.sass import check
-from conftest import H100, ROOT
-from simsmem.analysis import analyse
-from simsmem.config import WAVEFRONTS
-from simsmem.corpus import corpus_trace, load_corpus, sass_form
-from simsmem.metrics import DATA_BYTES
-from simsmem.ncu_csv import parse_report
 
 CORPORA = ("instructions_v2", "followup", "followup2", "holdout", "holdout2", "r4", "holdout3", "ldgsts2", "ldgsts3")
 INSTRUCTIONS = (

@@ -8,11 +8,10 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import H100
 from simsmem.cli import main
 from simsmem.corpus import corpus_trace, load_corpus
-from simsmem.trace import write_trace
+from simsmem.traces import write_trace
 
 ROWS = {r["name"]: r for r in load_corpus(H100 / "instructions.json")}
 

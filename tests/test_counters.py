@@ -15,9 +15,9 @@ import json
 
 import pytest
 from conftest import REALK, trace_entry
-from simsmem.analysis import analyse
 from simsmem.config import load_arch
-from simsmem.metrics import DATA_BYTES, DATA_BYTES_OP, TOTAL_BANK_CONFLICTS
+from simsmem.results.analysis import analyse
+from simsmem.results.metrics import DATA_BYTES, DATA_BYTES_OP, TOTAL_BANK_CONFLICTS
 
 ENTRIES = {e["name"]: e for e in json.loads((REALK / "counters.json").read_text())}
 #: test_realk's counters, the bytes and the total of the bank conflicts

@@ -11,14 +11,21 @@ import pytest
 from conftest import REALK, ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from simsmem import distinct
-from simsmem.analysis import analyse_stream
 from simsmem.banks import count
 from simsmem.cli import main
-from simsmem.distinct import SOURCE_PERIOD, gather, of_trace
-from simsmem.explain import choose, explain
+from simsmem.explain import distinct
+from simsmem.explain.distinct import SOURCE_PERIOD, gather, of_trace
+from simsmem.explain.instruction import choose, explain
 from simsmem.kernel.tracer import trace_kernel
-from simsmem.trace import InstructionBatch, Trace, load_trace, open_trace, stream_of, write_trace
+from simsmem.results.analysis import analyse_stream
+from simsmem.traces import (
+    InstructionBatch,
+    Trace,
+    load_trace,
+    open_trace,
+    stream_of,
+    write_trace,
+)
 from strategies import FORMS, instructions
 
 PTX, KERNEL, GRID, BLOCK = REALK / "ptx" / "transpose.ptx", "transpose_smem_naive", (20, 15, 1), (32, 8, 1)

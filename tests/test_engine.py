@@ -11,16 +11,15 @@ import hashlib
 import attrs
 import numpy as np
 import pytest
+from conftest import ROOT, ROW, TWO_WAY, WIDE
 from hypothesis import given
 from hypothesis import strategies as st
-
-from conftest import ROOT, ROW, TWO_WAY, WIDE
 from simsmem.banks import count
 from simsmem.config import InFlight, Overtake
 from simsmem.engine import jit, latency_by_form, simulate
 from simsmem.engine.program import _distinct_rows
-from simsmem.metrics import labels
-from simsmem.trace import NO_WAIT, Instruction, InstructionBatch, load_trace
+from simsmem.results.metrics import labels
+from simsmem.traces import NO_WAIT, Instruction, InstructionBatch, load_trace
 from strategies import instructions
 
 

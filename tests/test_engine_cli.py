@@ -10,10 +10,9 @@ import io
 import json
 
 import pytest
-
 from conftest import ROW, TWO_WAY, WIDE
 from simsmem.cli import main
-from simsmem.trace import Instruction, InstructionBatch, Trace, write_trace
+from simsmem.traces import Instruction, InstructionBatch, Trace, write_trace
 
 
 @pytest.fixture

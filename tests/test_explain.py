@@ -1,4 +1,4 @@
-"""``simsmem.explain``: conflicts read off the reference model's wavefronts, the one-line diagnosis, and
+"""``simsmem.explain.instruction``: conflicts read off the reference model's wavefronts, the one-line diagnosis, and
 fixes found through the model, checked against what the H100 measured for the fixed layouts.
 
 Provenance: calibration/h100/seed_kernels.json (H100 80GB HBM3, Nsight Compute 2025.3.1): kernel totals
@@ -12,14 +12,20 @@ import pytest
 from conftest import H100, ROOT
 from hypothesis import given
 from rich.console import Console
-from simsmem.distinct import of_trace
-from simsmem.arrays import arrays_of
 from simsmem.banks import count, schedule
 from simsmem.corpus import corpus_trace, load_corpus
 from simsmem.errors import SimsmemError
-from simsmem.explain import choose, conflicts_of, explain, print_explanation, ranges
-from simsmem.fixes import search
-from simsmem.trace import Instruction, InstructionBatch, Trace, load_trace
+from simsmem.explain.arrays import arrays_of
+from simsmem.explain.distinct import of_trace
+from simsmem.explain.fixes import search
+from simsmem.explain.instruction import (
+    choose,
+    conflicts_of,
+    explain,
+    print_explanation,
+    ranges,
+)
+from simsmem.traces import Instruction, InstructionBatch, Trace, load_trace
 from strategies import instructions
 
 ROWS = {r["name"]: r for r in load_corpus(H100 / "instructions.json")}

@@ -10,14 +10,13 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import ROOT
-from simsmem.analysis import analyse
-from simsmem.distinct import of_trace
 from simsmem.cli import main
-from simsmem.explain_block import explain_block
-from simsmem.hopper import box_addresses
-from simsmem.trace import Instruction, InstructionBatch, Trace
+from simsmem.explain.block import explain_block
+from simsmem.explain.distinct import of_trace
+from simsmem.results.analysis import analyse
+from simsmem.tiles.hopper import box_addresses
+from simsmem.traces import Instruction, InstructionBatch, Trace
 
 REALK = ROOT / "calibration" / "realk"
 HOPPER = json.loads((REALK / "hopper.json").read_text())

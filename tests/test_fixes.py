@@ -1,4 +1,4 @@
-"""``simsmem.fixes`` and ``simsmem.arrays``: the changes stated in the author's terms mean the remaps that were counted,
+"""``simsmem.explain.fixes`` and ``simsmem.explain.arrays``: the changes stated in the author's terms mean the remaps that were counted,
 the arrays' shapes are read off their accesses, and only changes that lower the kernel's wavefronts are fixes.
 
 These are checks of simsmem against itself (no hardware figure): the stated C index is evaluated and compared with
@@ -12,13 +12,13 @@ import re
 import attrs
 import numpy as np
 import pytest
-from simsmem.analysis import analyse
-from simsmem.arrays import Array, arrays_of
-from simsmem.fixes import candidates, search
+from simsmem.explain.arrays import Array, arrays_of
+from simsmem.explain.fixes import candidates, search
 from simsmem.kernel.shared import demangle, layout
-from simsmem.layout import tile
 from simsmem.patterns import parse_access, steps_trace
-from simsmem.trace import Trace
+from simsmem.results.analysis import analyse
+from simsmem.tiles.layout import tile
+from simsmem.traces import Trace
 
 ARRAYS = [
     Array("sdata", 0x400, 1024, 4, "float", 1024, 1024, 4, extern=True),  # 1-D, the reduction's

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
-from simsmem.analysis import analyse_stream
-from simsmem.arrays import arrays_of
-from simsmem.fixes import search
+from simsmem.explain.arrays import arrays_of
+from simsmem.explain.fixes import search
 from simsmem.kernel.tracer import trace_kernel
+from simsmem.results.analysis import analyse_stream
 
 pytestmark = pytest.mark.slow
 

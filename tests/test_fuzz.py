@@ -13,19 +13,18 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import orjson
+from conftest import H100
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from conftest import H100
-from simsmem.analysis import analyse
 from simsmem.cli import main
 from simsmem.config import load_arch
 from simsmem.corpus import corpus_trace, load_corpus
 from simsmem.errors import SimsmemError
-from simsmem.report import to_csv
-from simsmem.trace import Trace, write_trace
-from simsmem.trace.decode import BatchBuilder
-from simsmem.trace.v1 import parse_header
+from simsmem.results.analysis import analyse
+from simsmem.results.report import to_csv
+from simsmem.traces import Trace, write_trace
+from simsmem.traces.decode import BatchBuilder
+from simsmem.traces.v1 import parse_header
 
 ROWS = load_corpus(H100 / "instructions.json")
 SAMPLE = corpus_trace([ROWS[i] for i in range(0, 310, 31)], "sample")  # 10 rows: every op family

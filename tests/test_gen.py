@@ -12,16 +12,16 @@ import pytest
 from conftest import H100, ROOT
 from hypothesis import given
 from hypothesis import strategies as st
-from simsmem.analysis import analyse
 from simsmem.cli import main
 from simsmem.config import BANK_CONFLICTS, WAVEFRONTS
 from simsmem.corpus import load_corpus
 from simsmem.errors import SimsmemError
-from simsmem.layout import tile
-from simsmem.metrics import op_label
 from simsmem.patterns import Access, parse_access, pattern, place
-from simsmem.swizzle import TMA_MODES, Swizzle, from_sbm, recast
-from simsmem.trace import Trace, read_trace
+from simsmem.results.analysis import analyse
+from simsmem.results.metrics import op_label
+from simsmem.tiles.layout import tile
+from simsmem.tiles.swizzle import TMA_MODES, Swizzle, from_sbm, recast
+from simsmem.traces import Trace, read_trace
 
 ROWS = {r["name"]: r for r in load_corpus(H100 / "instructions.json")}
 HALF_128B = recast(TMA_MODES["128B"], 1, 2)

@@ -19,15 +19,15 @@ import math
 
 import numpy as np
 import pytest
+from conftest import REALK, trace_entry
 from hypothesis import given
 from hypothesis import strategies as st
-from conftest import REALK, trace_entry
-from simsmem.hopper import addresses
 from simsmem.kernel.isa import Env, build
 from simsmem.kernel.machine import Geometry, Machine
 from simsmem.kernel.memory import LOCAL_HI, SHARED_HI, GlobalMemory
 from simsmem.kernel.sass import parse_instruction
-from simsmem.trace.records import OPS, gmma_bytes
+from simsmem.tiles.hopper import addresses
+from simsmem.traces.records import OPS, gmma_bytes
 
 PROBES = [e for e in json.loads((REALK / "hopper.json").read_text()) if e["name"].startswith("hop_wg_")]
 

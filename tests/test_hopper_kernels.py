@@ -16,7 +16,6 @@ import struct
 import numpy as np
 import pytest
 from conftest import REALK
-from simsmem.analysis import analyse
 from simsmem.cli import main
 from simsmem.config import load_arch
 from simsmem.errors import SimsmemError
@@ -29,6 +28,7 @@ from simsmem.kernel.program import load_program
 from simsmem.kernel.sass import parse_instruction
 from simsmem.kernel.tensormap import TensorMap
 from simsmem.kernel.tracer import ctas_per_batch, launch_kernel, select_ctas
+from simsmem.results.analysis import analyse
 from simsmem.sm.core import _depbars
 
 RUN = REALK / "runs" / "2026-11-29-hopper-ws"
@@ -214,8 +214,8 @@ def test_the_timed_sm_runs_the_set_with_the_launchs_registers():
     and a cycle count below the H200's (clusters, DSMEM and multicast are not timed yet: 0.57 to 0.87 of it)."""
     import json
 
-    from simsmem.analysis import analyse_stream, with_launch
     from simsmem.kernel.tracer import StreamSink, trace_kernel
+    from simsmem.results.analysis import analyse_stream, with_launch
 
     h200 = load_arch("sm_90_h200")
     names = {e["name"] for e in json.loads((REALK / "manifest_hopper_ws.json").read_text())}

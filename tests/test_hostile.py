@@ -12,14 +12,13 @@ import zipfile
 import numpy as np
 import orjson
 import pytest
-
 from conftest import H100
 from simsmem.banks import count
 from simsmem.cli import main
 from simsmem.corpus import corpus_trace, load_corpus
 from simsmem.engine import simulate
-from simsmem.trace import Instruction, InstructionBatch, write_trace
-from simsmem.trace.records import FIELDS
+from simsmem.traces import Instruction, InstructionBatch, write_trace
+from simsmem.traces.records import FIELDS
 
 ROWS = {r["name"]: r for r in load_corpus(H100 / "instructions.json")}
 GOOD = {"op": "LDS", "width": 32, "addrs": [4 * lane for lane in range(32)]}

@@ -4,10 +4,9 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from simsmem.errors import SimsmemError
-from simsmem.layout import ComposedLayout, Layout, row_major, tile
-from simsmem.swizzle import IDENTITY, TMA_MODES, Swizzle, from_sbm, recast
+from simsmem.tiles.layout import ComposedLayout, Layout, row_major, tile
+from simsmem.tiles.swizzle import IDENTITY, TMA_MODES, Swizzle, from_sbm, recast
 from strategies import SMALL_SWIZZLES, swizzles
 
 

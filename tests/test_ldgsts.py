@@ -10,15 +10,15 @@ calibration/realk/manifest.json (kernels cpa_cg16*, runs/2026-11-27-rules and -l
 import numpy as np
 import orjson
 import pytest
-
-from calibration.harness import rule_ldgsts
 from conftest import H100, ROOT
-from simsmem.analysis import analyse
 from simsmem.banks import count
 from simsmem.cli import main
 from simsmem.config import load_arch
 from simsmem.corpus import corpus_trace, load_corpus
-from simsmem.trace import Instruction, InstructionBatch, write_trace
+from simsmem.results.analysis import analyse
+from simsmem.traces import Instruction, InstructionBatch, write_trace
+
+from calibration.harness import rule_ldgsts
 
 LDGSTS = [r for n in rule_ldgsts.CORPORA for r in load_corpus(H100 / f"{n}.json") if r["sass"].startswith("LDGSTS")]
 CA = [r for r in LDGSTS if r["sass"] in rule_ldgsts.WIDTH]
@@ -125,7 +125,7 @@ def test_bad_ldgsts_is_one_line(tmp_path, suffix, edit, where, what, jsonl, refu
 def test_inactive_lanes_take_null_sources(tmp_path, sm90, jsonl):
     ins = {**GOOD, "mask": "0x0000ffff", "src": GOOD["src"][:16] + [None] * 16}
     path = jsonl(tmp_path / "t.jsonl", ins)
-    from simsmem.trace import read_trace
+    from simsmem.traces import read_trace
 
     b = read_trace(path).instructions
     assert list(b.src[0, 16:]) == [-1] * 16 and b.src[0, 15] == 4096 + 240
@@ -171,7 +171,7 @@ def test_run_counts_a_cg_copy(tmp_path, capsys, engine):
 
 def test_cg_survives_npz(tmp_path, sm90):
     """A .cg copy keeps its form through .npz and back."""
-    from simsmem.trace import read_trace
+    from simsmem.traces import read_trace
 
     trace = corpus_trace([ROWS["C_twice_17"], ROWS["ldgsts_ca4_dst_lin_src_lin_plus32"]])
     path = tmp_path / "t.npz"
@@ -184,9 +184,9 @@ def test_cg_survives_npz(tmp_path, sm90):
 def test_explain_names_colliding_sources(sm90):
     """A cp.async whose quarter-warps read byte 0 of eight different global lines: 8 wavefronts per
     quarter-warp though the destinations are one per bank (rule C2); explain says the cause is global."""
-    from simsmem.distinct import of_trace
-    from simsmem.explain import explain
-    from simsmem.trace import Instruction, InstructionBatch, Trace
+    from simsmem.explain.distinct import of_trace
+    from simsmem.explain.instruction import explain
+    from simsmem.traces import Instruction, InstructionBatch, Trace
 
     ins = Instruction("LDGSTS", tuple(16 * lane for lane in range(32)), width=128, src=tuple(4096 * lane for lane in range(32)))
     result = of_trace(Trace(InstructionBatch.from_instructions([ins])), sm90)

@@ -7,9 +7,8 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from simsmem.banks import count, schedule
-from simsmem.trace import InstructionBatch, Instruction
+from simsmem.traces import Instruction, InstructionBatch
 from strategies import instructions
 
 
@@ -94,8 +93,8 @@ def test_counts_do_not_depend_on_batch_order(sm90, batch, rnd):
 
 
 def test_mask_zero_counts_as_executed_with_no_wavefronts(sm90):
-    from simsmem.analysis import analyse
-    from simsmem.trace import Trace
+    from simsmem.results.analysis import analyse
+    from simsmem.traces import Trace
 
     ins = Instruction(op="LDS", width=32, mask=0, addrs=(None,) * 32)
     result = analyse(Trace(InstructionBatch.from_instructions([ins])), sm90)
@@ -111,9 +110,9 @@ def _fields(ins):
 
 def test_matrix_ops_carry_no_width_in_batches(sm90):
     """An LDSM record keeps its default width field, but the batch (and the range check) treat it as 16-byte rows."""
-    from simsmem.validate import check_against_arch
-    from simsmem.errors import TraceError
     import pytest
+    from simsmem.errors import TraceError
+    from simsmem.results.validate import check_against_arch
 
     ins = Instruction(op="LDSM", num=1, addrs=(sm90.shared_memory_per_cta - 4,) + (0,) * 31)
     batch = InstructionBatch.from_instructions([ins])

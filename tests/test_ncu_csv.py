@@ -10,12 +10,19 @@ import io
 
 import pytest
 from conftest import H100, ROOT
-from simsmem.analysis import analyse
 from simsmem.cli import main
 from simsmem.config import BANK_CONFLICTS, WAVEFRONTS
 from simsmem.errors import SimsmemError
-from simsmem.ncu_csv import Kernel, details_csv, number, parse_report, pick, read_report
-from simsmem.trace import load_trace
+from simsmem.results.analysis import analyse
+from simsmem.results.ncu_csv import (
+    Kernel,
+    details_csv,
+    number,
+    parse_report,
+    pick,
+    read_report,
+)
+from simsmem.traces import load_trace
 
 TRACES = ROOT / "traces"
 DETAILS = H100 / "ncu_csv" / "seed_kernels_details.csv"

@@ -9,12 +9,12 @@ import csv
 import io
 import json
 
-from simsmem.analysis import analyse
 from simsmem.cli import main
 from simsmem.config import load_arch
-from simsmem.metrics import DATA_BYTES, NOT_MODELLED_MARK, TOTAL_BANK_CONFLICTS
-from simsmem.trace import Trace
-from simsmem.trace.records import InstructionBatch, Instruction
+from simsmem.results.analysis import analyse
+from simsmem.results.metrics import DATA_BYTES, NOT_MODELLED_MARK, TOTAL_BANK_CONFLICTS
+from simsmem.traces import Trace
+from simsmem.traces.records import Instruction, InstructionBatch
 
 LANES = range(32)
 COPY = {"op": "LDGSTS", "width": 32, "addrs": [4 * i for i in LANES], "src": [4 * i for i in LANES]}

@@ -15,10 +15,9 @@ from pathlib import Path
 import attrs
 import numpy as np
 import pytest
-
-from simsmem import parallel
 from simsmem.cli import main
 from simsmem.kernel.tracer import launch_kernel
+from simsmem.scale import parallel
 
 #: One warp a CTA, so a batch holds 128 CTAs and 300 CTAs make 3 batches. ``ticket``: each CTA draws a ticket from a
 #: global counter and its shared-memory stride (32 words: 32-way conflicts; 33: none) follows the ticket, so a batch
@@ -122,8 +121,8 @@ def test_a_failed_batch_names_its_ctas(cluster, kernel, tmp_path, capsys):
 
 def test_packed_columns_come_back_as_they_were():
     """A worker sends a column of one value as that value; the coordinator's column is the same (a broadcast stays one)."""
-    from simsmem.trace.lanes import no_sources
-    from simsmem.trace.records import InstructionBatch, Instruction
+    from simsmem.traces.lanes import no_sources
+    from simsmem.traces.records import Instruction, InstructionBatch
 
     batch = InstructionBatch.from_instructions([Instruction(op="LDS", warp=w, addrs=list(range(0, 128, 4))) for w in range(3)])
     back = parallel.unpack(parallel.pack(batch))

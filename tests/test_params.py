@@ -26,7 +26,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import REALK, trace_entry
-from simsmem.analysis import analyse
 from simsmem.cli import main
 from simsmem.config import load_arch
 from simsmem.corpus import entry_launch
@@ -37,7 +36,8 @@ from simsmem.kernel.launch import make_launch
 from simsmem.kernel.program import load_program
 from simsmem.kernel.tensormap import TensorMap
 from simsmem.kernel.tracer import describe, select_ctas, trace_stream
-from simsmem.trace import read_trace
+from simsmem.results.analysis import analyse
+from simsmem.traces import read_trace
 
 from calibration.realk import ref
 

@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 from simsmem.corpus import corpus_trace, load_corpus
 from simsmem.errors import TraceError
 from simsmem.kernel.tracer import trace_kernel
-from simsmem.trace import InstructionBatch, Trace, load_trace, open_trace, write_trace
-from simsmem.trace.lanes import INACTIVE, LANES
-from simsmem.trace.patterns import Patterns
-from simsmem.trace.records import COLUMNS
+from simsmem.traces import InstructionBatch, Trace, load_trace, open_trace, write_trace
+from simsmem.traces.lanes import INACTIVE, LANES
+from simsmem.traces.patterns import Patterns
+from simsmem.traces.records import COLUMNS
 from strategies import instructions
 
 TRACES = sorted(p for p in (ROOT / "traces").rglob("*") if p.name.endswith((".json", ".json.gz", ".jsonl", ".jsonl.gz")))

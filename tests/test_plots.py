@@ -10,16 +10,14 @@ import os
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 import pytest  # noqa: E402
-
 from conftest import ROOT  # noqa: E402
-from simsmem.distinct import of_trace  # noqa: E402
 from simsmem.errors import SimsmemError  # noqa: E402
-from simsmem.explain import explain  # noqa: E402
-from simsmem.layout import tile  # noqa: E402
-from simsmem.plots import CONFLICT, figure, save  # noqa: E402
-from simsmem.swizzle import Swizzle  # noqa: E402
-from simsmem.trace import load_trace  # noqa: E402
-
+from simsmem.explain.distinct import of_trace  # noqa: E402
+from simsmem.explain.instruction import explain  # noqa: E402
+from simsmem.explain.plots import CONFLICT, figure, save  # noqa: E402
+from simsmem.tiles.layout import tile  # noqa: E402
+from simsmem.tiles.swizzle import Swizzle  # noqa: E402
+from simsmem.traces import load_trace  # noqa: E402
 
 
 def explained(sm90, name, index):

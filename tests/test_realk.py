@@ -20,10 +20,10 @@ import json
 import numpy as np
 import pytest
 from conftest import REALK, launch_entry, trace_entry
-from simsmem.analysis import analyse
 from simsmem.config import load_arch
 from simsmem.errors import SimsmemError
 from simsmem.kernel.tracer import Execution, describe, trace_stream
+from simsmem.results.analysis import analyse
 
 pytestmark = pytest.mark.slow  # traces each corpus kernel on the CPU
 

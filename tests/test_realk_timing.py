@@ -16,11 +16,10 @@ import statistics
 
 import attrs
 import pytest
-
 from conftest import REALK
-from simsmem.analysis import analyse_stream, with_launch
 from simsmem.config import load_arch
 from simsmem.kernel.tracer import StreamSink, trace_kernel
+from simsmem.results.analysis import analyse_stream, with_launch
 from simsmem.sm import REASONS
 
 pytestmark = pytest.mark.slow

@@ -8,13 +8,12 @@ The traces in traces/seeds/ are written by ``simsmem gen seeds`` (simsmem.patter
 
 import orjson
 import pytest
-
 from conftest import H100, ROOT
-from simsmem.analysis import analyse
 from simsmem.cli import main
-from simsmem.metrics import NOT_MODELLED, PARTIAL
 from simsmem.patterns import SEED_KERNELS
-from simsmem.trace import read_trace
+from simsmem.results.analysis import analyse
+from simsmem.results.metrics import NOT_MODELLED, PARTIAL
+from simsmem.traces import read_trace
 
 MEASURED = {k["kernel"].split("(")[0]: k["ncu"] for k in orjson.loads((H100 / "seed_kernels.json").read_bytes())["kernels"]}
 TRACES = ROOT / "traces" / "seeds"

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from conftest import ROOT
 from simsmem.kernel.tracer import trace_kernel
-from simsmem.trace.records import IS_LANES
+from simsmem.traces.records import IS_LANES
 
 REALK = ROOT / "calibration" / "realk"
 # with two of manifest_hopper_ws.json whose arrays come from a device function (and one of their own first) in a

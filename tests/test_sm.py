@@ -8,10 +8,9 @@ model against the H100 and H200 measurements.
 import attrs
 import numpy as np
 import pytest
+from conftest import REALK
 from hypothesis import given
 from hypothesis import strategies as st
-
-from conftest import REALK
 from simsmem.config import load_arch
 from simsmem.kernel.program import load_program
 from simsmem.kernel.sass import Control, controls, parse_instruction
@@ -19,7 +18,7 @@ from simsmem.kernel.streams import WarpStreams
 from simsmem.sm import REASONS, time_launch
 from simsmem.sm.core import SMModel, occupancy
 from simsmem.sm.memory import MemorySystem
-from simsmem.trace import InstructionBatch
+from simsmem.traces import InstructionBatch
 
 #: sm_90 with the start and end costs (instruction and constant caches, branches, EXIT's drain) at zero, so that each
 #: test below sees the one rule it is about; test_fetch_branch_and_drain has them.

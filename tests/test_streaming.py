@@ -6,15 +6,14 @@ test_calibration.py); the traces are the 310 corpus rows, repeated and shuffled.
 
 import numpy as np
 import pytest
-
 from conftest import H100
-from simsmem.analysis import analyse, analyse_stream
 from simsmem.cli import main
 from simsmem.corpus import corpus_trace, load_corpus
-from simsmem.metrics import labels
-from simsmem.trace import Trace, write_trace
-from simsmem.trace.jsonl import read_jsonl
-from simsmem.trace.stream import stream_of
+from simsmem.results.analysis import analyse, analyse_stream
+from simsmem.results.metrics import labels
+from simsmem.traces import Trace, write_trace
+from simsmem.traces.jsonl import read_jsonl
+from simsmem.traces.stream import stream_of
 
 ROWS = load_corpus(H100 / "instructions.json")
 

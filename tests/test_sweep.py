@@ -16,9 +16,8 @@ import logging
 from pathlib import Path
 
 import pytest
-
-from simsmem import sweep
 from simsmem.cli import main
+from simsmem.scale import sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 LDSM = str(ROOT / "traces" / "ldsm_x4.json")

@@ -8,9 +8,16 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from simsmem.errors import SimsmemError
-from simsmem.swizzle import IDENTITY, TMA_MODES, Swizzle, from_sbm, keeps_vectors, recast, xor_rows
+from simsmem.tiles.swizzle import (
+    IDENTITY,
+    TMA_MODES,
+    Swizzle,
+    from_sbm,
+    keeps_vectors,
+    recast,
+    xor_rows,
+)
 from strategies import SMALL_SWIZZLES, swizzles
 
 

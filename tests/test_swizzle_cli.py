@@ -4,17 +4,17 @@ import numpy as np
 import orjson
 import pytest
 from conftest import H100
-from simsmem.analysis import analyse
-from simsmem.arrays import arrays_of
 from simsmem.banks import schedule
 from simsmem.cli import main
-from simsmem.fixes import apply
-from simsmem.fixes import search as search_fixes
-from simsmem.layout import tile
+from simsmem.explain.arrays import arrays_of
+from simsmem.explain.fixes import apply
+from simsmem.explain.fixes import search as search_fixes
 from simsmem.patterns import parse_access, steps_trace
 from simsmem.patterns.search import search, swizzles
-from simsmem.swizzle import IDENTITY, Swizzle, keeps_vectors
-from simsmem.trace import load_trace
+from simsmem.results.analysis import analyse
+from simsmem.tiles.layout import tile
+from simsmem.tiles.swizzle import IDENTITY, Swizzle, keeps_vectors
+from simsmem.traces import load_trace
 
 KERNELS = {k["kernel"].split("(")[0]: k["ncu"] for k in orjson.loads((H100 / "seed_kernels.json").read_bytes())["kernels"]}
 

@@ -25,13 +25,12 @@ from statistics import median
 
 import numpy as np
 import pytest
+from conftest import H100, ROOT
 from rich.console import Console
 from rich.table import Table
-
-from conftest import ROOT, H100
 from simsmem.banks import count
 from simsmem.engine import simulate
-from simsmem.trace import load_trace
+from simsmem.traces import load_trace
 
 pytestmark = pytest.mark.slow  # the timing engine over 228 measured rows
 

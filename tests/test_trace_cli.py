@@ -14,9 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from simsmem.cli import main
-from simsmem.trace import load_trace
+from simsmem.traces import load_trace
 
 REALK = Path(__file__).resolve().parent.parent / "calibration" / "realk"
 MANIFEST = {e["name"]: e for e in json.loads((REALK / "manifest.json").read_text())}

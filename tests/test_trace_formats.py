@@ -12,17 +12,16 @@ import attrs
 import numpy as np
 import orjson
 import pytest
+from conftest import H100, ROOT
 from hypothesis import given
 from hypothesis import strategies as st
-
-from conftest import H100, ROOT
 from simsmem.corpus import corpus_trace, load_corpus
 from simsmem.errors import TraceError
-from simsmem.trace import InstructionBatch, Trace, load_trace, open_trace, write_trace
-from simsmem.trace.lanes import parse_lists
-from simsmem.trace.decode import BatchBuilder, batch_from_lines
-from simsmem.trace.records import COLUMNS, DTYPES, OP_FIELDS, OPS, Instruction
-from simsmem.trace.v1 import column_problem, instruction_objects
+from simsmem.traces import InstructionBatch, Trace, load_trace, open_trace, write_trace
+from simsmem.traces.decode import BatchBuilder, batch_from_lines
+from simsmem.traces.lanes import parse_lists
+from simsmem.traces.records import COLUMNS, DTYPES, OP_FIELDS, OPS, Instruction
+from simsmem.traces.v1 import column_problem, instruction_objects
 from strategies import instructions
 
 FORMS = ("json", "json.gz", "jsonl", "jsonl.gz", "npz")

@@ -11,11 +11,10 @@ read off these probes: it is held within 10% of the measured extra, not inside t
 import json
 
 import pytest
-
 from conftest import REALK
-from simsmem.analysis import analyse_stream, with_launch
 from simsmem.config import load_arch
 from simsmem.kernel.tracer import StreamSink, trace_kernel
+from simsmem.results.analysis import analyse_stream, with_launch
 
 pytestmark = pytest.mark.slow
 

@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-
-from simsmem.ncu_csv import Kernel, parse_report, number
-from simsmem.trace.files import write_atomically
+from simsmem.results.ncu_csv import Kernel, number, parse_report
+from simsmem.traces.files import write_atomically
 
 from .forms import BY_KERNEL
 from .ncu import METRICS

@@ -12,9 +12,8 @@ import re
 from pathlib import Path
 
 import orjson
-
-from simsmem.ncu_csv import parse_report
-from simsmem.trace.files import write_atomically
+from simsmem.results.ncu_csv import parse_report
+from simsmem.traces.files import write_atomically
 
 from .corpus import counters, provenance, read_text
 from .forms import SHARED_ROOTS

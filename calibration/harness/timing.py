@@ -10,8 +10,7 @@ import re
 from pathlib import Path
 
 import orjson
-
-from simsmem.trace.files import write_atomically
+from simsmem.traces.files import write_atomically
 
 from .corpus import provenance
 

@@ -22,7 +22,7 @@ import attrs
 import yaml
 
 from .errors import ConfigError
-from .trace.records import ATOM_KINDS, BLOCK_OPS
+from .traces.records import ATOM_KINDS, BLOCK_OPS
 
 #: ncu's names of an op class's wavefront and bank-conflict counters (``{}``: the class, e.g. ``ld``).
 WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{}.sum"

@@ -19,9 +19,9 @@ import orjson
 from .errors import SimsmemError
 from .kernel.launch import Launch, make_launch
 from .kernel.program import Program, load_program
-from .trace import Instruction, InstructionBatch, Trace
-from .trace.records import SOURCE_OPS
-from .trace.sass import sass_form
+from .traces import Instruction, InstructionBatch, Trace
+from .traces.records import SOURCE_OPS
+from .traces.sass import sass_form
 
 
 def row_instruction(row: dict[str, Any]) -> Instruction:

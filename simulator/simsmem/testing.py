@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from .analysis import analyse_stream
-from .check import Verdict, check
 from .config import load_arch
 from .kernel.launch import parse_dims
 from .kernel.tracer import trace_kernel
+from .results.analysis import analyse_stream
+from .results.check import Verdict, check
 
 
 def _dims(value: int | Sequence[int], what: str) -> tuple[int, int, int]:

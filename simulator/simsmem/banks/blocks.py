@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..config import ArchConfig
-from ..trace.records import OPS, InstructionBatch, gmma_bytes
+from ..traces.records import OPS, InstructionBatch, gmma_bytes
 
 
 def block_bytes(batch: InstructionBatch, rows: np.ndarray) -> np.ndarray:

@@ -18,7 +18,14 @@ import numba
 import numpy as np
 
 from ..config import ArchConfig, OpSpec
-from ..trace.records import INACTIVE, IS_LANES, LANES, PREDICATES, Form, InstructionBatch
+from ..traces.records import (
+    INACTIVE,
+    IS_LANES,
+    LANES,
+    PREDICATES,
+    Form,
+    InstructionBatch,
+)
 from .blocks import count_blocks
 from .phases import PACK_PARTNERS, Shape, shape_of
 

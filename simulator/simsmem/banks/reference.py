@@ -72,7 +72,7 @@ from collections.abc import Callable
 import attrs
 
 from ..config import ArchConfig, OpSpec
-from ..trace.records import Instruction
+from ..traces.records import Instruction
 from .phases import PACK_PARTNERS, Shape, shape_of
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..check import check
-from ..pipeline import count, open_source
-from ..trace.records import OPS
+from ..results.check import check
+from ..results.pipeline import count, open_source
+from ..traces.records import OPS
 from . import non_negative
 from .trace import add_launch_options, tracer
 

@@ -17,10 +17,10 @@ import attrs
 from rich.table import Table
 
 from ..errors import SimsmemError
-from ..metrics import NOT_MODELLED, PARTIAL
-from ..ncu_csv import Kernel, number, pick, read_report
-from ..pipeline import count, open_source
 from ..progress import add_quiet_flag, progress
+from ..results.metrics import NOT_MODELLED, PARTIAL
+from ..results.ncu_csv import Kernel, number, pick, read_report
+from ..results.pipeline import count, open_source
 from . import Console
 
 #: Shared-memory counter totals of a report (those simsmem neither models nor lists are counted as such).

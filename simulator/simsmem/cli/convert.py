@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterator
 
 import attrs
 
-from ..pipeline import checked, open_source
 from ..progress import add_quiet_flag, progress
-from ..trace import Chunk, TraceStream, write_stream
+from ..results.pipeline import checked, open_source
+from ..traces import Chunk, TraceStream, write_stream
 
 
 def register(sub: argparse._SubParsersAction) -> None:

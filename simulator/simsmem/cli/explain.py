@@ -17,16 +17,16 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..distinct import Distinct
 from ..errors import SimsmemError
-from ..explain import choose, explain, print_explanation
-from ..explain_block import explain_block, print_block
+from ..explain.block import explain_block, print_block
+from ..explain.distinct import Distinct
+from ..explain.instruction import choose, explain, print_explanation
+from ..explain.plots import figure, save
 from ..kernel.program import KERNEL_SUFFIXES
-from ..layout import tile
-from ..pipeline import distinct, open_source
-from ..plots import figure, save
 from ..progress import add_quiet_flag, progress, track
-from ..trace.records import BLOCK_OPS
+from ..results.pipeline import distinct, open_source
+from ..tiles.layout import tile
+from ..traces.records import BLOCK_OPS
 from . import Console, non_negative, positive
 from .gen import add_swizzle_arguments, add_tile_arguments, chosen_swizzle, pad_elements
 from .trace import add_launch_options, tracer

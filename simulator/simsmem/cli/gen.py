@@ -17,14 +17,14 @@ from pathlib import Path
 
 import attrs
 
-from . import Console, non_negative, positive
 from ..config import load_arch
 from ..errors import SimsmemError
-from ..layout import Tile, tile
 from ..patterns import SEED_KERNELS, Access, parse_access, seed_trace, steps_trace
-from ..swizzle import IDENTITY, TMA_MODES, Swizzle, recast
-from ..trace import Trace, write_trace
-from ..validate import check_against_arch
+from ..results.validate import check_against_arch
+from ..tiles.layout import Tile, tile
+from ..tiles.swizzle import IDENTITY, TMA_MODES, Swizzle, recast
+from ..traces import Trace, write_trace
+from . import Console, non_negative, positive
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -13,13 +13,13 @@ import sys
 
 import orjson
 
-from ..arrays import print_arrays
-from ..kept import warps_per_cta
+from ..explain.arrays import print_arrays
 from ..kernel.program import KERNEL_SUFFIXES
-from ..ncu_csv import details_csv
-from ..pipeline import count, open_source, timed
 from ..progress import add_quiet_flag, progress
-from ..report import print_launch, print_table, print_timing, to_csv, to_json
+from ..results.kept import warps_per_cta
+from ..results.ncu_csv import details_csv
+from ..results.pipeline import count, open_source, timed
+from ..results.report import print_launch, print_table, print_timing, to_csv, to_json
 from . import Console, non_negative, positive
 from .trace import add_launch_options, tracer
 

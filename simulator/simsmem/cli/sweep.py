@@ -44,9 +44,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def sweep(args: argparse.Namespace) -> int:
     from ..kernel.tracer import StreamSink
-    from ..parallel import spread
-    from ..sweep import Source, points, read_table, variants, write_table
-    from ..trace import load_trace
+    from ..scale.parallel import spread
+    from ..scale.sweep import Source, points, read_table, variants, write_table
+    from ..traces import load_trace
 
     out = Path(args.output)
     if not out.name.endswith(".csv"):
@@ -92,7 +92,7 @@ def sweep(args: argparse.Namespace) -> int:
 
 
 def _point(sources, item) -> dict:
-    from ..sweep import evaluate
+    from ..scale.sweep import evaluate
 
     point, timed = item
     return evaluate(sources, point, timed)
@@ -104,7 +104,7 @@ def _summary(out: Path) -> None:
 
     from rich.table import Table
 
-    from ..sweep import CONFLICTS, CYCLES
+    from ..scale.sweep import CONFLICTS, CYCLES
 
     table = Table(title=f"Best point per input ({out})")
     for col in ("input", "arch", "change", "cycles", "bank conflicts"):

@@ -13,7 +13,7 @@ row padding (0 to 128 bytes in steps of the widest access) and prints the best, 
 
 ``--search --trace TRACE [--region NAME]`` (TRACE: a trace, or a kernel with the launch options of ``simsmem run``)
 tries every new declaration, padding and swizzle of the trace's shared arrays (or of the one named) over the whole
-trace and lists them as the code to write, best for the whole kernel first (``simsmem.fixes``).
+trace and lists them as the code to write, best for the whole kernel first (``simsmem.explain.fixes``).
 """
 
 from __future__ import annotations
@@ -25,19 +25,19 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from ..arrays import Array, arrays_of, find, region
 from ..banks import count
 from ..config import load_arch
 from ..errors import SimsmemError
-from ..fixes import search
-from ..hopper import Descriptor, describe
-from ..layout import Tile, tile
-from ..metrics import labels
+from ..explain.arrays import Array, arrays_of, find, region
+from ..explain.fixes import search
 from ..patterns import steps_trace
 from ..patterns.search import search as search_tile
 from ..progress import add_quiet_flag, progress
-from ..swizzle import IDENTITY, TMA_MODES, recast
-from ..validate import check_against_arch
+from ..results.metrics import labels
+from ..results.validate import check_against_arch
+from ..tiles.hopper import Descriptor, describe
+from ..tiles.layout import Tile, tile
+from ..tiles.swizzle import IDENTITY, TMA_MODES, recast
 from . import Console, non_negative, positive
 from .explain import open_input
 from .gen import (

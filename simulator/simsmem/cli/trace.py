@@ -32,7 +32,7 @@ from ..kernel.launch import parse_cta, parse_dims, parse_globals
 from ..kernel.program import KERNEL_SUFFIXES
 from ..kernel.tracer import StreamSink, max_steps, trace_kernel
 from ..progress import add_quiet_flag, progress
-from ..trace import TraceStream, write_stream
+from ..traces import TraceStream, write_stream
 from . import positive
 
 
@@ -73,7 +73,7 @@ def open_kernel(args: argparse.Namespace, path: str, sink: StreamSink | None = N
     symbols = parse_globals(args.globals)
     cluster = parse_dims(args.cluster, "cluster") if getattr(args, "cluster", None) else None
     hook = {"advance": lambda n: None}
-    from ..parallel import runner
+    from ..scale.parallel import runner
 
     stream = trace_kernel(path, args.kernel, grid, block, args.smem, args.arg, ctas, limit=args.max_instructions, advance=lambda n: hook["advance"](n),
                           sink=sink, symbols=symbols, runner=runner(args.jobs, args.scheduler), cluster=cluster)

@@ -8,9 +8,9 @@ import numpy as np
 
 from ..banks import Counts, shape_of
 from ..config import ArchConfig
-from ..trace import NO_WAIT, InstructionBatch
-from ..trace.others import parse
-from ..trace.records import Form
+from ..traces import NO_WAIT, InstructionBatch
+from ..traces.others import parse
+from ..traces.records import Form
 
 #: One issue slot of a warp: a shared-memory instruction, another instruction, or a run of ``count`` one-cycle
 #: other instructions (a trace's ``early`` or ``issue``), one slot however long it is.

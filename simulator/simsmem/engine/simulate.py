@@ -17,7 +17,7 @@ import simpy
 from ..banks import Counts
 from ..config import ArchConfig
 from ..progress import noting
-from ..trace import InstructionBatch
+from ..traces import InstructionBatch
 from . import sm
 from .jit import plain
 from .path import NEVER

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..trace.kinds import pack_box
-from ..trace.records import (
+from ..traces.kinds import pack_box
+from ..traces.records import (
     ATOM_KINDS,
     FULL_MASK,
     GMMA_TYPES,
@@ -25,8 +25,8 @@ from ..trace.records import (
     InstructionBatch,
     no_sources,
 )
-from ..trace.stream import CHUNK
-from ..trace.v1 import DTYPES, FIELDS, LANE_COLUMNS
+from ..traces.stream import CHUNK
+from ..traces.v1 import DTYPES, FIELDS, LANE_COLUMNS
 from .machine import LANES, Machine
 from .sass import Instruction
 

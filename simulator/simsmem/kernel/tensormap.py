@@ -24,7 +24,7 @@ import re
 import attrs
 import numpy as np
 
-from ..hopper import box_addresses, box_rows
+from ..tiles.hopper import box_addresses, box_rows
 
 #: element types and their bytes
 DTYPES = {"u8": 1, "u16": 2, "u32": 4, "s32": 4, "u64": 8, "s64": 8, "f16": 2, "f32": 4, "f64": 8, "bf16": 2, "f32ftz": 4, "tf32": 4, "tf32ftz": 4}

@@ -14,8 +14,8 @@ import attrs
 import numpy as np
 
 from ..errors import SimsmemError
-from ..trace.records import InstructionBatch
-from ..trace.stream import CHUNK, Chunk, TraceStream
+from ..traces.records import InstructionBatch
+from ..traces.stream import CHUNK, Chunk, TraceStream
 from . import shared
 from .isa import Env, build, shared_opcodes
 from .launch import MAX_SHARED, Launch, make_launch

@@ -25,10 +25,19 @@ import numpy as np
 
 from ..corpus import sass_form
 from ..errors import SimsmemError
-from ..layout import Tile
-from ..metrics import op_label
-from ..trace import FULL_MASK, INACTIVE, LANES, MATRIX_OPS, NO_WAIT, OPS, InstructionBatch, Trace
-from ..trace.records import SOURCE_OPS
+from ..results.metrics import op_label
+from ..tiles.layout import Tile
+from ..traces import (
+    FULL_MASK,
+    INACTIVE,
+    LANES,
+    MATRIX_OPS,
+    NO_WAIT,
+    OPS,
+    InstructionBatch,
+    Trace,
+)
+from ..traces.records import SOURCE_OPS
 
 MATRIX_ROW_BYTES = 16  # one 8x8 b16 matrix row
 MAX_ADDRESS = 2**31 - 1

@@ -13,10 +13,10 @@ import numpy as np
 from ..banks import count
 from ..config import ArchConfig
 from ..errors import SimsmemError
-from ..layout import tile
-from ..swizzle import IDENTITY, Swizzle, keeps_vectors, recast
-from ..trace import InstructionBatch
-from ..validate import check_against_arch
+from ..results.validate import check_against_arch
+from ..tiles.layout import tile
+from ..tiles.swizzle import IDENTITY, Swizzle, keeps_vectors, recast
+from ..traces import InstructionBatch
 from .access import Access, pattern, place
 
 

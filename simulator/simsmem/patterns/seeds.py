@@ -18,9 +18,9 @@ the ``col`` walk; the padded tile is ``s_data[32][33]`` and the xor-swizzled one
 
 from __future__ import annotations
 
-from ..layout import Tile, tile
-from ..swizzle import IDENTITY, Swizzle, from_sbm, xor_rows
-from ..trace import Trace
+from ..tiles.layout import Tile, tile
+from ..tiles.swizzle import IDENTITY, Swizzle, from_sbm, xor_rows
+from ..traces import Trace
 from .access import Access, steps_trace
 
 G2S = Access("STS", width=128)  # LDST128BITS(smem[tx * 8]) = ...

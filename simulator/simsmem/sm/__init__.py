@@ -18,7 +18,7 @@ from .core import REASONS, SMModel, SMRun, occupancy
 
 if TYPE_CHECKING:
     from ..kernel.streams import WarpStreams
-    from ..trace import InstructionBatch
+    from ..traces import InstructionBatch
 
 __all__ = ["REASONS", "LaunchTiming", "SMRun", "WhatIf", "time_launch", "what_if"]
 

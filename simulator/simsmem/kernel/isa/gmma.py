@@ -23,7 +23,7 @@ import re
 import attrs
 import numpy as np
 
-from ...hopper import addresses
+from ...tiles.hopper import addresses
 from ..machine import LANES, WAIT_UNTIL, ExecError, Machine
 from ..sass import RZ, URZ, Instruction
 from . import Env, ieee, operand, refuse, step

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...traces.sass import sass_form
 from ..machine import LANES, ExecError, Machine
 from ..memory import LOCAL_HI, SHARED_HI, MemoryFault, as_bytes, as_words
 from ..sass import Instruction, Operand
 from . import Env, alu, operand, refuse, step
 from .operands import BuildError, pair, read, registers, write
-from ...trace.sass import sass_form
 
 WIDTHS = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import attrs
 
-from .errors import SimsmemError
+from ..errors import SimsmemError
 
 
 @attrs.frozen

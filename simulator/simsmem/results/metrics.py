@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .banks import Counts
-from .banks.blocks import block_bytes
-from .config import BANK_CONFLICTS, ArchConfig
-from .trace import MATRIX_OPS, OPS, InstructionBatch, Trace
-from .trace.records import BLOCK_OPS, Form
+from ..banks import Counts
+from ..banks.blocks import block_bytes
+from ..config import BANK_CONFLICTS, ArchConfig
+from ..traces import MATRIX_OPS, OPS, InstructionBatch, Trace
+from ..traces.records import BLOCK_OPS, Form
 
 TOTAL_BANK_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"
 DATA_BYTES = "smsp__sass_data_bytes_mem_shared.sum"

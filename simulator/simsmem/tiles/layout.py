@@ -12,7 +12,7 @@ import math
 import attrs
 import numpy as np
 
-from .errors import SimsmemError
+from ..errors import SimsmemError
 from .swizzle import IDENTITY, Swizzle, keeps_vectors
 
 

@@ -29,14 +29,14 @@ from collections.abc import Iterator
 import attrs
 import numpy as np
 
-from .errors import SimsmemError
-from .kernel.launch import Launch
-from .kernel.memory import Buffer, GlobalMemory
-from .kernel.program import Program
-from .kernel.streams import WarpStreams
-from .kernel.tracer import Execution, StreamSink, ctas_per_batch, execute, trace_stream
-from .trace.records import InstructionBatch
-from .trace.stream import TraceStream, rechunk
+from ..errors import SimsmemError
+from ..kernel.launch import Launch
+from ..kernel.memory import Buffer, GlobalMemory
+from ..kernel.program import Program
+from ..kernel.streams import WarpStreams
+from ..kernel.tracer import Execution, StreamSink, ctas_per_batch, execute, trace_stream
+from ..traces.records import InstructionBatch
+from ..traces.stream import TraceStream, rechunk
 
 #: Start a local cluster once the CTAs left look like more than this many seconds of work here.
 START_AFTER = 2.0

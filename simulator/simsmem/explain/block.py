@@ -13,11 +13,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ..results.metrics import op_label
+from ..tiles.hopper import WIDTH, Descriptor, addresses, box_addresses
+from ..traces import Instruction
+from ..traces.records import sass_at
 from .distinct import Distinct
-from .hopper import WIDTH, Descriptor, addresses, box_addresses
-from .metrics import op_label
-from .trace import Instruction
-from .trace.records import sass_at
 
 #: bytes of a wgmma operand type's element (b1: 32 bytes of K a row, as 8-bit elements)
 ELEMENT = {"f16": 2, "bf16": 2, "tf32": 4, "e4m3": 1, "e5m2": 1, "s8": 1, "u8": 1, "b1": 1}

@@ -15,16 +15,16 @@ from collections.abc import Callable
 import attrs
 import numpy as np
 
-from .banks import Counts, count, loaded
-from .config import ArchConfig
-from .engine import Timeline, simulate
-from .errors import SimsmemError
+from ..banks import Counts, count, loaded
+from ..config import ArchConfig
+from ..engine import Timeline, simulate
+from ..errors import SimsmemError
+from ..progress import noting
+from ..sm import LaunchTiming, WhatIf, time_launch, what_if
+from ..traces import InstructionBatch, Trace, TraceStream, stream_of
+from ..traces.records import IS_LANES, launch_of
 from .kept import Kept, warps_per_cta
 from .metrics import instructions, kernel_counters, kernel_metrics, labels, unmodelled
-from .progress import noting
-from .sm import LaunchTiming, WhatIf, time_launch, what_if
-from .trace import InstructionBatch, Trace, TraceStream, stream_of
-from .trace.records import IS_LANES, launch_of
 from .validate import validated
 
 

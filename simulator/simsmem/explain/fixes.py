@@ -28,18 +28,18 @@ from typing import TYPE_CHECKING
 import attrs
 import numpy as np
 
-from .analysis import renumbered
+from ..banks import Counts, count
+from ..config import ArchConfig
+from ..results.analysis import renumbered
+from ..sm import time_launch
+from ..tiles.swizzle import Swizzle
+from ..traces import InstructionBatch, Trace
+from ..traces.records import IS_LANES
 from .arrays import Array, arrays_of
-from .banks import Counts, count
-from .config import ArchConfig
-from .sm import time_launch
-from .swizzle import Swizzle
-from .trace import InstructionBatch, Trace
-from .trace.records import IS_LANES
 
 if TYPE_CHECKING:
+    from ..kernel.streams import WarpStreams
     from .distinct import Distinct
-    from .kernel.streams import WarpStreams
 
 KINDS = ("declaration", "padding", "swizzle")
 #: The timed SM's counter that ranks fixes where a kernel is timed.
@@ -132,7 +132,7 @@ def search(batch: InstructionBatch, wavefronts: np.ndarray, conflicts: np.ndarra
     wavefronts (a timed kernel); ``weight``: the rows of the trace each row stands for (``distinct.Distinct``; None: 1)."""
     weight = np.ones(len(batch), dtype=np.int64) if weight is None else weight
     now = int(wavefronts @ weight)
-    found: list[tuple[Fix, np.ndarray, np.ndarray]] = []
+    found: list[tuple[Fix, np.ndarray, Callable[[], np.ndarray]]] = []
     for a in arrays:
         found += _tried(batch, wavefronts, conflicts, weight, a, arch)
     found = [f for f in found if f[0].wavefronts < now]
@@ -149,13 +149,13 @@ def search(batch: InstructionBatch, wavefronts: np.ndarray, conflicts: np.ndarra
     timed = []
     for fix, rows, per_row in best:
         w = wavefronts.copy()
-        w[rows] = per_row
+        w[rows] = per_row()
         timed.append(attrs.evolve(fix, cycles=timing(w), cycles_now=cycles_now))
     return sorted(timed, key=lambda f: (round(f.cycles / max(cycles_now, 1) * 100), *_rank(f)))
 
 
 def of_trace(trace: Trace, counts: Counts, arch: ArchConfig, timing: Callable[[np.ndarray], float] | None = None, top: int = 5) -> list[Fix]:
-    """``search`` over every shared array of a trace counted as ``counts`` (``simsmem.analysis.Result``'s)."""
+    """``search`` over every shared array of a trace counted as ``counts`` (``simsmem.results.analysis.Result``'s)."""
     return search(trace.instructions, counts.wavefronts, counts.bank_conflicts, arrays_of(trace), arch, timing, top)
 
 
@@ -179,8 +179,8 @@ def _rank(f: Fix) -> tuple:
 
 
 def _tried(batch: InstructionBatch, wavefronts: np.ndarray, conflicts: np.ndarray, weight: np.ndarray, a: Array, arch: ArchConfig) -> list:
-    """Every candidate of ``a`` counted over the trace (each row ``weight`` times): (fix, the rows it changes, their new
-    wavefronts)."""
+    """Every candidate of ``a`` counted over the trace (each row ``weight`` times): (fix, the rows it changes, what
+    counts their new wavefronts)."""
     lanes = IS_LANES[batch.op]
     rows = np.flatnonzero(lanes & a.holds(batch.addrs).any(axis=1))
     if not len(rows):
@@ -195,24 +195,30 @@ def _tried(batch: InstructionBatch, wavefronts: np.ndarray, conflicts: np.ndarra
     now, now_conflicts = int(wavefronts @ weight), int(conflicts @ weight)
     here, here_conflicts = int(wavefronts[rows] @ weight[rows]), int(conflicts[rows] @ weight[rows])
     weight = np.bincount(inverse, weights=weight[rows], minlength=len(first)).astype(np.int64)
-    cands = [c for c in candidates(a, arch)]
-    moved, kept = [], []
-    for c in cands:
-        addrs = apply(distinct.addrs, c.remap, (a.base, a.size), arch.phase_bytes)
-        if int(addrs.max()) + a.access <= arch.shared_memory_per_cta:
-            moved.append(addrs)
-            kept.append(c)
+    def moved(c: Candidate) -> np.ndarray:
+        return apply(distinct.addrs, c.remap, (a.base, a.size), arch.phase_bytes)
+
+    def per_row(c: Candidate) -> Callable[[], np.ndarray]:  # a fix's rows' new wavefronts, counted again when asked
+        return lambda: count(attrs.evolve(distinct, addrs=moved(c)), arch).wavefronts[inverse]
+
     out = []
+    cands = candidates(a, arch)
     per = max(1, BATCH_ROWS // len(distinct))
-    for start in range(0, len(kept), per):
-        part = kept[start : start + per]
-        tried = InstructionBatch.concat([attrs.evolve(distinct, addrs=m) for m in moved[start : start + per]])
-        counted = count(tried, arch)
+    for start in range(0, len(cands), per):  # a batch of candidates at a time: the moved rows never exceed BATCH_ROWS
+        part, addrs = [], []
+        for c in cands[start : start + per]:
+            m = moved(c)
+            if int(m.max()) + a.access <= arch.shared_memory_per_cta:
+                part.append(c)
+                addrs.append(m)
+        if not part:
+            continue
+        counted = count(InstructionBatch.concat([attrs.evolve(distinct, addrs=m) for m in addrs]), arch)
         w = counted.wavefronts.reshape(len(part), len(distinct))
         k = counted.bank_conflicts.reshape(len(part), len(distinct))
         for c, wc, kc in zip(part, w, k):
             fix = Fix(a, c, now - here + int(wc @ weight), now_conflicts - here_conflicts + int(kc @ weight), wavefronts_now=now)
-            out.append((fix, rows, wc[inverse]))
+            out.append((fix, rows, per_row(c)))
     return out
 
 

@@ -19,17 +19,17 @@ from collections.abc import Callable
 import attrs
 import numpy as np
 
+from ..banks import Counts, count, loaded
+from ..config import ArchConfig
+from ..progress import noting
+from ..results.analysis import COMPILING
+from ..results.kept import Kept, warps_per_cta
+from ..results.validate import validated
+from ..traces import Instruction, InstructionBatch, Trace, TraceStream, stream_of
+from ..traces.lanes import holds_no_sources
+from ..traces.patterns import Patterns
+from ..traces.records import COLUMNS
 from .arrays import SAMPLE
-from .analysis import COMPILING
-from .banks import Counts, count, loaded
-from .config import ArchConfig
-from .kept import Kept, warps_per_cta
-from .progress import noting
-from .trace import Instruction, InstructionBatch, Trace, TraceStream, stream_of
-from .trace.lanes import holds_no_sources
-from .trace.patterns import Patterns
-from .trace.records import COLUMNS
-from .validate import validated
 
 #: LDGSTS sources that differ by a multiple of this many bytes count alike: the bank model reads a source's position in
 #: its line (at most 128 bytes) and its 32-byte sector (tests/test_distinct.py counts shifted sources to hold it).

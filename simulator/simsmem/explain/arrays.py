@@ -14,7 +14,7 @@ do not overlap. Of each array:
   CTA, covers exactly a run of R bytes and the row strides of R and above have R as divisor, the row is R (a CTA
   storing ``As[k][0..127]`` at once: rows of 128, not the 64 that ``As[k][ty*4 + 64]`` alone would suggest). No
   such stride: one row (a 1-D array). The same addresses can come from several shapes; the fixes
-  (``simsmem.fixes``) also state each change on the flat index, which holds whatever the shape.
+  (``simsmem.explain.fixes``) also state each change on the flat index, which holds whatever the shape.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from .errors import SimsmemError
-from .trace import Trace
-from .trace.records import IS_LANES, IS_MATRIX, NO_PC
+from ..errors import SimsmemError
+from ..traces import Trace
+from ..traces.records import IS_LANES, IS_MATRIX, NO_PC
 
 #: Bytes of an ldmatrix/stmatrix row (8 b16 elements), and of their element.
 MATRIX_ROW, MATRIX_ELEM = 16, 2

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .trace import InstructionBatch
+from ..traces import InstructionBatch
 
 #: What may be kept of the rows: none, one CTA's, or all.
 KEEP = ("none", "cta", "all")

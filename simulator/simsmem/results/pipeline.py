@@ -15,13 +15,13 @@ from collections.abc import Callable
 import attrs
 import numpy as np
 
+from ..config import ArchConfig, load_arch
+from ..explain.distinct import Distinct, gather
+from ..explain.fixes import distinct_cycles, launch_cycles
+from ..kernel.program import KERNEL_SUFFIXES
+from ..kernel.tracer import StreamSink
+from ..traces import TraceStream, open_trace
 from .analysis import Result, analyse_stream, with_launch, with_timeline
-from .config import ArchConfig, load_arch
-from .distinct import Distinct, gather
-from .fixes import distinct_cycles, launch_cycles
-from .kernel.program import KERNEL_SUFFIXES
-from .kernel.tracer import StreamSink
-from .trace import TraceStream, open_trace
 from .validate import resolve_arch, validated
 
 Tracer = Callable[[StreamSink | None], TraceStream]

@@ -4,7 +4,7 @@ kernel author's terms, found by trying changes of the instruction's shared array
 The reference model (``simsmem.banks.schedule``) says which lanes each wavefront serves from which
 bank. A *merge group* (an 8x8 matrix, the warp, a half- or quarter-warp) that takes more wavefronts
 than ideal has a conflict: the lanes of its different wavefronts use the same banks for different
-words. The fixes are those of ``simsmem.fixes`` for the arrays the instruction touches (``simsmem.arrays``): a
+words. The fixes are those of ``simsmem.explain.fixes`` for the arrays the instruction touches (``simsmem.explain.arrays``): a
 declaration, a padding or a swizzle, each counted over the whole trace and ranked by the kernel's wavefronts (its
 cycles where it is timed); none that leaves the kernel's total as it is.
 """
@@ -20,14 +20,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ..banks import Schedule, schedule
+from ..errors import SimsmemError
+from ..results.metrics import op_label
+from ..traces import MATRIX_OPS, Instruction
+from ..traces.records import sass_at
 from .arrays import Array, arrays_of
-from .banks import Schedule, schedule
 from .distinct import Distinct
-from .errors import SimsmemError
 from .fixes import Fix, search
-from .metrics import op_label
-from .trace import MATRIX_OPS, Instruction
-from .trace.records import sass_at
 
 
 @attrs.frozen

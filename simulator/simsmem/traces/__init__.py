@@ -21,7 +21,17 @@ from ..errors import TraceError
 from .accelsim import read_accelsim
 from .jsonl import read_json, read_jsonl, write_json, write_jsonl
 from .npz import read_npz, write_npz
-from .records import FULL_MASK, INACTIVE, LANES, MATRIX_OPS, NO_WAIT, OPS, Instruction, InstructionBatch, Trace
+from .records import (
+    FULL_MASK,
+    INACTIVE,
+    LANES,
+    MATRIX_OPS,
+    NO_WAIT,
+    OPS,
+    Instruction,
+    InstructionBatch,
+    Trace,
+)
 from .stream import CHUNK, Chunk, TraceStream, stream_of
 
 __all__ = [

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import attrs
 
+from ..traces.records import sass_at
 from .analysis import Result
-from .trace.records import sass_at
 
 
 @attrs.frozen

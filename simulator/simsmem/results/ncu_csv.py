@@ -19,8 +19,8 @@ from pathlib import Path
 
 import attrs
 
+from ..errors import SimsmemError
 from .analysis import Result
-from .errors import SimsmemError
 from .metrics import reported, unit
 
 HEADER_START = '"ID",'

@@ -19,10 +19,10 @@ from typing import BinaryIO
 import orjson
 
 from ..errors import TraceError
+from .decode import BatchBuilder, batch_from_lines, batch_from_objects
 from .files import Input, atomic_output, open_input
 from .records import InstructionBatch
 from .stream import CHUNK, Chunk, TraceStream, rechunk
-from .decode import BatchBuilder, batch_from_lines, batch_from_objects
 from .v1 import header_object, instruction_objects, parse_header
 
 

@@ -41,11 +41,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import TraceError
+from .decode import batch_from_objects
 from .files import Input
 from .records import FULL_MASK, LANES, MATRIX_OPS
 from .sass import sass_form
 from .stream import CHUNK, TraceStream, rechunk
-from .decode import batch_from_objects
 
 #: The shared window: NVBit's generic shared addresses are [base, base + 16 MiB), 16 MiB-aligned.
 WINDOW = 16 << 20

@@ -27,6 +27,7 @@ import re
 import attrs
 import numpy as np
 
+
 def any_text(column: np.ndarray) -> bool:
     """Whether any row of a column of strings (``others``) holds one: by its code units, all zero in an empty string
     (numpy's own truth of a string array takes a Python call a row: 14 ms a chunk)."""

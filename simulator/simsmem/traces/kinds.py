@@ -22,7 +22,15 @@ import numpy as np
 import orjson
 
 from ..errors import TraceError
-from .lanes import FULL_MASK, INACTIVE, LANES, first_misplaced, holds_no_sources, no_sources, parse_lists
+from .lanes import (
+    FULL_MASK,
+    INACTIVE,
+    LANES,
+    first_misplaced,
+    holds_no_sources,
+    no_sources,
+    parse_lists,
+)
 from .others import any_text, parse, unparse
 
 MAX_INT = 2**31 - 1

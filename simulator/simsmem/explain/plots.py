@@ -3,7 +3,7 @@
 * ``draw_wavefronts``: per instruction a grid of wavefronts (rows) by banks (columns); each cell
   coloured and labelled by the lane the bank serves in that wavefront, idle banks blank, the
   conflicting banks outlined in red, several lanes sharing one word (broadcast) shown as ``0-7``.
-* ``draw_tile``: a tile generated from a layout (``simsmem.layout.Tile``), rows by 16-byte chunks
+* ``draw_tile``: a tile generated from a layout (``simsmem.tiles.layout.Tile``), rows by 16-byte chunks
   (by elements where the swizzle splits chunks), each cell coloured by the bank its first byte lands
   in, and labelled with the lanes and wavefront of an explained instruction that touch it.
 
@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import SimsmemError
-from .explain import Explanation, ranges
-from .layout import Tile
-from .swizzle import keeps_vectors
-from .trace.files import write_atomically
+from ..errors import SimsmemError
+from ..tiles.layout import Tile
+from ..tiles.swizzle import keeps_vectors
+from ..traces.files import write_atomically
+from .instruction import Explanation, ranges
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure, SubFigure

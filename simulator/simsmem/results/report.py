@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import math
-
 from typing import Any
 
 import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from ..engine import latency_by_form
+from ..sm import REASONS
+from ..traces import OPS
+from ..traces.records import sass_at
 from .analysis import Result
-from .engine import latency_by_form
 from .metrics import labels, reported
 from .ncu_csv import metric_csv
-from .trace import OPS
-from .trace.records import sass_at
-from .sm import REASONS
 
 #: ncu's elapsed cycles of a kernel on an SM; simsmem's: one CTA of the trace, first issue to last completion.
 CYCLES = "sm__cycles_elapsed.max"

@@ -17,7 +17,19 @@ import numpy as np
 import orjson
 
 from ..errors import TraceError
-from .records import COLUMNS, DTYPES, FIELDS, INACTIVE, LANE_COLUMNS, LANES, OP_FIELDS, OPS, InstructionBatch, OpFields, active_lanes
+from .records import (
+    COLUMNS,
+    DTYPES,
+    FIELDS,
+    INACTIVE,
+    LANE_COLUMNS,
+    LANES,
+    OP_FIELDS,
+    OPS,
+    InstructionBatch,
+    OpFields,
+    active_lanes,
+)
 from .stream import gc_paused
 from .v1 import canonical_others, column_problem
 

@@ -1,6 +1,6 @@
 """A trace against the arch it runs on: the step between reading a trace and counting it.
 
-The readers (``simsmem.trace``) hold every instruction to trace v1, which knows no arch. Here each
+The readers (``simsmem.traces``) hold every instruction to trace v1, which knows no arch. Here each
 chunk is held to the arch: ops and forms it has, the atomic operations and pipes it names, and
 addresses inside its shared memory and aligned to their access.
 """
@@ -12,13 +12,20 @@ from collections.abc import Iterator
 import attrs
 import numpy as np
 
-from .config import ArchConfig, load_arch
-from .errors import ConfigError, TraceError
-from .trace import OPS, InstructionBatch, Trace, TraceStream
-from .trace.lanes import first_bad_lane
-from .trace.others import any_text, pipes_of
-from .trace.records import ATOM_KINDS, COPY_OPS, IS_MATRIX, IS_SOURCE, MAX_SRC, copy_span
-from .trace.v1 import alternatives
+from ..config import ArchConfig, load_arch
+from ..errors import ConfigError, TraceError
+from ..traces import OPS, InstructionBatch, Trace, TraceStream
+from ..traces.lanes import first_bad_lane
+from ..traces.others import any_text, pipes_of
+from ..traces.records import (
+    ATOM_KINDS,
+    COPY_OPS,
+    IS_MATRIX,
+    IS_SOURCE,
+    MAX_SRC,
+    copy_span,
+)
+from ..traces.v1 import alternatives
 
 
 def resolve_arch(trace: Trace | TraceStream, arch: str | None, where: str = "trace") -> ArchConfig:

@@ -23,14 +23,14 @@ import attrs
 import numpy as np
 import yaml
 
-from .analysis import analyse, with_launch, with_timeline
-from .arrays import arrays_of, find
-from .config import ArchConfig, load_arch
-from .errors import SimsmemError
-from .fixes import apply, candidates
-from .kernel.streams import WarpStreams
+from ..config import ArchConfig, load_arch
+from ..errors import SimsmemError
+from ..explain.arrays import arrays_of, find
+from ..explain.fixes import apply, candidates
+from ..kernel.streams import WarpStreams
+from ..results.analysis import analyse, with_launch, with_timeline
+from ..traces import Trace
 from .parallel import pack, unpack
-from .trace import Trace
 
 CYCLES = "sm__cycles_elapsed.max"
 CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"

@@ -26,9 +26,26 @@ import attrs
 import numpy as np
 
 from ..errors import TraceError
-from .kinds import MAX_INT, FormValue, Kind, Problem, alternatives, first_problem, is_int
+from .kinds import (
+    MAX_INT,
+    FormValue,
+    Kind,
+    Problem,
+    alternatives,
+    first_problem,
+    is_int,
+)
 from .others import any_text, parse, unparse
-from .records import COLUMNS, COMMON_FIELDS, DTYPES, FIELDS, LANE_COLUMNS, OP_FIELDS, OPS, InstructionBatch
+from .records import (
+    COLUMNS,
+    COMMON_FIELDS,
+    DTYPES,
+    FIELDS,
+    LANE_COLUMNS,
+    OP_FIELDS,
+    OPS,
+    InstructionBatch,
+)
 
 FORMAT_VERSION = 1
 HEADER_FIELDS = frozenset({"simsmem_trace", "name", "arch", "ctas", "count", "kernel", "instructions"})
