@@ -109,3 +109,19 @@ def test_explain_any_index_of_a_later_cta(grid, sm90, capsys):
     assert main(["explain", str(grid), "--index", str(index), "-q"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"instruction {index} (warp {int(b.warp[index])}): LDS:")
+
+
+def test_the_fix_search_moves_a_batch_of_rows_at_a_time(sm90, monkeypatch):
+    """The candidates are moved and counted a batch of rows at a time (all of them moved at once held 17 GB for 200,000
+    random distinct rows), and a timed fix's rows are counted again when timed: the same fixes as in one batch."""
+    from simsmem.explain import fixes
+    from simsmem.explain.arrays import arrays_of
+
+    d = of_trace(load_trace(ROOT / "traces" / "seeds" / "trans_shm1.json"), sm90)
+    args = (d.batch, d.counts.wavefronts, d.counts.bank_conflicts, arrays_of(d.cta), sm90, lambda w: float(w @ np.arange(len(w))), 5, d.weight)
+    whole = fixes.search(*args)
+    sizes = []
+    monkeypatch.setattr(fixes, "BATCH_ROWS", 128)
+    monkeypatch.setattr(fixes, "count", lambda b, arch: sizes.append(len(b)) or count(b, arch))
+    assert [(f.statement, f.wavefronts, f.cycles) for f in fixes.search(*args)] == [(f.statement, f.wavefronts, f.cycles) for f in whole]
+    assert whole and max(sizes) == 128  # 64 rows touch the tile: two candidates a batch
