@@ -39,7 +39,7 @@ def per_row(trace: Trace, sm90, chunk: int):
     return d, count(trace.instructions, sm90)
 
 
-@settings(max_examples=60)
+@settings(max_examples=25)
 @given(st.lists(instructions(), min_size=1, max_size=50), st.integers(0, 8), st.integers(1, 64))
 def test_distinct_rows_stand_for_every_row(sm90, instrs, repeats, chunk):
     """Rows repeated by other warps and with other timing fields: each row's counts are its distinct row's, the
@@ -54,7 +54,7 @@ def test_distinct_rows_stand_for_every_row(sm90, instrs, repeats, chunk):
     assert np.array_equal(d.batch.addrs, trace.instructions.addrs[d.first])
 
 
-@settings(max_examples=60)
+@settings(max_examples=25)
 @given(st.lists(instructions(forms=COPIES), min_size=1, max_size=20), st.integers(1, 1000))
 def test_sources_a_period_apart_count_alike(sm90, instrs, k):
     """The rule ``SOURCE_PERIOD`` rests on: cp.async rows whose sources move by a multiple of it count the same."""

@@ -70,7 +70,7 @@ def test_a_warp_walking_rows_is_one_pattern():
     assert len(p.table) == 1 and p.base.tolist() == list(range(0, 64 * 512, 512))
 
 
-@settings(max_examples=40)
+@settings(max_examples=20)
 @given(st.lists(instructions(), min_size=1, max_size=60))
 def test_random_traces_round_trip(tmp_path_factory, instrs):
     round_trip(Trace(InstructionBatch.from_instructions(instrs), name="random", ctas=3), tmp_path_factory.mktemp("npz") / "r.npz")
