@@ -107,7 +107,7 @@ def test_console_script_runs(ldsm_trace):
     assert "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum" in proc.stdout
 
 
-@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+@pytest.mark.parametrize("fmt", ["table", pytest.param("csv", marks=pytest.mark.slow), pytest.param("json", marks=pytest.mark.slow)])
 def test_a_reader_that_goes_away_ends_the_command_quietly(ldsm_trace, fmt):
     """``simsmem run ... | head -1``: status 0 and nothing on stderr, whichever writer met the closed pipe."""
     proc = subprocess.Popen([sys.executable, "-m", "simsmem", "run", str(ldsm_trace), "--format", fmt], stdout=subprocess.PIPE, stderr=subprocess.PIPE)

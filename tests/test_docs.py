@@ -38,6 +38,7 @@ def _links(page):
     return out
 
 
+@pytest.mark.slow  # runs every corpus comparison the page tabulates (about 12 s); the README summary's test is quick
 def test_validation_page_is_what_the_data_gives():
     text = _generator().validation_page()
     assert (DOCS / "validation.md").read_text() == text, "docs/validation.md is out of date: run python docs/make_validation.py"

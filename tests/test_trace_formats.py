@@ -142,6 +142,7 @@ def lines(objs) -> bytes:
     return b"\n".join(orjson.dumps(o) for o in objs)
 
 
+@pytest.mark.slow  # 200 hypothesis examples against the exact pass (about 8 s)
 @given(st.lists(instructions(), min_size=1, max_size=40))
 def test_vectorised_pass_equals_exact(instrs):
     """On valid instructions both passes give the same columns (the vectorised one must not decline)."""
