@@ -11,6 +11,7 @@ forms, the cluster launch checks, the parsing and the R2UR and generic-address f
 
 from __future__ import annotations
 
+import json
 import struct
 
 import numpy as np
@@ -27,7 +28,7 @@ from simsmem.kernel.memory import LOCAL_HI, SHARED_HI, GlobalMemory
 from simsmem.kernel.program import load_program
 from simsmem.kernel.sass import parse_instruction
 from simsmem.kernel.tensormap import TensorMap
-from simsmem.kernel.tracer import ctas_per_batch, launch_kernel, select_ctas
+from simsmem.kernel.tracer import ctas_per_batch, execute, launch_kernel, select_ctas
 from simsmem.results.analysis import analyse
 from simsmem.sm.core import _depbars
 
@@ -227,3 +228,26 @@ def test_the_timed_sm_runs_the_set_with_the_launchs_registers():
         unit = h200.sm.register_unit  # registers are allocated in units of 8 (the driver reports 16 for ptxas's 10)
         assert -(-sink.resources["registers"] // unit) == -(-e["ncu"]["launch__registers_per_thread"] // unit), e["name"]
         assert 0.5 * e["ncu"]["sm__cycles_elapsed.max"] < cycles < e["ncu"]["sm__cycles_elapsed.max"], (e["name"], cycles)
+
+
+def test_a_tma_load_with_a_cache_policy_copies_the_same(tmp_path):
+    """tma_load_2d of calibration/realk (hop_tma_ld_2d_f16_none, measured on the H200) with an L2 cache hint added to its
+    copy, as CuTe's TMA atoms write it: ptxas adds a desc[URn] policy operand, which changes nothing copied, so the
+    kernel's output equals the unhinted one's (regression guard against the output the GPU gave for the plain one)."""
+    entry = next(e for e in json.loads((REALK / "hopper.json").read_text()) if e["name"] == "hop_tma_ld_2d_f16_none")
+    plain = (REALK / entry["ptx"]).read_text()
+    copy = "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r13], [%rd4, {%r5, %r6}], [%r11];"
+    assert plain.count(copy) == 1
+    hinted = plain.replace(copy, "{ .reg .b64 pol; createpolicy.fractional.L2::evict_last.b64 pol, 1.0;\n\t"
+                                 + copy.replace("bytes [", "bytes.L2::cache_hint [").replace("[%r11];", "[%r11], pol; }"))
+    path = tmp_path / "hinted.ptx"
+    path.write_text(hinted)
+    outs = []
+    for ptx in (REALK / entry["ptx"], path):
+        program = load_program(ptx, entry["kernel"])
+        assert ptx == REALK / entry["ptx"] or any(op.kind == "desc" for ins in program.code if ins.name == "UTMALDG" for op in ins.operands)
+        launch = make_launch(program, tuple(entry["grid"]), tuple(entry["block"]), entry["smem"], entry["args"], REALK)
+        for _ in execute(program, launch, select_ctas(launch, None)):
+            pass
+        outs.append(next(b.data for b in launch.memory.buffers if b.name.startswith("argument 8 ")).copy())
+    assert outs[0].any() and (outs[0] == outs[1]).all()

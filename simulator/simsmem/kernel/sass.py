@@ -27,7 +27,8 @@ class Operand:
     (a special register, ``text``), ``B`` (a convergence barrier, ``index``), ``SB`` (a scoreboard),
     ``SBSET`` (a set of scoreboards ``{5,4,3}``, each in ``terms``), ``label`` (a code address, ``offset``), ``name``
     (a symbol, ``text``), ``gdesc`` (a warpgroup MMA's matrix
-    descriptors ``gdesc[URn]``: ``index`` n, ``suffix`` its ``tnspA``/``tnspB``/``negA``/``negB``).
+    descriptors ``gdesc[URn]``: ``index`` n, ``suffix`` its ``tnspA``/``tnspB``/``negA``/``negB``), ``desc`` (an L2
+    cache-policy descriptor ``desc[URn]`` of a TMA copy: ``index`` n).
     """
 
     kind: str
@@ -108,6 +109,7 @@ _FLOAT = re.compile(r"^[-+]?((\d+\.?\d*([eE][-+]?\d+)?)|INF|QNAN|NAN|SNAN)$")
 _CBANK = re.compile(r"^(?P<neg>-?)(?P<abs>\|?)c\[(?P<bank>0x[0-9a-f]+)\]\[(?P<addr>[^\]]+)\]\|?(?P<suf>(\.[A-Z0-9]+)*)$")
 _MEM = re.compile(r"^(?:desc\[[^\]]+\])?\[(?P<addr>[^\]]*)\]$")
 _GDESC = re.compile(r"^gdesc\[UR(?P<num>\d+|Z)\](?P<suf>(\.[A-Za-z]+)*)$")
+_POLICY = re.compile(r"^desc\[UR(?P<num>\d+|Z)\]$")
 
 
 def parse_operand(text: str) -> Operand:
@@ -129,6 +131,8 @@ def parse_operand(text: str) -> Operand:
         return Operand("c", text=t, bank=int(m["bank"], 16), terms=terms, offset=offset, neg=bool(m["neg"]), abs=bool(m["abs"]), suffix=suffix)
     if m := _GDESC.match(t):
         return Operand("gdesc", URZ if m["num"] == "Z" else int(m["num"]), t, suffix=tuple(s for s in m["suf"].split(".") if s))
+    if m := _POLICY.match(t):  # a cache-policy descriptor (createpolicy's; CuTe's TMA copies pass one): no effect on what is copied
+        return Operand("desc", URZ if m["num"] == "Z" else int(m["num"]), t)
     if m := _MEM.match(t):
         terms, offset = _address(m["addr"], t)
         return Operand("mem", text=t, terms=terms, offset=offset)
