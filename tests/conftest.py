@@ -27,6 +27,32 @@ H100 = ROOT / "calibration" / "h100"
 REALK = ROOT / "calibration" / "realk"
 
 
+def neighbour_ptx(version: str = "8.0") -> str:
+    """A PTX kernel written here, ``k(out)``: one warp stores its lane to shared memory and reads its neighbour's back
+    (1 STS, 1 LDS), under the PTX ``version`` given."""
+    return f""".version {version}
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 k_param_0)
+{{
+\t.reg .b32 %r<4>;
+\t.reg .b64 %rd<4>;
+\t.shared .align 4 .b8 buf[132];
+\tld.param.u64 %rd1, [k_param_0];
+\tcvta.to.global.u64 %rd2, %rd1;
+\tmov.u32 %r1, %tid.x;
+\tshl.b32 %r2, %r1, 2;
+\tmov.u32 %r3, buf;
+\tadd.s32 %r3, %r3, %r2;
+\tst.shared.u32 [%r3], %r1;
+\tbar.sync 0;
+\tld.shared.u32 %r1, [%r3+4];
+\tst.global.u32 [%rd2], %r1;
+\tret;
+}}
+"""
+
+
 def launch_entry(entry: dict) -> tuple:
     """A calibration/realk manifest entry's program, launch and CTAs (all of the grid), as its ``args`` and ``globals`` say."""
     program, launch = entry_launch(entry, REALK)

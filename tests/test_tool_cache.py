@@ -10,31 +10,8 @@ import os
 from pathlib import Path
 
 import pytest
-
+from conftest import neighbour_ptx
 from simsmem.kernel import program, toolchain
-
-#: One warp stores its lane into shared memory and reads its neighbour's: 1 STS, 1 LDS.
-PTX = """.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry k(.param .u64 k_param_0)
-{
-\t.reg .b32 %r<4>;
-\t.reg .b64 %rd<3>;
-\t.shared .align 4 .b8 buf[132];
-\tld.param.u64 %rd1, [k_param_0];
-\tcvta.to.global.u64 %rd2, %rd1;
-\tmov.u32 %r1, %tid.x;
-\tshl.b32 %r2, %r1, 2;
-\tmov.u32 %r3, buf;
-\tadd.s32 %r3, %r3, %r2;
-\tst.shared.u32 [%r3], %r1;
-\tbar.sync 0;
-\tld.shared.u32 %r1, [%r3+4];
-\tst.global.u32 [%rd2], %r1;
-\tret;
-}
-"""
 
 
 @pytest.fixture
@@ -62,7 +39,7 @@ def forget() -> None:
 
 def load(tmp_path: Path) -> program.Program:
     path = tmp_path / "k.ptx"
-    path.write_text(PTX)
+    path.write_text(neighbour_ptx())
     return program.load_program(path, "k")
 
 

@@ -14,35 +14,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
+from conftest import neighbour_ptx
 from simsmem.cli import main
 from simsmem.kernel import program, toolchain
-
-#: One warp stores its lane to shared memory and reads its neighbour's back: 1 STS, 1 LDS.
-BODY = """
-.visible .entry k(.param .u64 k_param_0)
-{
-\t.reg .b32 %r<4>;
-\t.reg .b64 %rd<4>;
-\t.shared .align 4 .b8 buf[132];
-\tld.param.u64 %rd1, [k_param_0];
-\tcvta.to.global.u64 %rd2, %rd1;
-\tmov.u32 %r1, %tid.x;
-\tshl.b32 %r2, %r1, 2;
-\tmov.u32 %r3, buf;
-\tadd.s32 %r3, %r3, %r2;
-\tst.shared.u32 [%r3], %r1;
-\tbar.sync 0;
-\tld.shared.u32 %r1, [%r3+4];
-\tst.global.u32 [%rd2], %r1;
-\tret;
-}
-"""
 
 
 def ptx(tmp_path: Path, version: str) -> Path:
     path = tmp_path / f"k{version.replace('.', '')}.ptx"
-    path.write_text(f".version {version}\n.target sm_90\n.address_size 64\n{BODY}")
+    path.write_text(neighbour_ptx(version))
     return path
 
 
