@@ -3,7 +3,7 @@
     import numpy as np, simsmem
     x = np.arange(1024, dtype=np.float32)
     out = np.zeros_like(x)
-    run = simsmem.traces(CUDA_SOURCE, grid=4, block=256, args=[out, x, 1024])
+    run = simsmem.trace(CUDA_SOURCE, grid=4, block=256, args=[out, x, 1024])
     run.counters["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"]
     run.instructions   # one row per shared-memory SASS instruction (a DataFrame where pandas is installed)
     print(run.explain())
@@ -122,10 +122,10 @@ def trace(kernel: Any, *, grid: int | Sequence[int] = 1, block: int | Sequence[i
             path, entry, block, smem, args = _triton(kernel, folder, args, num_warps, num_stages, constexprs)
         else:
             if constexprs or num_stages is not None:
-                raise SimsmemError("simsmem.traces", f"keywords {sorted(constexprs) or ['num_stages']} are for a @triton.jit kernel")
+                raise SimsmemError("simsmem.trace", f"keywords {sorted(constexprs) or ['num_stages']} are for a @triton.jit kernel")
             path = _path(kernel, folder)
         if block is None:
-            raise SimsmemError("simsmem.traces", "give block= (threads per CTA)")
+            raise SimsmemError("simsmem.trace", "give block= (threads per CTA)")
         texts = [_arg_text(a, folder / _ARGS.format(k)) for k, a in enumerate(args)]
         symbols = {name: _arg_text(v, folder / f"global_{name}.npy") for name, v in (globals or {}).items()}
         held = {}
@@ -158,7 +158,7 @@ def _path(kernel: Any, folder: Path) -> Path:
             raise SimsmemError(str(kernel), "no such file (CUDA source text must hold a __global__ function)")
         return path
     if not isinstance(kernel, str):
-        raise SimsmemError("simsmem.traces", f"expected a path, CUDA source or a @triton.jit function, got {type(kernel).__name__}")
+        raise SimsmemError("simsmem.trace", f"expected a path, CUDA source or a @triton.jit function, got {type(kernel).__name__}")
     path = folder / _SOURCE
     path.write_text(kernel)
     return path
@@ -170,7 +170,7 @@ def _as_array(value: Any) -> np.ndarray | None:
         return value
     if type(value).__module__.startswith("torch") and hasattr(value, "numpy"):
         if getattr(value, "device", None) is not None and str(value.device) != "cpu":
-            raise SimsmemError("simsmem.traces", f"a torch tensor on {value.device}: simsmem runs on the CPU, give a CPU tensor")
+            raise SimsmemError("simsmem.trace", f"a torch tensor on {value.device}: simsmem runs on the CPU, give a CPU tensor")
         return value.detach().numpy()
     return None
 
@@ -189,7 +189,7 @@ def _arg_text(value: Any, where: Path) -> str:
         return repr(float(value)) if np.isfinite(value) else str(float(value))
     if isinstance(value, str):
         return value
-    raise SimsmemError("simsmem.traces", f"an argument of type {type(value).__name__}: give an array, a number or an --arg string")
+    raise SimsmemError("simsmem.trace", f"an argument of type {type(value).__name__}: give an array, a number or an --arg string")
 
 
 def _copy_back(args: Sequence[Any], launch: Launch) -> None:
@@ -227,7 +227,7 @@ def _triton(fn: Any, folder: Path, args: Sequence[Any], num_warps: int, num_stag
         from triton.compiler import ASTSource, make_backend
         from triton.runtime.jit import create_function_from_signature
     except ImportError as exc:
-        raise SimsmemError("simsmem.traces", f"a Triton kernel needs Triton: {exc}") from None
+        raise SimsmemError("simsmem.trace", f"a Triton kernel needs Triton: {exc}") from None
     target = GPUTarget("cuda", 90, 32)
     backend = make_backend(target)
     mocks = [_Pointer(a) if (a := _as_array(v)) is not None else v for v in args]
