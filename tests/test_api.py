@@ -10,7 +10,6 @@ import json
 
 import numpy as np
 import pytest
-
 from conftest import REALK
 from simsmem.api import trace
 from simsmem.errors import SimsmemError
@@ -95,3 +94,13 @@ def test_triton_in_one_call():
 def test_bad_calls_raise_one_error(call, part):
     with pytest.raises(SimsmemError, match=part):
         call()
+
+
+def test_argument_strings_read_files_from_the_working_folder(monkeypatch):
+    """An ``npy:`` string is read from where the caller is, as ``simsmem trace --arg`` reads it (reduce1_strided: the
+    H100's load wavefronts)."""
+    entry = next(e for e in json.loads((REALK / "manifest.json").read_text()) if e["name"] == "reduce1_strided")
+    monkeypatch.chdir(REALK)
+    run = trace(entry["ptx"], entry=entry["kernel"], grid=entry["grid"], block=entry["block"], smem=entry["smem"], args=entry["args"], timed=False)
+    name = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+    assert run.counters[name] == entry["ncu"][name]

@@ -64,8 +64,8 @@ def test_the_pytest_helper():
     e = ENTRIES["sgemm_at32_naive"]
     args = [a if not a.startswith("npy:") else "npy:" + str(REALK / a[4:]) for a in e["args"]]
     with pytest.raises(AssertionError, match="too many bank conflicts.*worst: STS"):
-        assert_bank_conflicts(REALK / e["ptx"], kernel=e["kernel"], grid=e["grid"], block=e["block"], args=args, max_bank_conflicts=0)
-    verdict = assert_bank_conflicts(REALK / e["ptx"], kernel=e["kernel"], grid=e["grid"], block=e["block"], args=args,
+        assert_bank_conflicts(REALK / e["ptx"], entry=e["kernel"], grid=e["grid"], block=e["block"], args=args, max_bank_conflicts=0)
+    verdict = assert_bank_conflicts(REALK / e["ptx"], entry=e["kernel"], grid=e["grid"], block=e["block"], args=args,
                                     max_bank_conflicts=e["ncu"][STORES], op=["STS"])
     assert verdict.total == e["ncu"][STORES]
 

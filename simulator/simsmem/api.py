@@ -132,7 +132,7 @@ def trace(kernel: Any, *, grid: int | Sequence[int] = 1, block: int | Sequence[i
 
         def traced(sink):
             stream, held["launch"] = launch_kernel(path, entry or "", _dims(grid, "grid"), _dims(block, "block"), smem, texts,
-                                                   [tuple(c) for c in ctas] if ctas else None, folder, sink=sink, symbols=symbols)
+                                                   [tuple(c) for c in ctas] if ctas else None, Path.cwd(), sink=sink, symbols=symbols)
             return stream
 
         source = pipeline.open_source(str(path), arch, traced, timed)
@@ -180,7 +180,7 @@ def _arg_text(value: Any, where: Path) -> str:
     array = _as_array(value)
     if array is not None:
         np.save(where, np.ascontiguousarray(array))
-        return f"npy:{where.name}"
+        return f"npy:{where}"
     if isinstance(value, (bool, np.bool_)):
         return str(int(value))
     if isinstance(value, (int, np.integer)):

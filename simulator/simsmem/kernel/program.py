@@ -19,7 +19,7 @@ from ..errors import SimsmemError
 from . import ptx as ptxtext
 from . import toolchain
 from .cubin import Kernel, Module, read_cubin
-from .isa import hopper_opcodes, registry
+from .isa import refused_hopper, registry
 from .sass import Instruction, SassError, parse_instruction
 
 #: The files ``load_program`` takes (a trace is anything else).
@@ -53,7 +53,7 @@ class Program:
 
     def hopper_only(self) -> dict[str, int]:
         """Counts of the Hopper-only instructions in the code that simsmem does not execute, by what they are."""
-        refused = hopper_opcodes(refused=True)
+        refused = refused_hopper()
         seen: dict[str, int] = {}
         for ins in self.code:
             what = refused.get(ins.name)

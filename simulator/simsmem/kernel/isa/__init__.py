@@ -13,7 +13,7 @@ Two kinds of builder, registered by opcode name:
 Each registration declares the opcode's facts once (``Opcode``): whether it may move threads elsewhere than the next
 instruction (``control``), whether it may access shared memory (``shared``: its rows are the trace's), and what a
 Hopper-only instruction is (``hopper``). ``refuse`` names an opcode simsmem does not execute, and why. The side lists
-other layers read (``control_opcodes``, ``shared_opcodes``, ``hopper_opcodes``) and docs/kernels.md's ISA table are
+other layers read (``shared_opcodes``, ``refused_hopper``) and docs/kernels.md's ISA table are
 made from the registry. ``build`` wraps a builder into the machine's ``Step``; an opcode no builder knows is an
 error at build time only if it is executed: ``unsupported`` names it then.
 """
@@ -44,10 +44,6 @@ class Opcode:
     shared: bool = False  # may access shared memory: its rows are the trace's
     hopper: str | None = None  # a Hopper-only instruction: what it is (wgmma, TMA, mbarrier, ...)
     why: str = ""  # refused: why
-
-    @property
-    def builder(self) -> Callable | None:
-        return ALU.get(self.name) or STEP.get(self.name)
 
 
 REGISTRY: dict[str, Opcode] = {}
@@ -97,19 +93,16 @@ def registry() -> dict[str, Opcode]:
     return REGISTRY
 
 
-def control_opcodes() -> frozenset[str]:
-    """Steps that may move threads elsewhere than the next instruction, or make others runnable."""
-    return frozenset(n for n, o in registry().items() if o.control)
-
-
+@functools.cache
 def shared_opcodes() -> frozenset[str]:
     """Opcodes that may access shared memory (the trace header lists their SASS)."""
     return frozenset(n for n, o in registry().items() if o.shared)
 
 
-def hopper_opcodes(refused: bool = False) -> dict[str, str]:
-    """Hopper-only opcodes (``refused``: those simsmem does not execute), and what each is."""
-    return {n: o.hopper for n, o in registry().items() if o.hopper and (o.runs == "refused" or not refused)}
+@functools.cache
+def refused_hopper() -> dict[str, str]:
+    """Hopper-only opcodes simsmem does not execute, and what each is."""
+    return {n: o.hopper for n, o in registry().items() if o.hopper and o.runs == "refused"}
 
 
 def guard(ins: Instruction) -> Callable[[Machine, np.ndarray], np.ndarray]:
