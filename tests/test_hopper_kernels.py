@@ -31,6 +31,7 @@ from simsmem.kernel.tensormap import TensorMap
 from simsmem.kernel.tracer import ctas_per_batch, execute, launch_kernel, select_ctas
 from simsmem.results.analysis import analyse
 from simsmem.sm.core import _depbars
+from simsmem.traces import OPS
 
 RUN = REALK / "runs" / "2026-11-29-hopper-ws"
 FORMS = REALK.parent.parent / "tests" / "kernels" / "hopper_forms.cu"
@@ -203,6 +204,22 @@ def test_only_a_ctas_own_shared_memory_counts_its_wavefronts(peer):
     out = launch.memory.buffers[0].data.view(np.uint32).reshape(2, 32)
     assert out.tolist() == [[100 * (rank ^ peer) + lane for lane in range(32)] for rank in (0, 1)]
     assert metrics.get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 0) == (0 if peer else 2)
+
+
+def test_a_copy_executed_with_its_guard_false_counts_only_at_warp_level():
+    """tmap_by_pointer (H200, runs/2026-11-29-hopper-ws, hopper.json): the second box's ``@!UP1 UTMALDG`` runs in all four
+    warps of each CTA, only thread 0's copies: smsp__inst_executed_op_tma_ld 10 (2 CTAs x (2 copies + 3 warps with the
+    guard false)), smsp__sass_inst_executed_op_tma_ld 4. The guard-false rows have mask 0 and move no byte."""
+    entry = next(e for e in json.loads((REALK / "hopper.json").read_text()) if e["name"] == "tmap_by_pointer")
+    stream, _ = launch_kernel(REALK / entry["ptx"], entry["kernel"], tuple(entry["grid"]), tuple(entry["block"]), entry["smem"],
+                              entry["args"], base=REALK)
+    trace = stream.read()
+    metrics = analyse(trace, load_arch("sm_90")).metrics
+    for counter in ("smsp__inst_executed_op_tma_ld.sum", "smsp__sass_inst_executed_op_tma_ld.sum"):
+        assert metrics[counter] == entry["ncu"][counter], counter
+    b = trace.instructions
+    off = (b.op == OPS.index("UTMALDG")) & (b.mask == 0)
+    assert sorted(b.warp[off].tolist()) == [1, 2, 3, 5, 6, 7] and not b.size[off].any()
 
 
 # ------------------------------------------------------------------------------------------------ the timed SM

@@ -66,10 +66,6 @@ TIMED = {("ws_gemm_tma", "smsp__inst_executed.sum"): (SPIN, 0.05), ("ws_gemm_mul
          ("ws_gemm_multicast", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"): (ARRIVES, 2),
          ("dsmem_histogram", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"): (INCOMING, 0.1),
          ("dsmem_histogram", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum"): (INCOMING, 0.15)}
-#: Measured counts simsmem does not reproduce, each checked to stay off (a strict xfail of one counter).
-PREDICATED_OFF = ("a TMA instruction that warps execute with their guard false in every lane (@!UP1 UTMALDG: the warps but the issuing "
-                  "one) counts in smsp__inst_executed_op_tma_ld (10), not in the SASS-level count (4): simsmem's rows are the copies made")
-UNMODELLED = {("tmap_by_pointer", "smsp__inst_executed_op_tma_ld.sum"): PREDICATED_OFF, ("tmap_built", "smsp__inst_executed_op_tma_ld.sum"): PREDICATED_OFF}
 
 
 #: The runs' counts (steps against the runaway limit), by entry, as ``traced`` fills them in.
@@ -110,9 +106,6 @@ def test_counters_match_the_h100(name):
                 slack = TIMED[name, counter][1]
                 if not ours <= lo <= hi <= ours + (slack * ours if isinstance(slack, float) else slack):
                     off.append(f"{counter}: measured {lo}..{hi}, simulated {ours} + up to {slack} ({TIMED[name, counter][0]})")
-            elif (name, counter) in UNMODELLED:
-                if lo <= ours <= hi:
-                    off.append(f"{counter}: now simulated as measured ({ours}): take it out of UNMODELLED")
             elif not lo <= ours <= hi:
                 off.append(f"{counter}: H100 {lo}..{hi}, simulated {ours}")
     assert not off, "; ".join(off)

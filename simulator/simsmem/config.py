@@ -83,7 +83,8 @@ class BlockSpec:
     rows add to ncu's counters. Its bytes go through the banks (``l1tex__data_bank_reads``/``_writes``: a wgmma's
     operands and a copy out of shared memory are read, a copy into it written); only a wgmma's use the LSU data path."""
 
-    instructions: tuple[str, ...]  # ncu metrics that count its instructions (into shared memory, for a copy)
+    instructions: tuple[str, ...]  # ncu metrics that count its instructions (into shared memory, for a copy); a SASS-level one
+    # counts a copy only where its guard held (results/metrics.py, SASS_LEVEL)
     store_instructions: tuple[str, ...] = ()  # a copy out of shared memory (UBLKCP's ``store``): its metrics instead
     per_row: int = 1  # instructions a row stands for (a warpgroup's wgmma: one per warp, 4)
     wavefronts: str = ""  # ncu metric of its data-path wavefronts ("": it takes none)

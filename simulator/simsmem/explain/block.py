@@ -62,6 +62,10 @@ def explain_block(d: Distinct, index: int) -> BlockExplanation:
                    f"{waves} wavefronts, ideal {waves - conflicts}, {conflicts} bank conflicts: a wavefront reads one 8x16-byte core "
                    "matrix" + (", whose 8 rows cover the 32 banks once" if conflict_free else ""))
         return BlockExplanation(index, ins, summary, parts, where)
+    if not ins.mask:
+        summary = (f"{op_label(ins.op, 0, 0, False, store=ins.store)}: executed with its guard false in every lane: nothing copied; "
+                   "ncu's warp-level instruction counter counts it, the SASS-level one does not")
+        return BlockExplanation(index, ins, summary, (), where)
     if ins.op == "UBLKCP":
         into = "read from" if ins.store else "written to"
         summary = (f"{op_label(ins.op, 0, 0, False, store=ins.store)}: {ins.size} bytes {into} shared memory from {ins.smem:#x} "

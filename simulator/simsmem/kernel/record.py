@@ -133,11 +133,14 @@ class Recorder:
                                          "desc_b": info["b"], "tnsp": info["trans_a"] + 2 * info["trans_b"], "sparse": info["sparse"]})
 
     def copy(self, ins: Instruction, slot: int, info: dict) -> None:
-        """A TMA or bulk copy (``isa.tma``): one row."""
-        fields = {"smem": info["smem"], "size": info["bytes"]}
+        """A TMA or bulk copy (``isa.tma``): one row; ``info["off"]``: its warp executed it with the guard false in every
+        lane (mask 0, nothing copied)."""
+        off = info.get("off", False)
+        fields = {"smem": 0, "size": 0, "mask": 0} if off else {"smem": info["smem"], "size": info["bytes"]}
         if info["kind"] == "tma":
             op = "UTMALDG" if info["dir"] == "load" else "UTMASTG"
-            fields |= {"box": pack_box(info["box"]), "elem": info["elem"], "swizzle": (info["swizzle"] // 16).bit_length() - 1 if info["swizzle"] else 0}
+            fields |= ({"box": pack_box((1,)), "elem": 1} if off else
+                       {"box": pack_box(info["box"]), "elem": info["elem"], "swizzle": (info["swizzle"] // 16).bit_length() - 1 if info["swizzle"] else 0})
         else:
             op = "UBLKCP"
             fields["store"] = info["dir"] == "store"

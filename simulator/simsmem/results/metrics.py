@@ -79,6 +79,12 @@ def reported(metrics: dict[str, int], unknown: dict[str, str]) -> dict[str, int 
     return {**metrics, **dict.fromkeys(unknown, NOT_MODELLED_MARK)}
 
 
+#: ncu's SASS-level instruction counters count a warp's instruction only where its guard holds in a lane; the warp-level
+#: ones (``smsp__inst_executed_*``) wherever the warp executes it (H200, runs/2026-11-29-hopper-ws: tmap_by_pointer's
+#: ``@!UP1 UTMALDG``, executed by the three warps that do not copy too: 10 warp-level, 4 SASS-level).
+SASS_LEVEL = "smsp__sass_inst_executed"
+
+
 #: ncu's count of every warp-level SASS instruction executed: ``simsmem trace`` counts it (header ``kernel.executed``).
 INST_EXECUTED = "smsp__inst_executed.sum"
 
@@ -125,9 +131,10 @@ def kernel_metrics(trace: Trace, counts: Counts, arch: ArchConfig) -> dict[str, 
             out[TOTAL_BANK_CONFLICTS] = out.get(TOTAL_BANK_CONFLICTS, 0) + int(counts.bank_conflicts[rows].sum())
     for name, block in arch.block_ops.items():
         rows = per_op[name]
-        store = b.store[rows]
-        for metrics, n in ((block.instructions, int((~store).sum())), (block.store_instructions or block.instructions, int(store.sum()))):
+        store, copied = b.store[rows], b.mask[rows] != 0  # a copy's mask 0: its guard was false in every lane
+        for metrics, kind in ((block.instructions, ~store), (block.store_instructions or block.instructions, store)):
             for metric in metrics:
+                n = int((kind & copied).sum() if metric.startswith(SASS_LEVEL) else kind.sum())
                 out[metric] = out.get(metric, 0) + n * block.per_row
         if block.wavefronts:
             out[block.wavefronts] = out.get(block.wavefronts, 0) + int(counts.wavefronts[rows].sum())

@@ -82,11 +82,11 @@ OP_FIELDS = {
                        meaning="`cp.async`: a copy from global into shared memory"),
     "GMMA": OpFields("n", tuple(range(8, 257, 8)), frozenset({"desc_a", "tnsp", "sparse"}), frozenset({"gtype", "desc_b"}), lanes=False,
                      meaning="`wgmma.mma_async` (HGMMA, QGMMA, IGMMA): one row per warpgroup instruction, `warp` its first warp"),
-    "UTMALDG": OpFields("elem", (1, 2, 4, 8), frozenset({"swizzle"}), frozenset({"smem", "size", "box"}), lanes=False,
+    "UTMALDG": OpFields("elem", (1, 2, 4, 8), frozenset({"swizzle", "mask"}), frozenset({"smem", "size", "box"}), lanes=False,
                         meaning="`cp.async.bulk.tensor` into shared memory"),
-    "UTMASTG": OpFields("elem", (1, 2, 4, 8), frozenset({"swizzle"}), frozenset({"smem", "size", "box"}), lanes=False,
+    "UTMASTG": OpFields("elem", (1, 2, 4, 8), frozenset({"swizzle", "mask"}), frozenset({"smem", "size", "box"}), lanes=False,
                         meaning="`cp.async.bulk.tensor` out of shared memory"),
-    "UBLKCP": OpFields("", (), frozenset({"store"}), frozenset({"smem", "size"}), lanes=False, meaning="`cp.async.bulk` (no tensor map)"),
+    "UBLKCP": OpFields("", (), frozenset({"store", "mask"}), frozenset({"smem", "size"}), lanes=False, meaning="`cp.async.bulk` (no tensor map)"),
 }
 #: Operation names a trace may use, in the order of their codes in ``InstructionBatch.op``.
 OPS: tuple[str, ...] = tuple(OP_FIELDS)
@@ -181,7 +181,10 @@ class InstructionBatch:
                                                  "value or `null`)")
     trans: np.ndarray = column(Flag(), np.bool_, False, "transposed (`.trans`)", always=True)
     mask: np.ndarray = column(Mask(), np.uint32, FULL_MASK, "active lanes. A mask of 0 is valid: the instruction counts as executed (as "
-                                                           "ncu counts predicated-off instructions) and makes no wavefronts")
+                                                           "ncu counts predicated-off instructions) and makes no wavefronts. A copy's "
+                              "(TMA, bulk): 0 when its warp executed it with the guard false in every lane, so nothing was copied (its "
+                              "other fields say nothing): ncu's warp-level `smsp__inst_executed_op_tma_*` count it, the SASS-level "
+                              "`smsp__sass_inst_executed_op_tma_*` do not")
     atom: np.ndarray = column(Choice(ATOM_KINDS), np.uint8, 0, "the atomic operation (below)")
     bypass: np.ndarray = column(Flag(), np.bool_, False, "`true`: cp.async `.cg` (`LDGSTS.E.BYPASS.128`, L1 bypassed), which exists only "
                                 "with `width` 128 (the arch's `bypass_widths`); `false`: `.ca` (SASS `LDGSTS.E`, `.64`, `.128`)", later=True)

@@ -100,6 +100,13 @@ def _leaders(m: Machine, act: np.ndarray) -> np.ndarray:
     return warps * LANES + rows[warps].argmax(axis=1)
 
 
+def _guarded_off(m: Machine, ex: np.ndarray, act: np.ndarray) -> np.ndarray:
+    """One thread of each warp that executes the instruction with its guard false in every lane: ncu's warp-level
+    counters count such an execution, the SASS-level ones do not (H200, runs/2026-11-29-hopper-ws, tmap_by_pointer)."""
+    off = np.flatnonzero(ex.reshape(-1, LANES).any(axis=1) & ~act.reshape(-1, LANES).any(axis=1))
+    return off * LANES + ex.reshape(-1, LANES)[off].argmax(axis=1)
+
+
 def _uniform(ins: Instruction, k: int) -> int:
     op = operand(ins, k)
     if op.kind != "mem" or len(op.terms) != 1 or op.terms[0].kind != "UR":
@@ -181,6 +188,8 @@ def _utma(ins: Instruction, env: Env):
                 m.memory.store(gaddr, m.shared[int(m.cta_slot[t]), cells[inside]])
             _report(m, ins, t, {"kind": "tma", "dir": "load" if load else "store", "smem": smem, "box": tmap.box, "elem": e,
                                 "swizzle": tmap.swizzle, "bytes": tmap.box_bytes if load else int(inside.sum()) * e})
+        for t in _guarded_off(m, ex, act):
+            _report(m, ins, t, {"kind": "tma", "dir": "load" if load else "store", "off": True})
         m.release()
         m.pc += ex
     return run
@@ -225,6 +234,8 @@ def _ublkcp(ins: Instruction, env: Env):
                 m.memory.store(np.uint64(int(pair(m, "UR", dst, np.array([t]))[0])) + np.arange(n, dtype=np.uint64), data.reshape(-1, 1))
             _report(m, ins, t, {"kind": "bulk", "dir": "load" if into else "store", "smem": int(regs[dst if into else src]) & 0xFF_FFFF,
                                 "bytes": n})
+        for t in _guarded_off(m, ex, act):
+            _report(m, ins, t, {"kind": "bulk", "dir": "load" if into else "store", "off": True})
         m.release()
         m.pc += ex
     return run
