@@ -101,7 +101,8 @@ def dumped(name: str) -> dict[int, np.ndarray]:
     return {i: np.frombuffer(gzip.decompress(f.read_bytes()), dtype="<u4") for i, f in files.items() if f.exists()}
 
 
-RAN = [n for n, (e, _) in ENTRIES.items() if e.get("launch_rc", 0) == 0]
+#: Entries measured on the GPU that ran (isa_trap stops there); one not yet measured is checked by its own test file.
+RAN = [n for n, (e, _) in ENTRIES.items() if "measured" in e and e.get("launch_rc", 0) == 0]
 
 
 @pytest.mark.parametrize("name", RAN)

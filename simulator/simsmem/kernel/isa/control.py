@@ -99,7 +99,8 @@ def _exit(ins: Instruction, env: Env):
 def _bpt(ins: Instruction, env: Env):
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
         if act.any():
-            raise ExecError(f"{ins.text}: the kernel traps (__trap() or a failed assert)", ins.pc)
+            raise ExecError(f"{ins.text}: the kernel traps (__trap(), a failed assert, or cooperative groups' grid sync, which "
+                            "traps unless the launch is cooperative: simsmem runs CTAs in batches, never a cooperative launch)", ins.pc)
         m.pc += ex
     return run
 

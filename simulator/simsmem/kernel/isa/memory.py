@@ -15,7 +15,8 @@ from ...traces.sass import sass_form
 from ..machine import LANES, ExecError, Machine
 from ..memory import LOCAL_HI, SHARED_HI, MemoryFault, as_bytes, as_words
 from ..sass import Instruction, Operand
-from . import Env, alu, operand, refuse, step
+from . import Env, alu, ieee, operand, refuse, step
+from .floating import _half_value, _pack, min_max
 from .operands import BuildError, pair, read, registers, write
 
 WIDTHS = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
@@ -213,8 +214,11 @@ def _sts(ins: Instruction, env: Env):
 _FLOAT = {np.dtype(np.uint32): np.float32, np.dtype(np.uint64): np.float64}
 
 
-def _atomic_op(kind: str, signed: bool, floating: bool):
-    """new = f(old, value[, compare]) for one atomic operation, on uint32 (or uint64) columns."""
+def _atomic_op(kind: str, signed: bool, floating: str):
+    """new = f(old, value[, compare]) for one atomic operation, on uint32 (or uint64) columns; ``floating``: "" for
+    integers, "F32" or "F64" for a float the column holds, "F16" or "BF16" for the pair of halves each 32-bit word holds."""
+    if floating in ("F16", "BF16"):
+        return _halves_op(kind, floating)
     if floating:
         return {"ADD": lambda o, v: (o.view(_FLOAT[o.dtype]) + v.view(_FLOAT[o.dtype])).view(o.dtype)}[kind]
     view = (lambda x: x.view(np.int32)) if signed else (lambda x: x)
@@ -229,8 +233,25 @@ def _atomic_op(kind: str, signed: bool, floating: bool):
     return table[kind]
 
 
+def _halves_op(kind: str, fmt: str):
+    """An atomic ADD, MIN or MAX on 32-bit words of two 16-bit floats (``fmt`` F16 or BF16), half by half as the PTX ISA
+    has it for ``atom.add.noftz``/``.min``/``.max`` of ``.f16x2``/``.bf16x2``: a sum rounded once to nearest (subnormals
+    kept), a NaN result the half units' canonical 0x7FFF as HADD2 gives it; min and max as HMNMX2 (-0 below +0, a NaN
+    operand gives the other)."""
+    bf16 = fmt == "BF16"
+
+    def f(o: np.ndarray, v: np.ndarray) -> np.ndarray:
+        x = np.stack([_half_value(o, bf16), _half_value(o >> np.uint32(16), bf16)], axis=1)
+        y = np.stack([_half_value(v, bf16), _half_value(v >> np.uint32(16), bf16)], axis=1)
+        if kind == "ADD":
+            bits = ieee.fma(x, np.float32(1), y, "RN", fmt)
+            return (bits[:, 1] << np.uint32(16)) | bits[:, 0]
+        return _pack(min_max(x, y, kind == "MIN"), bf16)
+    return f
+
+
 def atomic(memory_read, memory_write, n_lanes: int, kind: str, values: np.ndarray, compare: np.ndarray | None, key: np.ndarray,
-           signed: bool, floating: bool) -> np.ndarray:
+           signed: bool, floating: str) -> np.ndarray:
     """Apply an atomic operation lane by lane in lane order; returns each lane's old value.
 
     Lanes on distinct addresses are done at once; lanes sharing one go in turns (``key`` names the word)."""
@@ -263,7 +284,7 @@ def _atoms(ins: Instruction, env: Env):
     spin = kind == "CAST"  # ATOMS.CAST.SPIN: compare-and-store, Rd = 1 where it stored (the compiler's atomicCAS loops)
     wide = "64" in mods
     signed = "S32" in mods or (kind in ("MIN", "MAX") and "U32" not in mods)
-    floating = "F32" in mods
+    floating = "F32" if "F32" in mods else ""
     size = 8 if wide else 4
     d = operand(ins, 0)
     addr = address32(operand(ins, 1), env)
@@ -612,6 +633,9 @@ def _st(ins: Instruction, env: Env):
 #: The integer operations shared memory serves a generic atomic on a shared address with (calibration/realk gen_*, gen2_*:
 #: the 32-bit ones; 64-bit ADD, EXCH, CAS). Another (a float ADD, 64-bit MIN) fails there: see ``_atomg``.
 SHARED_ATOMS = {4: frozenset({"ADD", "MIN", "MAX", "INC", "DEC", "EXCH", "CAS", "AND", "OR", "XOR"}), 8: frozenset({"ADD", "EXCH", "CAS"})}
+#: The packed and vector float types of ATOM(G)/RED(G) (ptxas 13.0 for sm_90: ``atom``/``red`` ``.f16x2``, ``.bf16x2``
+#: and their ``.v2``/``.v4`` forms, ``.v2``/``.v4`` ``.f32``), as SASS spells them.
+PACKED = frozenset({"F16x2", "BF16x2", "F16x4", "BF16x4", "F16x8", "BF16x8", "F32x2", "F32x4"})
 
 
 @step("ATOM", "RED", shared=True)
@@ -620,20 +644,25 @@ def _atomg(ins: Instruction, env: Env):
     """A global or generic atomic (or reduction). A generic one's lanes on shared addresses go to shared memory, reported
     as an ATOMS of that operation (``generic``); where shared memory lacks the operation (``SHARED_ATOMS``) those lanes
     and lanes on local addresses do nothing and the predicate output ptxas gives such forms (``ATOM.E.ADD.F32 P1, ...``)
-    is false for them: ptxas's fallback after it (QSPC, then an ATOMS.CAST.SPIN loop or LD/ST) does their work."""
+    is false for them: ptxas's fallback after it (QSPC, then an ATOMS.CAST.SPIN loop or LD/ST) does their work.
+
+    Packed and vector floats (``ADD.F16x2``, ``MIN.BF16x4``, ``ADD.F32x2``, ``ADD.BF16x8``: PTX's ``.f16x2``/``.bf16x2``
+    and the ``.v2``/``.v4`` forms of ``.global``) act on each 32-bit word of the lane's bytes apart (``_halves_op``);
+    shared memory serves none of them (as a float ADD: their generic forms come with ptxas's fallback)."""
     mods = [x for x in ins.mods if x not in ("E", "STRONG", "GPU", "SYS", "CTA", "SM", "EF", "EL", "LU", "EU", "NA", "FTZ", "RN", "PRIVATE", "MMIO")]
     kind = next((x for x in mods if x in ("ADD", "MIN", "MAX", "INC", "DEC", "EXCH", "CAS", "AND", "OR", "XOR")), None)
     if "CAST" in mods:
         kind = "CAST"
     if kind is None:
         raise BuildError(f"{ins.opcode}: atomic operation not modelled")
-    wide = "64" in mods or "U64" in mods or "S64" in mods
-    wide = wide or "F64" in mods
-    floating = any(x in mods for x in ("F32", "F64", "F16x2", "BF16x2"))
-    if floating and (kind != "ADD" or "F16x2" in mods or "BF16x2" in mods):
+    packed = next((x.split("x") for x in mods if x in PACKED), None)  # (format, elements)
+    floating = packed[0] if packed else next((x for x in mods if x in ("F32", "F64")), "")
+    words = int(packed[1]) * (32 if packed[0] == "F32" else 16) // 32 if packed else 1  # 32-bit words a lane acts on apart
+    if floating and kind not in (("ADD",) if floating in ("F32", "F64") else ("ADD", "MIN", "MAX")):
         raise BuildError(f"{ins.opcode}: atomic operation not modelled")
+    wide = not packed and ("64" in mods or "U64" in mods or "S64" in mods or "F64" in mods)
     signed = "S32" in mods or "S64" in mods
-    size = 8 if wide else 4
+    size = 8 if wide else 4  # bytes of each word
     dtype = np.uint64 if wide else np.uint32
     reduction = ins.name in ("RED", "REDG")
     ops = list(ins.operands)
@@ -647,10 +676,12 @@ def _atomg(ins: Instruction, env: Env):
             k = 2
         d, mem, srcs = ops[k - 1] if k else None, ops[k], ops[k + 1 :]
     addr = address64(mem, env, "E" in ins.mods)
-    vfile, vregs = registers(srcs[0], size // 4)
+    vfile, vregs = registers(srcs[0], size * words // 4)
     cfile, cregs = registers(srcs[1], size // 4) if kind in ("CAS", "CAST") and len(srcs) > 1 else ("R", [])
-    dfile, dregs = registers(d, size // 4) if d is not None and not (d.kind == "R" and d.index == 255) else ("R", [])
+    dfile, dregs = registers(d, size * words // 4) if d is not None and not (d.kind == "R" and d.index == 255) else ("R", [])
     generic = ins.name in ("ATOM", "RED")
+    if generic and words > 1:
+        raise BuildError(f"{ins.opcode}: a generic vector atomic is not modelled (PTX has them for .global only)")
     served = not floating and kind in SHARED_ATOMS[size]
     # one shared memory does not serve fails there, taking a wavefront with no data: ptxas gives such a form a predicate
     # output and a fallback after it (gen_addf_*, gen2_addf64_*, gen2_min64_*)
@@ -675,21 +706,24 @@ def _atomg(ins: Instruction, env: Env):
         compare = np.ascontiguousarray(_read_words(m, ix, cfile, cregs)).view(dtype).reshape(-1) if cregs and len(ix) else None
         if kind in ("CAS", "CAST"):
             compare, values = values, compare
-        old = np.zeros(len(ix), dtype=dtype)
+        old = np.zeros(len(ix) * words, dtype=dtype)  # word j of lane i at i * words + j
         if glob.any():
             g = np.flatnonzero(glob)
-            index, offset = m.memory.locate(a[g], size)
+            m.memory.locate(a[g], size * words)  # in a buffer, and aligned to the lane's bytes
             if m.on_global is not None:
-                m.on_global(ix[g], a[g], size)
+                m.on_global(ix[g], a[g], size * words)
+            g_words = (g[:, None] * words + np.arange(words)).reshape(-1)
+            at = (a[g][:, None] + np.arange(words, dtype=np.uint64) * np.uint64(size)).reshape(-1)
+            index, offset = m.memory.locate(at, size)
 
             def gread(lanes):
-                return np.ascontiguousarray(m.memory.load(a[g][lanes], size)).view(dtype).reshape(-1)
+                return np.ascontiguousarray(m.memory.load(at[lanes], size)).view(dtype).reshape(-1)
 
             def gwrite(lanes, new):
-                m.memory.store(a[g][lanes], np.ascontiguousarray(new.astype(dtype)).view(np.uint8).reshape(-1, size))
+                m.memory.store(at[lanes], np.ascontiguousarray(new.astype(dtype)).view(np.uint8).reshape(-1, size))
 
-            old[g] = _apply(gread, gwrite, kind, values[g], None if compare is None else compare[g], (index.astype(np.int64) << 40) + offset,
-                            signed, floating, dtype)
+            old[g_words] = _apply(gread, gwrite, kind, values[g_words], None if compare is None else compare[g], (index.astype(np.int64) << 40) + offset,
+                                  signed, floating, dtype)
         if on_shared.any():
             s = np.flatnonzero(on_shared)
             flat = shared_index(m, ix[s], (a[s] & np.uint64(0xFFFF_FFFF)).astype(np.int64), size)
@@ -712,7 +746,7 @@ def _atomg(ins: Instruction, env: Env):
     return run
 
 
-def _apply(mread, mwrite, kind: str, values: np.ndarray, compare: np.ndarray | None, key: np.ndarray, signed: bool, floating: bool,
+def _apply(mread, mwrite, kind: str, values: np.ndarray, compare: np.ndarray | None, key: np.ndarray, signed: bool, floating: str,
            dtype) -> np.ndarray:
     """``atomic`` over some lanes; ``CAST`` (a compare-and-store of ptxas's loops): each lane's old value becomes 1 where it stored."""
     if kind != "CAST":
