@@ -6,13 +6,16 @@ reduce1_strided's are the H100's (calibration/realk/manifest.json, ncu 2025.3.1)
 
 from __future__ import annotations
 
+import gzip
 import json
 
 import numpy as np
 import pytest
 from conftest import REALK
 from simsmem.api import trace
+from simsmem.cli import main
 from simsmem.errors import SimsmemError
+from simsmem.traces import load_trace
 
 TRANSPOSE = r"""
 extern "C" __global__ void transpose(float *out, const float *in, int n) {
@@ -84,12 +87,34 @@ def test_triton_in_one_call():
     assert run.counters["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"] > 0
 
 
+def test_a_cluster_launch_as_the_command_line_gives_it(tmp_path):
+    """cluster_sregs_launch (hopper.json, H200, runs/2026-11-29-hopper-ws: 2x1x1 clusters set at launch by cuLaunchKernelEx)
+    traced with ``cluster=``: every word of the cluster registers it writes equals the GPU's, and the trace (header and
+    rows) equals ``simsmem trace --cluster 2,1,1``'s. Without it the grid is clusters of one CTA, as cluster_sregs_plain."""
+    entry = next(e for e in json.loads((REALK / "hopper.json").read_text()) if e["name"] == "cluster_sregs_launch")
+    gpu = np.frombuffer(gzip.decompress((REALK / "out" / "cluster_sregs_launch.arg0.bin.gz").read_bytes()), dtype=np.uint32)
+    outs = [np.zeros(int(entry["args"][0][6:]) // 4, dtype=np.uint32) for _ in range(2)]
+    runs = [trace(REALK / entry["ptx"], entry=entry["kernel"], grid=entry["grid"], block=entry["block"], args=[out], cluster=cluster,
+                  timed=False) for out, cluster in zip(outs, (entry["cluster"], None))]
+    assert np.array_equal(outs[0], gpu) and not np.array_equal(outs[1], gpu)
+    assert runs[0].trace.kernel["executed"] == entry["ncu"]["smsp__inst_executed.sum"]
+    path = tmp_path / "t.jsonl"
+    assert main(["trace", str(REALK / entry["ptx"]), "--kernel", entry["kernel"], "--grid", ",".join(map(str, entry["grid"])),
+                 "--block", ",".join(map(str, entry["block"])), "--cluster", ",".join(map(str, entry["cluster"])),
+                 "--arg", entry["args"][0], "-o", str(path), "-q"]) == 0
+    cli = load_trace(path)
+    assert cli.kernel["cluster"] == runs[0].trace.kernel["cluster"] == entry["cluster"]
+    assert cli.kernel["executed"] == runs[0].trace.kernel["executed"]
+    assert list(cli.instructions) == list(runs[0].trace.instructions)
+
+
 @pytest.mark.parametrize("call, part", [
     (lambda: trace("no_such_kernel.cu", block=32), "no such file"),
     (lambda: trace(TRANSPOSE, grid=1), "give block="),
     (lambda: trace(TRANSPOSE, grid=1, block=32, args=[object(), 1, 2]), "an argument of type object"),
     (lambda: trace(TRANSPOSE, grid=1, block=32, args=[1]), "takes 3 arguments"),
     (lambda: trace(TRANSPOSE, grid=1, block=32, BLOCK=4), "are for a @triton.jit kernel"),
+    (lambda: trace(TRANSPOSE, grid=3, block=32, args=[np.zeros(1), np.zeros(1), 1], cluster=2), "not a whole number of clusters"),
 ])
 def test_bad_calls_raise_one_error(call, part):
     with pytest.raises(SimsmemError, match=part):

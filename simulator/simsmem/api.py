@@ -109,11 +109,14 @@ class Run:
 
 def trace(kernel: Any, *, grid: int | Sequence[int] = 1, block: int | Sequence[int] | None = None, args: Sequence[Any] = (), smem: int = 0,
           globals: dict[str, Any] | None = None, entry: str | None = None, arch: str | ArchConfig = "sm_90", ctas: Sequence[Sequence[int]] | None = None,
-          timed: bool = True, num_warps: int = 4, num_stages: int | None = None, **constexprs: Any) -> Run:
+          cluster: int | Sequence[int] | None = None, timed: bool = True, num_warps: int = 4, num_stages: int | None = None,
+          **constexprs: Any) -> Run:
     """Trace ``kernel`` on the CPU for one launch and count it as ncu would (``timed``: also time it on the timed SM).
 
     ``entry`` names the kernel where the module has several (a part of a mangled name will do); ``globals`` fills
-    ``__constant__``/``__device__`` variables by name (arrays, or ``zeros:BYTES``); ``ctas`` traces some CTAs only.
+    ``__constant__``/``__device__`` variables by name (arrays, or ``zeros:BYTES``); ``ctas`` traces some CTAs only (each
+    with its whole cluster); ``cluster`` launches thread-block clusters of that shape, as ``simsmem trace --cluster`` does
+    (a kernel's own ``__cluster_dims__`` apply without it).
     For a ``@triton.jit`` function, ``num_warps``, ``num_stages`` and its constexprs (keywords) are Triton's, and
     ``block`` and ``smem`` come from its metadata."""
     with tempfile.TemporaryDirectory(prefix="simsmem-") as tmp:
@@ -132,7 +135,8 @@ def trace(kernel: Any, *, grid: int | Sequence[int] = 1, block: int | Sequence[i
 
         def traced(sink):
             stream, held["launch"] = launch_kernel(path, entry or "", _dims(grid, "grid"), _dims(block, "block"), smem, texts,
-                                                   [tuple(c) for c in ctas] if ctas else None, Path.cwd(), sink=sink, symbols=symbols)
+                                                   [tuple(c) for c in ctas] if ctas else None, Path.cwd(), sink=sink, symbols=symbols,
+                                                   cluster=None if cluster is None else _dims(cluster, "cluster"))
             return stream
 
         source = pipeline.open_source(str(path), arch, traced, timed)
