@@ -87,6 +87,39 @@ def test_triton_in_one_call():
     assert run.counters["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"] > 0
 
 
+@pytest.mark.slow  # Triton compiles a wgmma kernel (about 4 s)
+def test_a_triton_tma_matmul_with_device_built_tensor_maps():
+    """Triton's ``tl.make_tensor_descriptor``: each program writes its three tensor maps into Triton's global scratch
+    (sized from the metadata, a program's share times the grid's), then loads A's and B's tiles by TMA, runs wgmma and
+    stores C by TMA. C equals numpy's (small integers: exact in f32). Derived by hand: 4 programs x 4 K steps x 2
+    m64n128k16 halves x 4 k16 = 512 wgmmas of 64x32 + 128x32 bytes, 6,144 wavefronts of 128 bytes. Triton's loads run
+    in all 4 warps of a program, their guard true in one (warp-level 4 times SASS-level: the guard rule of
+    results/metrics.py); its stores sit behind a branch one warp takes (equal). Regression guard: not measured on a GPU."""
+    triton = pytest.importorskip("triton")
+    tl = triton.language
+
+    @triton.jit
+    def matmul_tma(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        a = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+        b = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1], block_shape=[BK, BN])
+        c = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+        m, n = tl.program_id(0) * BM, tl.program_id(1) * BN
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            acc = tl.dot(a.load([m, k]), b.load([k, n]), acc)
+        c.store([m, n], acc)
+
+    rng = np.random.default_rng(0)
+    a, b = (rng.integers(-2, 3, (256, 256)).astype(np.float16) for _ in range(2))
+    c = np.zeros((256, 256), dtype=np.float32)
+    run = trace(matmul_tma, grid=(2, 2), args=[a, b, c, 256, 256, 256], BM=128, BN=128, BK=64, num_warps=4, timed=False)
+    assert np.array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
+    n = run.counters
+    assert n["smsp__sass_inst_executed_op_shared_gmma.sum"] == 512 and n["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum"] == 6144
+    assert n["smsp__inst_executed_op_tma_ld.sum"] == 4 * n["smsp__sass_inst_executed_op_tma_ld.sum"] >= 4 * 32  # 4 x 4 x (A, B) copies
+    assert n["smsp__inst_executed_op_tma_st.sum"] == n["smsp__sass_inst_executed_op_tma_st.sum"] > 0
+
+
 def test_a_cluster_launch_as_the_command_line_gives_it(tmp_path):
     """cluster_sregs_launch (hopper.json, H200, runs/2026-11-29-hopper-ws: 2x1x1 clusters set at launch by cuLaunchKernelEx)
     traced with ``cluster=``: every word of the cluster registers it writes equals the GPU's, and the trace (header and

@@ -122,7 +122,7 @@ def trace(kernel: Any, *, grid: int | Sequence[int] = 1, block: int | Sequence[i
     with tempfile.TemporaryDirectory(prefix="simsmem-") as tmp:
         folder = Path(tmp)
         if _is_triton(kernel):
-            path, entry, block, smem, args = _triton(kernel, folder, args, num_warps, num_stages, constexprs)
+            path, entry, block, smem, args = _triton(kernel, folder, args, _dims(grid, "grid"), num_warps, num_stages, constexprs)
         else:
             if constexprs or num_stages is not None:
                 raise SimsmemError("simsmem.trace", f"keywords {sorted(constexprs) or ['num_stages']} are for a @triton.jit kernel")
@@ -221,10 +221,12 @@ class _Pointer:
         return 0
 
 
-def _triton(fn: Any, folder: Path, args: Sequence[Any], num_warps: int, num_stages: int | None, constexprs: dict[str, Any]):
+def _triton(fn: Any, folder: Path, args: Sequence[Any], grid: tuple[int, int, int], num_warps: int, num_stages: int | None,
+            constexprs: dict[str, Any]):
     """Compile a ``@triton.jit`` function for sm_90 as Triton's launcher would for these arguments (its own binder
     specialises them), and return the PTX's path, the entry, the block, the shared memory and the arguments with
-    Triton's scratch pointers appended."""
+    Triton's scratch pointers appended: its global scratch (where device-built tensor maps go) and profile scratch,
+    each its size a program times the ``grid``'s programs, as Triton's launcher allocates them."""
     try:
         import triton
         from triton.backends.compiler import GPUTarget
@@ -246,5 +248,6 @@ def _triton(fn: Any, folder: Path, args: Sequence[Any], num_warps: int, num_stag
     md, ptx = compiled.metadata, compiled.asm["ptx"]
     path = folder / f"{md.name}.ptx"
     path.write_text(ptx)
-    scratch = ["zeros:0"] * (len(entries(ptx)[md.name]) - len(args))  # Triton's global and profile scratch pointers
-    return path, md.name, (md.num_warps * 32, 1, 1), md.shared, [*args, *scratch]
+    programs = grid[0] * grid[1] * grid[2]
+    scratch = [f"zeros:{size * programs}" for size in (md.global_scratch_size, md.profile_scratch_size)]
+    return path, md.name, (md.num_warps * 32, 1, 1), md.shared, [*args, *scratch[: len(entries(ptx)[md.name]) - len(args)]]
