@@ -87,19 +87,19 @@ def test_keep_cta_of_a_trace_of_one_cta_is_all_of_it(sm90):
 
 
 def test_fix_timing_from_distinct_rows_is_the_whole_traces(sm90):
-    """explain's timing of a kernel (``fixes.distinct_cycles``: wavefronts per distinct row, through the kept CTAs'
+    """explain's timing of a kernel (``fixes.distinct_timing``: wavefronts per distinct row, through the kept CTAs'
     rows) gives the timed SM's cycles of the whole trace's rows: as traced, and with every row at its ideal."""
     from simsmem.explain.distinct import gather
-    from simsmem.explain.fixes import distinct_cycles, launch_cycles
+    from simsmem.explain.fixes import cycles_of, distinct_timing, launch_timing
 
     sink = StreamSink(sm90.sm.sms)
     stream, _ = launch_kernel(PTX, KERNEL, GRID, BLOCK, 0, ARGS, sink=sink)
     d = gather(stream, sm90, ctas=sink.ctas)
-    timing = distinct_cycles(d, sink.streams(), sink.resources, sink.code)
+    timing = cycles_of(distinct_timing(d, sink.streams(), sink.resources, sink.code))
     sink_all = StreamSink(sm90.sm.sms)
     stream, _ = launch_kernel(PTX, KERNEL, GRID, BLOCK, 0, ARGS, sink=sink_all)
     whole = analyse_stream(stream, sm90, keep="all")
-    every = launch_cycles(sink_all.streams(), whole.trace.instructions, sm90, sink_all.resources, sink_all.code)
+    every = cycles_of(launch_timing(sink_all.streams(), whole.trace.instructions, sm90, sink_all.resources, sink_all.code))
     assert len(d.batch) == 64 and len(d.rows) == 3 * WARPS * 8
     assert timing(d.counts.wavefronts) == every(whole.counts.wavefronts)
     assert timing(d.counts.ideal) == every(whole.counts.ideal) < timing(d.counts.wavefronts)

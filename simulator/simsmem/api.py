@@ -90,8 +90,9 @@ class Run:
         chosen = choose(d, index, worst)
         if not chosen:
             return f"No bank conflicts in the {self.result.instructions} instructions of {self.result.name}."
+        stalls = self.result.launch.by_pc if self.result.launch is not None else None
         for i, twins in chosen:
-            print_explanation(explain(d, i, twins, timing), out)
+            print_explanation(explain(d, i, twins, timing, stalls=stalls), out)
         return out.file.getvalue()
 
     def fixes(self, top: int = 5) -> list[Fix]:

@@ -20,11 +20,13 @@ import numpy as np
 from ..errors import SimsmemError
 from ..explain.block import explain_block, print_block
 from ..explain.distinct import Distinct
+from ..explain.fixes import CYCLES
 from ..explain.instruction import choose, explain, print_explanation
 from ..explain.plots import figure, save
 from ..kernel.program import KERNEL_SUFFIXES
 from ..progress import add_quiet_flag, progress, track
 from ..results.pipeline import distinct, open_source
+from ..sm import LaunchTiming
 from ..tiles.layout import tile
 from ..traces.records import BLOCK_OPS
 from . import Console, non_negative, positive
@@ -59,7 +61,9 @@ def run(args: argparse.Namespace) -> int:
         raise SimsmemError(f"--{fmt}", "drawing needs matplotlib: pip install 'simsmem[plots]'")
     if args.tile and not out:
         raise SimsmemError("--tile", "the tile view is a picture: give --png or --svg too")
-    d, timing = open_input(args, args.trace, args.arch)
+    d, launch = open_input(args, args.trace, args.arch)
+    base = launch(d.counts.wavefronts) if launch is not None else None
+    timing = None if launch is None else lambda w: base.metrics[CYCLES] if np.array_equal(w, d.counts.wavefronts) else launch(w).metrics[CYCLES]
     t = tile(args.rows, args.cols, args.elem_bytes, pad_elements(args), chosen_swizzle(args), args.base) if args.tile else None
     chosen = choose(d, args.index, args.worst)
     console = Console(highlight=False)
@@ -71,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         if d.row(i).op in BLOCK_OPS:  # a wgmma or a copy: the banks its pieces touch
             print_block(explain_block(d, i), console)
         else:
-            explanations.append(explain(d, i, twins, timing, args.fixes))
+            explanations.append(explain(d, i, twins, timing, args.fixes, base.by_pc if base is not None else None))
             print_explanation(explanations[-1], console)
     if out and explanations:
         try:
@@ -82,10 +86,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def open_input(args: argparse.Namespace, path: str, arch: str | None) -> tuple[Distinct, Callable[[np.ndarray], float] | None]:
+def open_input(args: argparse.Namespace, path: str, arch: str | None) -> tuple[Distinct, Callable[[np.ndarray], LaunchTiming] | None]:
     """A trace's distinct rows, counted (``pipeline.distinct``), read from a file (with a bar) or from a kernel traced with
-    the launch options (which draws its own); for a kernel on an arch with a timed SM, also its launch's cycles for given
-    wavefronts of each distinct row."""
+    the launch options (which draws its own); where it has warp streams and the arch a timed SM, also its launch's
+    timing for given wavefronts of each distinct row."""
     source = open_source(path, arch, tracer(args, path))
     with progress(f"reading {source.stream.name or path}", total=source.stream.size or None, quiet=args.quiet or path.endswith(KERNEL_SUFFIXES)) as advance:
         return distinct(source, getattr(args, "index", None), advance)

@@ -29,7 +29,7 @@ from ..banks import count
 from ..config import load_arch
 from ..errors import SimsmemError
 from ..explain.arrays import Array, arrays_of, find, region
-from ..explain.fixes import search
+from ..explain.fixes import cycles_of, search
 from ..patterns import steps_trace
 from ..patterns.search import search as search_tile
 from ..progress import add_quiet_flag, progress
@@ -211,7 +211,8 @@ def _search(args: argparse.Namespace, console: Console) -> None:
 def _search_trace(args: argparse.Namespace, console: Console) -> None:
     if args.access:
         raise SimsmemError("--trace", "give the accesses with --access or a trace with --trace, not both")
-    d, timing = open_input(args, args.trace, args.arch if args.arch != "sm_90" else None)
+    d, launch = open_input(args, args.trace, args.arch if args.arch != "sm_90" else None)
+    timing = cycles_of(launch) if launch is not None else None
     arrays = arrays_of(d.cta)
     if args.region:
         arrays = (_region(args.region, d.cta, arrays),)

@@ -27,10 +27,11 @@ from collections.abc import Callable
 
 import attrs
 
+from ..config import load_arch
 from ..errors import SimsmemError
 from ..kernel.launch import parse_cta, parse_dims, parse_globals
 from ..kernel.program import KERNEL_SUFFIXES
-from ..kernel.tracer import StreamSink, max_steps, trace_kernel
+from ..kernel.tracer import TRACED_ARCH, StreamSink, max_steps, trace_kernel
 from ..progress import add_quiet_flag, progress
 from ..traces import TraceStream, write_stream
 from . import positive
@@ -105,7 +106,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def trace(args: argparse.Namespace) -> int:
     if not args.kernel_file.endswith(KERNEL_SUFFIXES):
         raise SimsmemError(args.kernel_file, f"expected a kernel: {', '.join(KERNEL_SUFFIXES)}")
-    stream = open_kernel(args, args.kernel_file)
+    stream = open_kernel(args, args.kernel_file, StreamSink(load_arch(TRACED_ARCH).sm.sms))
     rows = [0]
 
     def counted():

@@ -31,7 +31,7 @@ import numpy as np
 from ..banks import Counts, count
 from ..config import ArchConfig
 from ..results.analysis import renumbered
-from ..sm import time_launch
+from ..sm import LaunchTiming, time_launch
 from ..tiles.swizzle import Swizzle
 from ..traces import InstructionBatch, Trace
 from ..traces.records import IS_LANES
@@ -159,19 +159,24 @@ def of_trace(trace: Trace, counts: Counts, arch: ArchConfig, timing: Callable[[n
     return search(trace.instructions, counts.wavefronts, counts.bank_conflicts, arrays_of(trace), arch, timing, top)
 
 
-def launch_cycles(streams: WarpStreams, batch: InstructionBatch, arch: ArchConfig, resources: dict[str, int],
-                  code: dict[int, dict[str, str]] | None = None) -> Callable[[np.ndarray], float]:
-    """The timed SM's ``sm__cycles_elapsed.max`` of a launch (the tracer's ``StreamSink``: ``streams``, ``resources``,
-    ``code``) for given wavefronts of each row of ``batch``: ``search``'s ``timing``."""
-    return lambda wavefronts: time_launch(streams, batch, wavefronts, arch, resources, code).metrics[CYCLES]
+def launch_timing(streams: WarpStreams, batch: InstructionBatch, arch: ArchConfig, resources: dict[str, int],
+                  code: dict[int, dict[str, str]] | None = None) -> Callable[[np.ndarray], LaunchTiming]:
+    """The timed SM's timing of a launch (the tracer's ``StreamSink``: ``streams``, ``resources``, ``code``) for given
+    wavefronts of each row of ``batch``."""
+    return lambda wavefronts: time_launch(streams, batch, wavefronts, arch, resources, code)
 
 
-def distinct_cycles(d: Distinct, streams: WarpStreams, resources: dict[str, int], code: dict[int, dict[str, str]] | None = None
-                    ) -> Callable[[np.ndarray], float]:
-    """``launch_cycles`` for given wavefronts of each of ``d``'s distinct rows (the timed SM's CTAs are among its kept
-    rows: ``distinct.gather(..., ctas=the sink's CTAs)``): ``search``'s ``timing`` over them."""
-    cycles = launch_cycles(renumbered(streams, d.rows), d.cta.instructions, d.arch, resources, code)
-    return lambda wavefronts: cycles(wavefronts[d.ids])
+def distinct_timing(d: Distinct, streams: WarpStreams, resources: dict[str, int], code: dict[int, dict[str, str]] | None = None
+                    ) -> Callable[[np.ndarray], LaunchTiming]:
+    """``launch_timing`` for given wavefronts of each of ``d``'s distinct rows (the timed SM's CTAs are among its kept
+    rows: ``distinct.gather(..., ctas=the sink's CTAs)``)."""
+    timing = launch_timing(renumbered(streams, d.rows), d.cta.instructions, d.arch, resources, code)
+    return lambda wavefronts: timing(wavefronts[d.ids])
+
+
+def cycles_of(timing: Callable[[np.ndarray], LaunchTiming]) -> Callable[[np.ndarray], float]:
+    """A launch's ``sm__cycles_elapsed.max`` for given wavefronts: ``search``'s ``timing``."""
+    return lambda wavefronts: timing(wavefronts).metrics[CYCLES]
 
 
 def _rank(f: Fix) -> tuple:

@@ -23,6 +23,7 @@ from rich.text import Text
 from ..banks import Schedule, schedule
 from ..errors import SimsmemError
 from ..results.metrics import op_label
+from ..results.report import SM
 from ..traces import MATRIX_OPS, Instruction
 from ..traces.records import sass_at
 from .arrays import Array, arrays_of
@@ -55,6 +56,7 @@ class Explanation:
     twins: int  # other instructions of the trace with the same pattern (addresses shifted by whole words)
     diagnosis: str
     where: str = ""  # traced kernels: the SASS instruction and the PTX (and source) line it came from
+    stalls: dict[str, int] = attrs.field(factory=dict)  # timed launches: its SASS instruction's stall cycles by reason (all warps)
 
     @property
     def label(self) -> str:
@@ -94,9 +96,11 @@ def _pattern_keys(batch) -> np.ndarray:
     return np.column_stack([batch.op, batch.width, batch.num, batch.trans, batch.bypass, batch.mask, relative])
 
 
-def explain(d: Distinct, index: int, twins: int = 0, timing: Callable[[np.ndarray], float] | None = None, top: int = 3) -> Explanation:
+def explain(d: Distinct, index: int, twins: int = 0, timing: Callable[[np.ndarray], float] | None = None, top: int = 3,
+            stalls: dict[int, dict[str, int]] | None = None) -> Explanation:
     """Schedule instruction ``index`` with the reference model, find its conflicts and the ``top`` fixes of its arrays
-    (``timing``: the kernel's cycles for given wavefronts of each distinct row, where it is timed)."""
+    (``timing``: the kernel's cycles for given wavefronts of each distinct row, where it is timed; ``stalls``: the
+    timed launch's stall cycles per SASS instruction, ``LaunchTiming.by_pc``)."""
     ins = d.row(index)
     s = schedule(ins, d.arch)
     conflicts = conflicts_of(s)
@@ -110,7 +114,8 @@ def explain(d: Distinct, index: int, twins: int = 0, timing: Callable[[np.ndarra
         after = tuple(schedule(f.apply(one)[0], d.arch).bank_conflicts for f in fixes)
     code = sass_at(d.kernel, ins.pc)
     where = f"SASS {ins.pc:#06x} {code.get('sass', '')}" + (f", from {code['line']}" if code.get("line") else "") if code else ""
-    return Explanation(index, ins, s, conflicts, touched, fixes, after, twins, diagnose(ins, s, conflicts, touched, fixes), where)
+    return Explanation(index, ins, s, conflicts, touched, fixes, after, twins, diagnose(ins, s, conflicts, touched, fixes), where,
+                       (stalls or {}).get(ins.pc, {}))
 
 
 def conflicts_of(s: Schedule) -> tuple[Conflict, ...]:
@@ -216,6 +221,11 @@ def print_explanation(ex: Explanation, console: Console) -> None:
     console.print(Text(head, style="bold"), soft_wrap=True)
     if ex.where:
         console.print(Text("at: ", style="bold") + Text(ex.where), soft_wrap=True)
+    waiting = sorted(((r, v) for r, v in ex.stalls.items() if r != "selected" and v), key=lambda rv: -rv[1])
+    if ex.stalls:
+        by = ", ".join(f"{r} {v:,}" for r, v in waiting) or "none"
+        console.print(Text("stalls: ", style="bold") + Text(f"{sum(v for _, v in waiting):,} cycles of the launch's warps at this SASS "
+                                                             f"instruction ({SM}): {by}"), soft_wrap=True)
     if s.wavefronts:
         for table in _bank_tables(ex, console.width):
             console.print(table)

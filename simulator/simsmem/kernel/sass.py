@@ -92,6 +92,12 @@ class Control:
         write, read = hi >> 46 & 7, hi >> 49 & 7
         return cls(hi >> 41 & 15, not hi >> 45 & 1, None if write == 7 else write, None if read == 7 else read, hi >> 52 & 63, hi >> 58 & 15)
 
+    @property
+    def bits(self) -> int:
+        """The code as its 21 bits (105-125 of the instruction): ``Control.of(bits << 41)`` gives it back."""
+        write, read = 7 if self.write is None else self.write, 7 if self.read is None else self.read
+        return self.stall | (not self.yield_) << 4 | write << 5 | read << 8 | self.wait << 11 | self.reuse << 17
+
 
 def controls(text: bytes) -> list[Control]:
     """The control code of every instruction of a code section."""
@@ -186,6 +192,13 @@ def parse_instruction(pc: int, entry: dict) -> Instruction:
     ops = tuple(_branch_target(opcode, p) for p in operands)
     text = (f"{guard} " if guard else "") + opcode + (f" {raw.replace(',', ', ')}" if raw else "")
     return Instruction(pc, opcode, ops, g, text)
+
+
+def parse_text(pc: int, text: str) -> Instruction:
+    """An instruction from its ``text`` (``Instruction.text``: guard, opcode, operands as nvdisasm printed them)."""
+    guard, _, rest = text.partition(" ") if text.startswith("@") else (None, "", text)
+    opcode, _, operands = rest.partition(" ")
+    return parse_instruction(pc, {"predicate": guard, "opcode": opcode, "operands": operands.replace(", ", ",")})
 
 
 def _branch_target(opcode: str, text: str) -> Operand:

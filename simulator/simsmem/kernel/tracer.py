@@ -13,8 +13,8 @@ from pathlib import Path
 import attrs
 import numpy as np
 
-from ..errors import SimsmemError
-from ..traces.records import InstructionBatch
+from ..errors import SimsmemError, TraceError
+from ..traces.records import STREAMS, InstructionBatch, Streams
 from ..traces.stream import CHUNK, Chunk, TraceStream
 from . import shared
 from .isa import Env, build, shared_opcodes
@@ -23,10 +23,15 @@ from .machine import ExecError, Machine, Runaway
 from .memory import LOCAL_HI, SHARED_HI
 from .program import Program, load_program
 from .record import Recorder
-from .sass import controls
+from .sass import Control, SassError, controls, parse_text
 from .streams import StreamRecorder, WarpStreams
 
 BATCH_THREADS = 4096
+#: What the timed SM's occupancy depends on (``StreamSink.resources``): registers per thread, shared bytes per CTA,
+#: threads per CTA, and the launch's traced CTAs.
+RESOURCES = ("registers", "shared", "threads", "ctas")
+#: The arch a kernel's trace is written for (its header's ``arch``), whose SMs its ``streams`` are spread over.
+TRACED_ARCH = "sm_90"
 #: The default step limit of CTAs run together (a step executes one instruction for the warps at it, so it bounds each
 #: warp's instructions): what about 30 s of one core allows, a step costing ``1 + threads / STEP_THREADS`` units of about
 #: 28 us (docs/kernels.md, "Runaway kernels", has the measurement): 680,000 steps for a lone warp, 180,000 for 4096 threads.
@@ -103,6 +108,44 @@ class StreamSink:
         return attrs.evolve(parts[0], ctas=sum((p.ctas for p in parts), ()), pcs=sum((p.pcs for p in parts), ()),
                             rows=sum((p.rows for p in parts), ()), sector_sets=sum((p.sector_sets for p in parts), ()),
                             sectors=sum((tuple(np.where(s >= 0, s + o, -1) for s in p.sectors) for p, o in zip(parts, offsets)), ()))
+
+    def record(self) -> Streams | None:
+        """The kept streams, the resources and the code as a trace holds them (its header's ``streams``); None: none ran."""
+        s = self.streams()
+        if s is None:
+            return None
+        values = {**{name: self.resources[name] for name in RESOURCES}, "sms": self.sms, "warps": s.warps_per_cta, "cta": s.ctas,
+                  "sass": [ins.text for ins in s.code], "control": [c.bits for c in s.control],
+                  "line": [self.code.get(ins.pc, {}).get("line") or "" for ins in s.code], "length": [len(p) for p in s.pcs],
+                  "pc": _flat(s.pcs) * 16, "row": _flat(s.rows), "sectors": _flat(s.sectors), "size": [len(x) for x in s.sector_sets],
+                  "sector": _flat(s.sector_sets)}
+        return Streams(**{name: np.asarray(values[name], part.dtype) for name, part in STREAMS.items()})
+
+    @staticmethod
+    def of(streams: Streams, where: str) -> StreamSink:
+        """The sink a trace's ``streams`` hold (``where``: the trace, as errors name it)."""
+        code = []
+        for k, text in enumerate(streams.sass.tolist()):
+            try:
+                code.append(parse_text(16 * k, text))
+            except SassError as exc:
+                raise TraceError(f"{where}: streams.sass", f"instruction {k} ({16 * k:#06x}): {exc}") from None
+        warps = WarpStreams(tuple(code), tuple(Control.of(b << 41) for b in streams.control.tolist()), tuple(streams.cta.tolist()),
+                            int(streams.warps), _split(streams.pc // 16, streams.length), _split(streams.row, streams.length),
+                            _split(streams.sectors, streams.length), _split(streams.sector, streams.size))
+        resources = {name: int(getattr(streams, name)) for name in RESOURCES}
+        lines = {16 * k: {"sass": ins.text, "line": line} for k, (ins, line) in enumerate(zip(code, streams.line.tolist()))}
+        return StreamSink(int(streams.sms), frozenset(warps.ctas), resources, lines, [warps])
+
+
+def _flat(arrays: tuple[np.ndarray, ...]) -> np.ndarray:
+    """The integer arrays one after another."""
+    return np.concatenate([np.asarray(a, np.int64) for a in arrays] or [np.zeros(0, np.int64)])
+
+
+def _split(a: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``a`` cut into consecutive pieces of ``sizes``."""
+    return tuple(np.split(a, np.cumsum(sizes)[:-1])) if len(sizes) else ()
 
 
 def ctas_per_batch(launch: Launch) -> int:
@@ -204,7 +247,7 @@ def trace_stream(program: Program, launch: Launch, ctas: list[int], header: dict
             yield Chunk(b, first, execution.ctas)
         header["executed"] = execution.executed
 
-    return TraceStream(program.where, program.entry, "sm_90", 1, len(ctas), chunks(), kernel=header)
+    return TraceStream(program.where, program.entry, TRACED_ARCH, 1, len(ctas), chunks(), kernel=header)
 
 
 def trace_kernel(path: str | Path, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int], smem: int, args: list[str],
@@ -235,8 +278,8 @@ def launch_kernel(path: str | Path, kernel: str, grid: tuple[int, int, int], blo
     chosen = select_ctas(launch, ctas)
     if sink is not None:
         sink.ctas = frozenset(c for c in chosen if c % sink.sms == chosen[0] % sink.sms)
-        sink.resources = {"registers": program.kernel.registers, "shared": launch.shared_bytes, "threads": launch.geometry.threads,
-                          "ctas": len(chosen)}
+        sink.resources = dict(zip(RESOURCES, (program.kernel.registers, launch.shared_bytes, launch.geometry.threads, len(chosen))))
         sink.code = {ins.pc: {"sass": ins.text, "line": program.line_of(ins.pc)} for ins in program.code}
     run = runner or trace_stream
-    return run(program, launch, chosen, describe(program, launch, chosen, args, smem, symbols), limit, advance, sink), launch
+    stream = run(program, launch, chosen, describe(program, launch, chosen, args, smem, symbols), limit, advance, sink)
+    return (stream if sink is None else attrs.evolve(stream, streams=sink.record)), launch

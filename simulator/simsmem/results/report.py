@@ -19,12 +19,16 @@ from .ncu_csv import metric_csv
 
 #: ncu's elapsed cycles of a kernel on an SM; simsmem's: one CTA of the trace, first issue to last completion.
 CYCLES = "sm__cycles_elapsed.max"
+#: The two timing models, as reports name them: the whole launch's (``simsmem.sm``), and one CTA's shared-memory
+#: instructions' (``simsmem.engine``).
+SM, LSU = "timed SM", "LSU engine"
 
 
 def timing_summary(result: Result) -> dict[str, Any]:
     """The timeline in short: cycles, data-path utilisation, and latency per SASS form."""
     t = result.timeline
     return {
+        "model": LSU,
         CYCLES: t.cycles,
         "data_path_wavefronts_per_cycle": t.wavefronts_per_cycle,
         "latency": {name: {"avg": avg, "min": lo, "max": hi} for name, (avg, lo, hi) in latency_by_form(t, labels(timed_batch(result))).items()},
@@ -81,6 +85,7 @@ def launch_summary(result: Result) -> dict[str, Any]:
     lt = result.launch
     run = lt.run
     return {
+        "model": SM,
         CYCLES: lt.metrics[CYCLES],
         "sm": {"ctas": run.ctas, "resident_ctas": lt.occupancy, "warps": run.warps, "issued": run.issued, "sectors": run.sectors},
         "stalls": {r: lt.metrics[f"smsp__warps_issue_stalled_{r}.sum"] for r in REASONS},
@@ -121,7 +126,7 @@ def timed_batch(result: Result):
 def print_timing(result: Result, console: Console) -> None:
     """Per-form latency of the timed CTA, its cycles and how busy the data path was."""
     t = timing_summary(result)
-    table = Table(title="Timing (one CTA)" if result.timed is None else "Timing (the kernel's first traced CTA, alone on an SM)")
+    table = Table(title=("Timing (one CTA)" if result.timed is None else "Timing (the kernel's first traced CTA, alone on an SM)") + f" on the {LSU}")
     for col in ("Op", "Avg Latency", "Min", "Max"):
         table.add_column(col, justify="left" if col == "Op" else "right", no_wrap=col == "Op")
     for name, lat in t["latency"].items():
@@ -135,7 +140,7 @@ def print_launch(result: Result, console: Console, top: int = 10) -> None:
     lt = result.launch
     m, run = lt.metrics, lt.run
     total = sum(m[f"smsp__warps_issue_stalled_{r}.sum"] for r in REASONS) or 1
-    table = Table(title=f"Warp states (the launch: {lt.ctas:,} CTAs; the SM that ends last ran {run.ctas}, {lt.occupancy} at once)")
+    table = Table(title=f"Warp states on the {SM} (the launch: {lt.ctas:,} CTAs; the SM that ends last ran {run.ctas}, {lt.occupancy} at once)")
     for col in ("Stall reason", "Cycles (all warps)", "Per warp", "Share"):
         table.add_column(col, justify="left" if col == "Stall reason" else "right", no_wrap=True)
     for r in sorted(REASONS, key=lambda r: -m[f"smsp__warps_issue_stalled_{r}.sum"]):

@@ -116,7 +116,7 @@ def _loads(text: bytes, where: str, line: int | None = None) -> object:
 def write_json(stream: TraceStream, path: str | Path) -> None:
     """A v1 JSON document, one instruction per line (atomically: nothing is left behind on error)."""
     with atomic_output(path) as out, _spooled(stream, b",\n  ") as (body, count):
-        head = orjson.dumps(header_object(stream.name, stream.arch, stream.ctas, kernel=stream.kernel))[:-1]
+        head = orjson.dumps(header_object(stream.name, stream.arch, stream.ctas, kernel=stream.kernel, streams=stream.streams()))[:-1]
         out.write(head + b',\n "instructions": [' + (b"\n  " if count else b""))
         shutil.copyfileobj(body, out)
         out.write(b"\n]}\n")
@@ -125,7 +125,8 @@ def write_json(stream: TraceStream, path: str | Path) -> None:
 def write_jsonl(stream: TraceStream, path: str | Path) -> None:
     """A v1 JSON Lines trace: the header (with ``count``), then one instruction per line (atomically)."""
     with atomic_output(path) as out, _spooled(stream, b"\n") as (body, count):
-        out.write(orjson.dumps(header_object(stream.name, stream.arch, stream.ctas, count, stream.kernel), option=orjson.OPT_APPEND_NEWLINE))
+        header = header_object(stream.name, stream.arch, stream.ctas, count, stream.kernel, stream.streams())
+        out.write(orjson.dumps(header, option=orjson.OPT_APPEND_NEWLINE))
         shutil.copyfileobj(body, out)
         if count:
             out.write(b"\n")
@@ -136,7 +137,7 @@ def _spooled(stream: TraceStream, sep: bytes) -> Iterator[tuple[BinaryIO, int]]:
     """The stream's instructions as JSON objects joined by ``sep``, in a temporary file, and their count.
 
     The header comes first in the file but is known only after the last chunk (its ``count``, and a traced
-    kernel's ``kernel`` object), so the body is written aside first."""
+    kernel's ``kernel`` and ``streams``), so the body is written aside first."""
     count = 0
     with tempfile.TemporaryFile() as body:
         for c in stream.chunks:

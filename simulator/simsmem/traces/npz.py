@@ -8,7 +8,8 @@ member per ``InstructionBatch`` column, ``c{i}.op``, ``c{i}.warp`` ..., each wit
 (the distinct patterns, ``(p, 32)``); files written before held it as one member ``c{i}.addrs`` of shape ``(n, 32)``,
 which still reads. A column added to the format after the first ``.npz`` files (``Field.later``) is left out of a
 chunk where every row holds its default, and read back so. Reading loads one chunk at a time and holds its columns
-to the rules of v1 (``v1.column_problem``).
+to the rules of v1 (``v1.column_problem``). A traced kernel's ``streams`` (``records.Streams``) are members
+``streams.{field}``, one array each, read when the file is opened.
 """
 
 from __future__ import annotations
@@ -24,14 +25,22 @@ import orjson
 from ..errors import TraceError
 from .files import atomic_output
 from .patterns import Patterns
-from .records import COLUMNS, LANES, InstructionBatch
+from .records import COLUMNS, LANES, STREAMS, InstructionBatch
 from .stream import Chunk, TraceStream
-from .v1 import canonical_others, column_problem, header_object, parse_header
+from .v1 import (
+    canonical_others,
+    column_problem,
+    header_object,
+    parse_header,
+    streams_of,
+)
 
 #: Columns a chunk may leave out when every entry holds its default (and is read back so).
 LATER = {name: f for name, f in COLUMNS.items() if f.later}
 #: The members of a per-lane column in lane patterns (``c{i}.addrs.base`` ...), and their dtypes (None: the column's).
 PARTS = {"base": None, "pattern": np.int32, "table": None}
+#: The members of a traced kernel's ``streams``, one per field.
+STREAM_MEMBERS = {f"streams.{name}" for name in STREAMS}
 #: Errors numpy and zipfile raise for a file that is not a whole, well-formed npz.
 BROKEN = (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error, orjson.JSONDecodeError)
 
@@ -52,13 +61,16 @@ def write_npz(stream: TraceStream, path: str | Path) -> None:
                 else:
                     _put(z, f"c{i}.{name}", column)
             count += len(c.instructions)
+        streams = stream.streams()
+        for name in STREAMS if streams is not None else ():
+            _put(z, f"streams.{name}", getattr(streams, name))
         header = header_object(stream.name, stream.arch, stream.ctas, count, stream.kernel)
         _put(z, "header", np.frombuffer(orjson.dumps(header), dtype=np.uint8))
 
 
 def _put(z: zipfile.ZipFile, name: str, array: np.ndarray) -> None:
     with z.open(f"{name}.npy", "w", force_zip64=True) as member:
-        np.lib.format.write_array(member, np.ascontiguousarray(array), allow_pickle=False)
+        np.lib.format.write_array(member, np.require(array, requirements="C"), allow_pickle=False)
 
 
 def read_npz(path: str | Path) -> TraceStream:
@@ -79,11 +91,18 @@ def read_npz(path: str | Path) -> TraceStream:
         raw = _member(z, "header", where)
         if raw.dtype != np.uint8 or raw.ndim != 1:
             raise TraceError(f"{where}: header", "expected UTF-8 JSON bytes (uint8)")
-        header = parse_header(_json(raw.tobytes(), where), where, with_instructions=False)
+        doc = _json(raw.tobytes(), where)
+        header = parse_header(doc, where, with_instructions=False)
+        if "streams" in doc:
+            raise TraceError(f"{where}: header", "an .npz holds its streams as members (streams.{field}), not in the header")
         chunks = 0
         while f"c{chunks}.op" in names:
             chunks += 1
         _check_members(names, chunks, where)
+        if names & STREAM_MEMBERS:
+            streams = streams_of({name: _member(z, f"streams.{name}", where) for name in STREAMS if f"streams.{name}" in names},
+                                 where, header["count"])
+            header["streams"] = lambda: streams
     except BaseException:
         z.close()
         raise
@@ -122,7 +141,7 @@ def _chunks(z: np.lib.npyio.NpzFile, chunks: int, count: int | None, size: int, 
 
 def _check_members(names: set[str], chunks: int, where: str) -> None:
     """Every member a chunk needs is there, and none other: a per-lane column as one member or as its three parts."""
-    allowed = {"header"}
+    allowed = {"header"} | STREAM_MEMBERS
     for i in range(chunks):
         for name, f in COLUMNS.items():
             member = f"c{i}.{name}"

@@ -398,6 +398,80 @@ def sass_at(kernel: dict | None, pc: int) -> dict[str, str]:
     return entry if isinstance(entry, dict) else {}
 
 
+#: What one value of a ``Streams`` field stands for, by its ``per``.
+PER = {"trace": "one number", "cta": "one per CTA of the SM", "sass": "one per SASS instruction of the kernel, in code order",
+       "warp": "one per warp of those CTAs", "executed": "one per instruction a warp executed, warp after warp",
+       "set": "one per set of global sectors", "sector": "one per sector of those sets"}
+
+
+@attrs.frozen
+class Part:
+    """One field of ``Streams``: what each value stands for (``PER``), its dtype, its least value and what it means."""
+
+    per: str
+    dtype: type
+    low: int
+    meaning: str
+
+
+def part(per: str, dtype: type, low: int, meaning: str) -> Any:
+    """A field of ``Streams``, declared."""
+    return attrs.field(metadata={"part": Part(per, dtype, low, meaning)})
+
+
+@attrs.frozen(eq=False, kw_only=True)
+class Streams:
+    """What the timed SM needs of a traced kernel (v1 header field ``streams``): the instructions each warp of one SM's
+    CTAs executed, in order, with the trace row and the global sectors of each; the kernel's SASS with its control
+    codes; and what the SM's occupancy depends on. Every field is a numpy array (``PER["trace"]``: of shape ())."""
+
+    sms: np.ndarray = part("trace", np.int32, 1, "the SMs the launch's CTAs go to, round robin: `cta` are those of the first traced "
+                           "CTA's SM (132 on sm_90)")
+    registers: np.ndarray = part("trace", np.int32, 0, "registers per thread")
+    shared: np.ndarray = part("trace", np.int32, 0, "shared memory per CTA in bytes, static and dynamic")
+    threads: np.ndarray = part("trace", np.int32, 1, "threads per CTA")
+    ctas: np.ndarray = part("trace", np.int64, 1, "the launch's traced CTAs")
+    warps: np.ndarray = part("trace", np.int32, 1, "warps per CTA")
+    cta: np.ndarray = part("cta", np.int64, 0, "the SM's CTAs, linear indices (x fastest), in launch order")
+    sass: np.ndarray = part("sass", np.str_, 0, "its text as nvdisasm prints it, guard first (`@!P0 BRA 0x1a0`); instruction k is at "
+                            "byte offset 16k")
+    control: np.ndarray = part("sass", np.int32, 0, "its control code, bits 105-125 of the instruction (stall count, yield, write and "
+                               "read scoreboards, wait mask, reuse)")
+    line: np.ndarray = part("sass", np.str_, 0, "the PTX line it came from (and the source line where the PTX has `.loc`), or empty")
+    length: np.ndarray = part("warp", np.int64, 0, "how many instructions the warp executed (a CTA's warps together, CTAs in `cta` "
+                              "order)")
+    pc: np.ndarray = part("executed", np.int32, 0, "the byte offset of its SASS instruction")
+    row: np.ndarray = part("executed", np.int64, -1, "the trace row it made (its index among the instructions); -1: none")
+    sectors: np.ndarray = part("executed", np.int64, -1, "the set of 32-byte global sectors it accessed (an index of `size`); -1: none")
+    size: np.ndarray = part("set", np.int64, 0, "how many sectors the set holds")
+    sector: np.ndarray = part("sector", np.int64, 0, "a sector's global byte address divided by 32, the sets one after another")
+
+    def problem(self, count: int | None) -> tuple[str, str] | None:
+        """The first field that breaks a rule, as (field, what), or None; ``count``: the trace's rows (None: unknown)."""
+        shapes = {"trace": lambda: (), "cta": lambda: (self.cta.size,), "sass": lambda: (self.sass.size,),
+                  "warp": lambda: (self.cta.size * int(self.warps),), "executed": lambda: (int(self.length.sum()),),
+                  "set": lambda: (self.size.size,), "sector": lambda: (int(self.size.sum()),)}
+        for name, p in STREAMS.items():  # in order: a field's shape follows from those before it, checked
+            value, shape = getattr(self, name), shapes[p.per]()
+            if value.shape != shape:
+                return name, f"expected {PER[p.per]} (shape {shape}), got shape {value.shape}"
+            if p.dtype is not np.str_ and value.size and value.min() < p.low:
+                return name, f"expected values of at least {p.low}, got {value.min()}"
+        highs = {"control": (1 << 21, "21 bits"), "pc": (16 * len(self.sass), "the kernel's code"), "sectors": (len(self.size), "`size`"),
+                 "row": (count, "the trace's instructions")}
+        for name, (high, what) in highs.items():
+            value = getattr(self, name)
+            if high is not None and value.size and value.max() >= high:
+                return name, f"{value.max()} is past {what}"
+        if (self.pc % 16).any():
+            return "pc", f"{self.pc[self.pc % 16 != 0][0]} is not an instruction's offset (a multiple of 16)"
+        return None
+
+
+#: Every field of ``Streams``, declared.
+STREAMS: dict[str, Part] = {a.name: a.metadata["part"] for a in attrs.fields(Streams)}
+
+
 @attrs.frozen(eq=False)
 class Trace:
     """A whole trace: its header and its instructions."""
@@ -407,3 +481,4 @@ class Trace:
     arch: str | None = None  # the arch the trace was written for; --arch wins over it
     ctas: int = 1  # CTAs running this same trace; kernel totals are per-CTA counts times ctas
     kernel: dict | None = None  # what ``simsmem trace`` knows of the kernel it ran (v1 header field ``kernel``)
+    streams: Streams | None = None  # what the timed SM needs of it (v1 header field ``streams``)

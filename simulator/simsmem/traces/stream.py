@@ -9,12 +9,12 @@ turns out bad raises ``TraceError`` from the iteration; ``read()`` gives the who
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 import attrs
 
-from .records import InstructionBatch, Trace
+from .records import InstructionBatch, Streams, Trace
 
 #: Instructions per chunk: large enough for numpy to pay off, small enough to stay cache-friendly.
 CHUNK = 1 << 16
@@ -28,6 +28,10 @@ class Chunk:
     first: int  # trace index of the chunk's first instruction
     done: int  # bytes of the file read so far (progress)
     lanes: dict | None = None  # per-lane column name -> its ``patterns.Patterns``, where the reader read them so (.npz)
+
+
+def no_streams() -> None:
+    """A trace without the timed SM's streams."""
 
 
 @attrs.frozen(eq=False)
@@ -45,18 +49,20 @@ class TraceStream:
     notes: list[str] = attrs.field(factory=list)  # what the reader left out, known once chunks are read
     #: the v1 header's ``kernel`` object: what ``simsmem trace`` knows of the kernel (a writer asks only after the chunks)
     kernel: dict | None = None
+    #: the v1 header's ``streams``: what the timed SM needs of a traced kernel (asked for, like ``kernel``, after the chunks)
+    streams: Callable[[], Streams | None] = no_streams
 
     def read(self) -> Trace:
         """The whole trace: every chunk, concatenated."""
         batches = [c.instructions for c in self.chunks]
-        return Trace(InstructionBatch.concat(batches), name=self.name, arch=self.arch, ctas=self.ctas, kernel=self.kernel)
+        return Trace(InstructionBatch.concat(batches), name=self.name, arch=self.arch, ctas=self.ctas, kernel=self.kernel, streams=self.streams())
 
 
 def stream_of(trace: Trace, where: str = "trace", chunk: int = CHUNK) -> TraceStream:
     """A trace already in memory, as a stream (for the writers, and to count it as a file is counted)."""
     b = trace.instructions
     chunks = (Chunk(b.take(slice(s, s + chunk)), s, 0) for s in range(0, len(b), chunk))
-    return TraceStream(where, trace.name, trace.arch, trace.ctas, 0, chunks, count=len(b), kernel=trace.kernel)
+    return TraceStream(where, trace.name, trace.arch, trace.ctas, 0, chunks, count=len(b), kernel=trace.kernel, streams=lambda: trace.streams)
 
 
 def rechunk(parts: Iterable[tuple[InstructionBatch, int]], chunk: int = CHUNK) -> Iterator[Chunk]:

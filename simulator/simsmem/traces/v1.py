@@ -44,11 +44,14 @@ from .records import (
     LANE_COLUMNS,
     OP_FIELDS,
     OPS,
+    PER,
+    STREAMS,
     InstructionBatch,
+    Streams,
 )
 
 FORMAT_VERSION = 1
-HEADER_FIELDS = frozenset({"simsmem_trace", "name", "arch", "ctas", "count", "kernel", "instructions"})
+HEADER_FIELDS = frozenset({"simsmem_trace", "name", "arch", "ctas", "count", "kernel", "streams", "instructions"})
 
 
 def column_problem(b: InstructionBatch) -> Problem | None:
@@ -154,10 +157,42 @@ def parse_header(doc: Any, where: str, with_instructions: bool) -> dict[str, Any
         raise TraceError(f"{where}: ctas", f"expected a positive integer, got {ctas!r}")
     if count is not None and (not is_int(count) or count < 0):
         raise TraceError(f"{where}: count", f"expected the number of instructions, got {count!r}")
-    return {"name": name, "arch": arch, "ctas": ctas, "count": count, "kernel": kernel}
+    streams = doc.get("streams")
+    if streams is not None:
+        if not isinstance(streams, dict):
+            raise TraceError(f"{where}: streams", "expected an object (what the timed SM needs of a traced kernel)")
+        rows = len(doc["instructions"]) if with_instructions and isinstance(doc["instructions"], list) else count
+        streams = streams_of(streams, where, rows)
+    return {"name": name, "arch": arch, "ctas": ctas, "count": count, "kernel": kernel, "streams": lambda: streams}
 
 
-def header_object(name: str, arch: str | None, ctas: int, count: int | None = None, kernel: dict | None = None) -> dict[str, Any]:
+def streams_of(values: dict[str, Any], where: str, count: int | None) -> Streams:
+    """The ``Streams`` a header's ``streams`` object (numbers and lists) or an ``.npz``'s members (arrays) give, held to
+    their rules; ``count``: the trace's instructions (None: unknown)."""
+    missing, unknown = STREAMS.keys() - values.keys(), values.keys() - STREAMS.keys()
+    if missing or unknown:
+        name = min(missing or unknown)
+        raise TraceError(f"{where}: streams", f"missing field {name!r}" if missing else f"unknown field {name!r}")
+    arrays = {}
+    for name, p in STREAMS.items():
+        try:
+            a = np.asarray(values[name])
+        except ValueError:
+            a = np.asarray(None)
+        text = p.dtype is np.str_
+        fits = a.dtype.kind == "U" if text else a.dtype.kind in "iu" and (not a.size or np.iinfo(p.dtype).min <= a.min() <= a.max() <= np.iinfo(p.dtype).max)
+        if not fits and a.size:
+            raise TraceError(f"{where}: streams.{name}", f"expected {'text' if text else 'integers'} ({PER[p.per]})")
+        arrays[name] = a.astype(p.dtype)
+    streams = Streams(**arrays)
+    problem = streams.problem(count)
+    if problem:
+        raise TraceError(f"{where}: streams.{problem[0]}", problem[1])
+    return streams
+
+
+def header_object(name: str, arch: str | None, ctas: int, count: int | None = None, kernel: dict | None = None,
+                  streams: Streams | None = None) -> dict[str, Any]:
     """The v1 header fields (optional ones only where they differ from the defaults)."""
     doc: dict[str, Any] = {"simsmem_trace": FORMAT_VERSION, "name": name}
     if arch:
@@ -168,6 +203,8 @@ def header_object(name: str, arch: str | None, ctas: int, count: int | None = No
         doc["count"] = count
     if kernel is not None:
         doc["kernel"] = kernel
+    if streams is not None:
+        doc["streams"] = {name: getattr(streams, name).tolist() for name in STREAMS}
     return doc
 
 
@@ -187,6 +224,14 @@ def field_tables() -> str:
         left_out = "required" if needers == takers else f.kind.shown(f.default)
         fields.append(f"| `{name}` | {ops_text} | {f.kind.words} | {left_out} | {f.meaning} |")
     return "\n".join(ops) + f"\n\nEvery op also takes {_names(COMMON_FIELDS)}.\n\n" + "\n".join(fields) + "\n"
+
+
+def streams_table() -> str:
+    """The field table of the header's ``streams`` in docs/trace-format.md, as ``Streams`` declares it."""
+    rows = ["| field | values | at least | meaning |", "| --- | --- | --- | --- |"]
+    for name, p in STREAMS.items():
+        rows.append(f"| `{name}` | {PER[p.per]}{', text' if p.dtype is np.str_ else ''} | {'' if p.dtype is np.str_ else p.low} | {p.meaning} |")
+    return "\n".join(rows) + "\n"
 
 
 def _names(fields: frozenset[str]) -> str:
