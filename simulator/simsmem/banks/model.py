@@ -14,10 +14,10 @@ one element per lane.
 from __future__ import annotations
 
 import attrs
-import numba
 import numpy as np
 
 from ..config import ArchConfig, OpSpec
+from ..jit import compiled
 from ..traces.records import (
     INACTIVE,
     IS_LANES,
@@ -213,17 +213,17 @@ def _divisor(d: int) -> tuple[int, int]:
     return d, d.bit_length() - 1 if d & (d - 1) == 0 else -1
 
 
-@numba.njit(inline="always")
+@compiled(inline="always", plain=True)
 def _quot(a, d):  # pragma: no cover - compiled
     return a >> d[1] if d[1] >= 0 else a // d[0]
 
 
-@numba.njit(inline="always")
+@compiled(inline="always", plain=True)
 def _rem(a, d):  # pragma: no cover - compiled
     return a & (d[0] - 1) if d[1] >= 0 else a % d[0]
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled(cache=True, nogil=True, plain=True)
 def _count_rows(addrs, src, rows, width, unit, unit_banks, access, per_phase, group, broadcast, positions, out):  # pragma: no cover - compiled
     phases = width // per_phase
     buckets = max(unit_banks[0], width)
@@ -275,7 +275,7 @@ def _count_rows(addrs, src, rows, width, unit, unit_banks, access, per_phase, gr
         out[2, i] = _phase(units, where, 0, width, True, table, held, asks)[0] * access[0]
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@compiled(cache=True, nogil=True, inline="always", plain=True)
 def _phase(units, where, start, stop, broadcast, table, held, asks):  # pragma: no cover - compiled
     """Lanes ``start:stop``: distinct units asked, passes (the busiest unit bank's distinct units, or without
     ``broadcast`` its requests) and unit banks asked. ``held``/``asks`` are zero on entry and left zero."""
@@ -306,7 +306,7 @@ def _phase(units, where, start, stop, broadcast, table, held, asks):  # pragma: 
     return distinct, passes, banks
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled(cache=True, nogil=True, plain=True)
 def _count_sector_moves(addrs, src, rows, chunk, sector, line, row, out):  # pragma: no cover - compiled
     """LDGSTS .cg (reference.py, rule 5): wavefronts = distinct (round, source line, destination row,
     XOR value, halves) over the copies that are served; all ideal; bytes = chunks written."""
@@ -364,7 +364,7 @@ def _count_sector_moves(addrs, src, rows, chunk, sector, line, row, out):  # pra
         out[4, i] = (addrs[i] >= 0).sum()
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@compiled(cache=True, nogil=True, inline="always", plain=True)
 def _copy_passes(where, swhere, start, stop):  # pragma: no cover - compiled
     """Lanes ``start:stop`` of an LDGSTS: the largest set of lanes sharing one lane's destination bank
     or source position, that lane included (reference.py, rule 4)."""
@@ -380,7 +380,7 @@ def _copy_passes(where, swhere, start, stop):  # pragma: no cover - compiled
     return most
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled(cache=True, nogil=True, plain=True)
 def _packed(units, where):  # pragma: no cover - compiled
     """Whether one partner pairing ``t ^ x`` fits the whole warp (reference.py, rule 3)."""
     for x in PACK_PARTNERS:

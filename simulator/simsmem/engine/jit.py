@@ -1,6 +1,6 @@
 """The engine's rules compiled by numba, or the same functions run as plain Python.
 
-``compiled`` is numba's ``njit`` with its disk cache. numba keys a cached function by its own source file
+``compiled`` is numba's ``njit`` with its disk cache, numba imported when first needed (``simsmem.jit``). numba keys a cached function by its own source file
 only, and the engine's functions call one another across files (a cached caller holds its callees' code),
 so each compiled function's name carries a digest of every source file of the engine: an edit anywhere in
 ``simsmem/engine`` makes numba compile them all afresh, and no cached function runs old code.
@@ -21,11 +21,9 @@ import hashlib
 import types
 from pathlib import Path
 
-import numba
 import numpy as np
-from numba.core import cgutils
-from numba.core.types import voidptr
-from numba.extending import intrinsic, overload
+
+from .. import jit
 
 #: A digest of the engine's sources (every ``simsmem/engine/*.py``).
 DIGEST = hashlib.sha256(b"".join(path.read_bytes() for path in sorted(Path(__file__).parent.glob("*.py")))).hexdigest()[:16]
@@ -40,9 +38,9 @@ def compiled(function=None, *, inline: bool = False):
     if function is None:
         return functools.partial(compiled, inline=inline)
     function.__qualname__ = f"{function.__qualname__}_{DIGEST}"
-    dispatcher = numba.njit(cache=True, nogil=True, inline="always" if inline else "never")(function)
-    _COMPILED.append(dispatcher)
-    return dispatcher
+    made = jit.compiled(function, cache=True, nogil=True, inline="always" if inline else "never")
+    _COMPILED.append(made)
+    return made
 
 
 def plain(dispatcher):
@@ -57,19 +55,26 @@ def table(buffer: np.ndarray, at: int, shape, dtype: np.dtype) -> np.ndarray:
     return buffer[at:at + int(np.prod(shape)) * dtype.itemsize].view(dtype).reshape(shape)
 
 
-@overload(table)
-def _table(buffer, at, shape, dtype):  # pragma: no cover - compiled
-    def unowned(buffer, at, shape, dtype):
-        return numba.carray(_pointer(buffer.ctypes.data + at), shape, dtype)
-    return unowned
+@jit.on_load
+def _extensions() -> None:
+    """``table`` compiled: an array over the buffer's memory that holds no reference to it."""
+    import numba
+    from numba.core import cgutils
+    from numba.core.types import voidptr
+    from numba.extending import intrinsic, overload
 
+    @intrinsic
+    def pointer(typingctx, address):  # pragma: no cover - compiled
+        """An address as a ``void *``."""
+        def cast(context, builder, signature, args):
+            return builder.inttoptr(args[0], cgutils.voidptr_t)
+        return voidptr(address), cast
 
-@intrinsic
-def _pointer(typingctx, address):  # pragma: no cover - compiled
-    """An address as a ``void *``."""
-    def cast(context, builder, signature, args):
-        return builder.inttoptr(args[0], cgutils.voidptr_t)
-    return voidptr(address), cast
+    @overload(table)
+    def _table(buffer, at, shape, dtype):  # pragma: no cover - compiled
+        def unowned(buffer, at, shape, dtype):
+            return numba.carray(pointer(buffer.ctypes.data + at), shape, dtype)
+        return unowned
 
 
 @functools.cache

@@ -111,7 +111,7 @@ def _compile(work: int) -> bool:
 def rules_of(compiled: bool) -> SimpleNamespace:
     """The entry points of ``sm.py``: compiled, or as plain Python."""
     entries = {name: getattr(sm, name) for name in ("begin", "cycle", "finish")}
-    return SimpleNamespace(**(entries if compiled else {name: plain(f) for name, f in entries.items()}))
+    return SimpleNamespace(**{name: f.dispatcher if compiled else plain(f) for name, f in entries.items()})
 
 
 def event_log(prog: Program, timeline: Timeline, cycles: np.ndarray) -> list[tuple[str, int]]:

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import io
 import struct
+from typing import TYPE_CHECKING
 
 import attrs
-from elftools.common.exceptions import ELFError
-from elftools.elf.elffile import ELFFile
-from elftools.elf.relocation import RelocationSection
 
 from ..errors import SimsmemError
+
+if TYPE_CHECKING:
+    from elftools.elf.elffile import ELFFile
 
 # .nv.info attribute codes (each entry: u8 format, u8 attribute, then a u16 value or a u16 size and data)
 EIATTR_FRAME_SIZE = 0x11
@@ -88,6 +89,9 @@ class Module:
 
 def read_cubin(data: bytes, where: str) -> Module:
     """Parse a cubin; errors name ``where``."""
+    from elftools.common.exceptions import ELFError  # (imported here: a command that reads no cubin never pays for it)
+    from elftools.elf.elffile import ELFFile
+
     try:
         elf = ELFFile(io.BytesIO(data))
         return _module(elf, where)
@@ -111,6 +115,8 @@ def _attributes(data: bytes) -> list[tuple[int, bytes | int]]:
 
 
 def _module(elf: ELFFile, where: str) -> Module:
+    from elftools.elf.relocation import RelocationSection
+
     arch = elf.header["e_flags"] >> 8 & 0xFF  # EF_CUDA_SM: bits 8..15 hold the SM version
     sections = {s.name: s for s in elf.iter_sections()}
     symtab = elf.get_section_by_name(".symtab")

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.metadata
 import importlib.util
 import os
 import re
@@ -161,7 +160,9 @@ def triton_ptxases() -> list[Ptxas]:
     if not spec or not spec.origin:
         return []
     bin_ = Path(spec.origin).parent / "backends" / "nvidia" / "bin"
-    return [_ptxas(str(bin_ / name), f"Triton {importlib.metadata.version('triton')}'s {name}")
+    from importlib.metadata import version  # (here: 30 ms that a command tracing nothing never pays)
+
+    return [_ptxas(str(bin_ / name), f"Triton {version('triton')}'s {name}")
             for name in ("ptxas", "ptxas-blackwell") if os.access(bin_ / name, os.X_OK)]
 
 

@@ -12,8 +12,9 @@ it give up, and the caller leaves the lines to the exact check, which names the 
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from ..jit import compiled
 
 #: Lanes of a warp; the mask of all of them.
 LANES = 32
@@ -40,7 +41,7 @@ def parse_lists(data: bytes, count: int, limit: int) -> np.ndarray | None:
 
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled(cache=True, nogil=True, plain=True)
 def _parse(text: np.ndarray, out: np.ndarray, limit: int) -> bool:  # pragma: no cover - compiled
     """Fill ``out`` row by row from ``text``; False at the first byte that is not a valid lane list."""
     at, end = 0, len(text)
@@ -64,7 +65,7 @@ def _parse(text: np.ndarray, out: np.ndarray, limit: int) -> bool:  # pragma: no
                     return False  # JSON has no leading zeros
                 value = 0
                 while at < end and ord("0") <= text[at] <= ord("9"):
-                    value = value * 10 + (text[at] - ord("0"))
+                    value = value * 10 + np.int64(text[at] - ord("0"))  # (an int64 as plain Python too, not a byte)
                     if value > limit:
                         return False
                     at += 1
@@ -78,7 +79,7 @@ def _parse(text: np.ndarray, out: np.ndarray, limit: int) -> bool:  # pragma: no
     return _skip_space(text, at, end) == end
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@compiled(cache=True, nogil=True, inline="always", plain=True)
 def _skip_space(text: np.ndarray, at: int, end: int) -> int:  # pragma: no cover - compiled
     while at < end and (text[at] == 32 or text[at] == 9 or text[at] == 10 or text[at] == 13):
         at += 1
@@ -92,7 +93,7 @@ def first_bad_lane(lanes: np.ndarray, size: np.ndarray, limit: int) -> tuple[int
     return None if at < 0 else divmod(int(at), LANES)
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled(cache=True, nogil=True, plain=True)
 def _first_bad(lanes: np.ndarray, size: np.ndarray, limit: int) -> int:  # pragma: no cover - compiled
     for row in range(lanes.shape[0]):
         align, last = size[row] - 1, limit - size[row]
@@ -111,7 +112,7 @@ def first_misplaced(lanes: np.ndarray, used: np.ndarray, matrix: np.ndarray, num
     return None if at < 0 else divmod(int(at), LANES)
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled(cache=True, nogil=True, plain=True)
 def _first_misplaced(lanes, used, matrix, num, mask) -> int:  # pragma: no cover - compiled
     for row in range(lanes.shape[0]):
         for lane in range(LANES):

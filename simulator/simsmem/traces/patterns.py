@@ -9,9 +9,9 @@ where the lane gives no value (a row without values has base 0). Decoded, the co
 from __future__ import annotations
 
 import attrs
-import numba
 import numpy as np
 
+from ..jit import compiled
 from .lanes import INACTIVE, LANES
 
 
@@ -56,7 +56,7 @@ class Patterns:
         return out
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled(cache=True, nogil=True, plain=True)
 def _decode(table: np.ndarray, pattern: np.ndarray, base: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
     """``out[i]``: row ``pattern[i]`` of ``table`` plus ``base[i]``, ``INACTIVE`` kept (one pass; numpy's gather, compare,
     add and select took four, a sixth of reading a chunk)."""

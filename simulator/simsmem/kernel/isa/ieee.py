@@ -12,8 +12,9 @@ sums: proved algorithms using rounding to odd", IEEE Trans. Computers 57(4), 200
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from ...jit import compiled
 
 F32 = np.float32
 F64 = np.float64
@@ -197,7 +198,7 @@ def _nearest32(a, b, c) -> np.ndarray | None:
     return out if _nearest32_lanes(a, b, c, out.reshape(-1)) else None
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled(cache=True, nogil=True)
 def _nearest32_lanes(a: np.ndarray, b: np.ndarray, c: np.ndarray, out: np.ndarray) -> bool:  # pragma: no cover - compiled
     """``_nearest32`` lane by lane into ``out``; False at the first lane the quick way could get wrong."""
     for i in range(len(out)):

@@ -18,9 +18,9 @@ import functools
 import math
 
 import attrs
-import numba
 import numpy as np
 
+from ...jit import compiled
 from ..machine import LANES, ExecError, Machine
 from ..sass import RZ, URZ, Instruction
 from . import Env, alu, ieee, operand
@@ -156,13 +156,13 @@ def tensor_sum(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
     return out
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled(cache=True, nogil=True)
 def _exponent(bits) -> int:  # pragma: no cover - compiled
     """A normal float64's exponent from its bits (-1023 for zero, below any product's of the values here)."""
     return int((bits >> 52) & 0x7FF) - 1023
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled(cache=True, nogil=True)
 def _tensor_sum(A, B, C, a_bits, b_bits, c_bits, out, out_bits) -> None:  # pragma: no cover - compiled
     """``tensor_sum`` into ``out`` (float32; ``out_bits`` the same memory, for the canonical NaN), element by element."""
     for w in range(C.shape[0]):
