@@ -406,15 +406,16 @@ PER = {"trace": "one number", "cta": "one per CTA of the SM", "sass": "one per S
 
 @attrs.frozen
 class Part:
-    """One field of ``Streams``: what each value stands for (``PER``), its dtype, its least value and what it means."""
+    """One field of ``Streams``: what each value stands for (``PER``), its dtype, its least value (None: any) and what
+    it means."""
 
     per: str
     dtype: type
-    low: int
+    low: int | None
     meaning: str
 
 
-def part(per: str, dtype: type, low: int, meaning: str) -> Any:
+def part(per: str, dtype: type, low: int | None, meaning: str) -> Any:
     """A field of ``Streams``, declared."""
     return attrs.field(metadata={"part": Part(per, dtype, low, meaning)})
 
@@ -433,18 +434,19 @@ class Streams:
     ctas: np.ndarray = part("trace", np.int64, 1, "the launch's traced CTAs")
     warps: np.ndarray = part("trace", np.int32, 1, "warps per CTA")
     cta: np.ndarray = part("cta", np.int64, 0, "the SM's CTAs, linear indices (x fastest), in launch order")
-    sass: np.ndarray = part("sass", np.str_, 0, "its text as nvdisasm prints it, guard first (`@!P0 BRA 0x1a0`); instruction k is at "
+    sass: np.ndarray = part("sass", np.str_, None, "its text as nvdisasm prints it, guard first (`@!P0 BRA 0x1a0`); instruction k is at "
                             "byte offset 16k")
     control: np.ndarray = part("sass", np.int32, 0, "its control code, bits 105-125 of the instruction (stall count, yield, write and "
                                "read scoreboards, wait mask, reuse)")
-    line: np.ndarray = part("sass", np.str_, 0, "the PTX line it came from (and the source line where the PTX has `.loc`), or empty")
+    line: np.ndarray = part("sass", np.str_, None, "the PTX line it came from (and the source line where the PTX has `.loc`), or empty")
     length: np.ndarray = part("warp", np.int64, 0, "how many instructions the warp executed (a CTA's warps together, CTAs in `cta` "
                               "order)")
     pc: np.ndarray = part("executed", np.int32, 0, "the byte offset of its SASS instruction")
     row: np.ndarray = part("executed", np.int64, -1, "the trace row it made (its index among the instructions); -1: none")
     sectors: np.ndarray = part("executed", np.int64, -1, "the set of 32-byte global sectors it accessed (an index of `size`); -1: none")
     size: np.ndarray = part("set", np.int64, 0, "how many sectors the set holds")
-    sector: np.ndarray = part("sector", np.int64, 0, "a sector's global byte address divided by 32, the sets one after another")
+    sector: np.ndarray = part("sector", np.int64, None, "the sets' sectors one after another, each as its global byte address divided "
+                              "by 32, less the previous one's (the first's less 0: they deflate to a few bits each)")
 
     def problem(self, count: int | None) -> tuple[str, str] | None:
         """The first field that breaks a rule, as (field, what), or None; ``count``: the trace's rows (None: unknown)."""
@@ -455,7 +457,7 @@ class Streams:
             value, shape = getattr(self, name), shapes[p.per]()
             if value.shape != shape:
                 return name, f"expected {PER[p.per]} (shape {shape}), got shape {value.shape}"
-            if p.dtype is not np.str_ and value.size and value.min() < p.low:
+            if p.low is not None and value.size and value.min() < p.low:
                 return name, f"expected values of at least {p.low}, got {value.min()}"
         highs = {"control": (1 << 21, "21 bits"), "pc": (16 * len(self.sass), "the kernel's code"), "sectors": (len(self.size), "`size`"),
                  "row": (count, "the trace's instructions")}

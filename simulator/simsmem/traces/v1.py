@@ -230,7 +230,7 @@ def streams_table() -> str:
     """The field table of the header's ``streams`` in docs/trace-format.md, as ``Streams`` declares it."""
     rows = ["| field | values | at least | meaning |", "| --- | --- | --- | --- |"]
     for name, p in STREAMS.items():
-        rows.append(f"| `{name}` | {PER[p.per]}{', text' if p.dtype is np.str_ else ''} | {'' if p.dtype is np.str_ else p.low} | {p.meaning} |")
+        rows.append(f"| `{name}` | {PER[p.per]}{', text' if p.dtype is np.str_ else ''} | {'' if p.low is None else p.low} | {p.meaning} |")
     return "\n".join(rows) + "\n"
 
 
