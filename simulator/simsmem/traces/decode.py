@@ -1,8 +1,9 @@
 """Instructions as JSON to validated columns: a fast pass, and the exact one that names the first bad instruction.
 
-``batch_from_lines`` decodes JSON Lines with msgspec against a schema made from ``records.FIELDS`` and
-``records.OP_FIELDS`` (types, allowed fields, forms, ranges; the lane lists left as text for one compiled
-pass), takes the columns, and holds them to ``v1.column_problem``. Whatever that declines goes to
+``batch_from_lines`` reads JSON Lines in one compiled pass (``scan``) where that takes every line, else decodes
+them with msgspec against a schema made from ``records.FIELDS`` and ``records.OP_FIELDS`` (types, allowed fields,
+forms, ranges; the lane lists left as text for one compiled pass), takes the columns, and holds them to
+``v1.column_problem``. Whatever that declines goes to
 ``BatchBuilder``, which reads the instructions one by one with each field's ``Kind.read`` and stops
 at the first bad one. ``batch_from_objects`` does the same for objects already parsed.
 """
@@ -30,6 +31,7 @@ from .records import (
     OpFields,
     active_lanes,
 )
+from .scan import scan
 from .stream import gc_paused
 from .v1 import canonical_others, column_problem
 
@@ -57,18 +59,9 @@ _PLAIN, _OTHER = attrgetter("code", *PLAIN), attrgetter(*OTHER)
 def batch_from_lines(data: bytes) -> InstructionBatch | None:
     """The columns of JSON Lines ``data`` (one instruction object per line) if every line is valid;
     None leaves the lines to the exact check, which names the first bad one."""
-    try:
-        with gc_paused():
-            objs = list(map(_DECODE, data.split(b"\n")))
-            plain = np.array(list(map(_PLAIN, objs)), dtype=np.int64).reshape(len(objs), len(PLAIN) + 1)
-            columns: dict[str, Any] = {"op": plain[:, 0].astype(np.uint8)}
-            columns |= {name: plain[:, k + 1].astype(DTYPES[name]) for k, name in enumerate(PLAIN)}
-            for name, values in zip(OTHER, zip(*map(_OTHER, objs))):
-                columns[name] = FIELDS[name].kind.column(list(values))
-            del objs
-    except (msgspec.MsgspecError, TraceError, OverflowError):
-        return None
-    if any(column is None for column in columns.values()):
+    scanned = scan(data)
+    columns = {name: scanned.column(name, data) for name in COLUMNS} if scanned is not None else _decoded(data)
+    if columns is None or any(column is None for column in columns.values()):
         return None
     active = active_lanes(columns["op"], columns["num"], columns["mask"])
     if columns["addrs"].strides == (0, 0):  # no instruction with lanes
@@ -81,6 +74,22 @@ def batch_from_lines(data: bytes) -> InstructionBatch | None:
             columns[name] = lanes
     batch = InstructionBatch(**columns)
     return None if column_problem(batch) else canonical_others(batch)
+
+
+def _decoded(data: bytes) -> dict[str, Any] | None:
+    """The columns msgspec decodes from JSON Lines ``data`` (a column None where a kind refuses its values); None if
+    the schema refuses a line."""
+    try:
+        with gc_paused():
+            objs = list(map(_DECODE, data.split(b"\n")))
+            plain = np.array(list(map(_PLAIN, objs)), dtype=np.int64).reshape(len(objs), len(PLAIN) + 1)
+            columns: dict[str, Any] = {"op": plain[:, 0].astype(np.uint8)}
+            columns |= {name: plain[:, k + 1].astype(DTYPES[name]) for k, name in enumerate(PLAIN)}
+            for name, values in zip(OTHER, zip(*map(_OTHER, objs))):
+                columns[name] = FIELDS[name].kind.column(list(values))
+            return columns
+    except (msgspec.MsgspecError, TraceError, OverflowError):
+        return None
 
 
 class BatchBuilder:

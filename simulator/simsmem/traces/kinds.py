@@ -98,6 +98,10 @@ class Kind:
         """The column of decoded values (non-plain kinds); None where one breaks the rule."""
         raise NotImplementedError
 
+    def scanned(self) -> tuple[str, int]:
+        """How the compiled JSON Lines pass reads it (``scan.SCANS``), and the largest integer it takes there."""
+        raise NotImplementedError
+
     def problems(self, b: Any, name: str) -> Iterator[Problem]:
         """The first row of batch ``b`` breaking each rule of its column ``name``."""
         return iter(())
@@ -136,6 +140,9 @@ class Count(Kind):
 
     def schema(self) -> Any:
         return Annotated[int, msgspec.Meta(ge=self.low, le=MAX_INT)]
+
+    def scanned(self):
+        return "int", MAX_INT  # (``low``: column_problem's)
 
     def read(self, value, row, at, name):
         if not is_int(value) or not self.low <= value <= MAX_INT:
@@ -194,6 +201,9 @@ class Flag(Kind):
     def schema(self) -> Any:
         return bool
 
+    def scanned(self):
+        return "bool", 1
+
     def read(self, value, row, at, name):
         if not isinstance(value, bool):
             raise TraceError(f"{at}: {name}", f"expected true or false, got {value!r}")
@@ -210,6 +220,9 @@ class Wait(Kind):
 
     def schema(self) -> Any:
         return bool | Annotated[int, msgspec.Meta(ge=0, le=MAX_INT)]
+
+    def scanned(self):
+        return "wait", MAX_INT
 
     def read(self, value, row, at, name):
         if not isinstance(value, bool) and not (is_int(value) and 0 <= value <= MAX_INT):
@@ -242,6 +255,9 @@ class Mask(Kind):
 
     def schema(self) -> Any:
         return Annotated[int, msgspec.Meta(ge=0, le=FULL_MASK)] | str
+
+    def scanned(self):
+        return "mask", FULL_MASK  # an integer, or "0x" and up to 8 hex digits
 
     def read(self, value, row, at, name):
         return _mask(value, f"{at}: {name}")
@@ -293,6 +309,9 @@ class Choice(Kind):
     def schema(self) -> Any:
         return Literal[self.names]
 
+    def scanned(self):
+        return "choice", 0
+
     def read(self, value, row, at, name):
         if not isinstance(value, str) or value not in self.names:
             raise TraceError(f"{at}: {name}", f"expected one of {', '.join(self.names)}, got {value!r}")
@@ -334,6 +353,9 @@ class Others(Kind):
 
     def schema(self) -> Any:
         return str
+
+    def scanned(self):
+        return "text", 0
 
     def read(self, value, row, at, name):
         if not isinstance(value, str):
@@ -381,6 +403,9 @@ class Lanes(Kind):
 
     def schema(self) -> Any:
         return msgspec.Raw  # the lane lists stay text here: ``column`` reads them in one compiled pass
+
+    def scanned(self):
+        return "lanes", self.limit
 
     def read(self, value, row, at, name):
         if not isinstance(value, list):
@@ -456,6 +481,9 @@ class Word(Kind):
     def schema(self) -> Any:
         return int | str  # the range is column()'s: msgspec bounds stop at int64
 
+    def scanned(self):
+        return "word", 2**63 - 1  # an integer to 2**63 - 1, or "0x" and up to 16 hex digits
+
     def read(self, value, row, at, name):
         return _word(value, f"{at}: {name}")
 
@@ -482,6 +510,9 @@ class Box(Kind):
 
     def schema(self) -> Any:
         return list[Annotated[int, msgspec.Meta(ge=1, le=self.LIMIT)]]
+
+    def scanned(self):
+        return "box", self.LIMIT
 
     def read(self, value, row, at, name):
         if not isinstance(value, list) or not 1 <= len(value) <= 5 or not all(is_int(v) and 1 <= v <= self.LIMIT for v in value):
@@ -519,6 +550,9 @@ class FormValue(Kind):
     """The field that gives an op's form (``width``, ``num``, ...): one of the values ``values`` lists for the op."""
 
     values: dict[int, tuple[int, ...]] = attrs.field(eq=False)  # per op code, the values its form field takes
+
+    def scanned(self):
+        return "int", max(max(v, default=0) for v in self.values.values())  # (the op's values: column_problem's)
 
     def read(self, value, row, at, name):  # its schema is a Literal of its op's values (``decode``)
         values = self.values[row["op"]]

@@ -46,6 +46,7 @@ from .records import (
     OPS,
     PER,
     STREAMS,
+    TAKEN,
     InstructionBatch,
     Streams,
 )
@@ -74,21 +75,23 @@ def _op_problems(b: InstructionBatch) -> Iterator[Problem]:
     """Unknown op codes, forms an op lacks, and fields set for an op that does not take them."""
     known = b.op < len(OPS)
     yield from first_problem(~known, "op", lambda i: f"unknown op code {b.op[i]} (codes 0..{len(OPS) - 1}: {', '.join(OPS)})")
-    for code in np.unique(b.op[known]).tolist():
+    codes = np.unique(b.op[known]).tolist()
+    for code in codes:
         name = OPS[code]
         spec = OP_FIELDS[name]
-        rows = b.op == code
         if spec.form:
             allowed = np.zeros(1 << 16, dtype=bool)
             allowed[list(spec.values)] = True
             form = getattr(b, spec.form)
-            yield from first_problem(rows & ~allowed[form], spec.form, lambda i: f"expected {alternatives(spec.values)} for {name}, got {form[i]}")
-        for field in FIELDS.keys() - spec.takes:
-            kind, default = FIELDS[field].kind, FIELDS[field].default
-            if isinstance(kind, FormValue):
-                yield from first_problem(rows & (getattr(b, field) != 0), field, lambda i: f"must be 0 for {name}")
-            else:
-                yield from first_problem(rows & kind.given(getattr(b, field), default), field, lambda i: f"{name} takes no {field}")
+            yield from first_problem((b.op == code) & ~allowed[form], spec.form, lambda i: f"expected {alternatives(spec.values)} for {name}, got {form[i]}")
+    op = np.where(known, b.op, 0)
+    for field in sorted(set().union(*(FIELDS.keys() - OP_FIELDS[OPS[code]].takes for code in codes))):  # each field once, over every op
+        kind, default = FIELDS[field].kind, FIELDS[field].default
+        refused = known & ~TAKEN[field][op]
+        if isinstance(kind, FormValue):
+            yield from first_problem(refused & (getattr(b, field) != 0), field, lambda i: f"must be 0 for {OPS[b.op[i]]}")
+        else:
+            yield from first_problem(refused & kind.given(getattr(b, field), default), field, lambda i: f"{OPS[b.op[i]]} takes no {field}")
 
 
 def canonical_others(batch: InstructionBatch) -> InstructionBatch:
