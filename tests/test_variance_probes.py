@@ -1,11 +1,15 @@
-"""The H200 variance probes (calibration/realk/manifest_variance.json, runs/2026-11-29-variance: 20 probes, 10 ncu runs each,
-ncu 2025.3.1, predictions committed before the run), traced and timed with sm_90_h200.
+"""The H200 variance probes, traced and timed with sm_90_h200: round 1 (calibration/realk/manifest_variance.json,
+runs/2026-11-29-variance: 20 probes, 10 ncu runs each), round 2 (manifest_variance2.json, runs/2026-11-29-variance2: 24
+probes, 8 runs) and round 3 (manifest_variance3.json, runs/2026-11-29-variance3: 15 probes, 8 runs); ncu 2025.3.1, each
+round's predictions committed before it ran.
 
 Evidence: every counter below was measured. The probes select their traffic with a ``switch`` (BRX through a jump table
 in constant bank 2), so they also check that the tracer executes indirect branches as the H200 did (every
-``smsp__inst_executed.sum`` exact). The store wavefronts that 16-byte ``cp.async.cg`` copies add beside STS (the one
-source of run-to-run extra wavefronts the probes found) come from the timed SM's ``cg_store_clash`` rule, whose rate was
-read off these probes: it is held within 10% of the measured extra, not inside the range (it gives 392 against 404..433).
+``smsp__inst_executed.sum`` exact). Two sources of run-to-run extra store wavefronts were found, and the timed SM has a
+rule for each: stores of a split warp (``split_store``, one rate inside every measured range, the corpus's divergent-store
+kernels included) and 16-byte ``cp.async.cg`` copies writing beside stores (``cg_store_clash``, its rate read off round
+1's vp_st_C16). The second rule is not right: its rate per line written ranges from 0.07 to 0.84 over the probes, and
+CG_OFF holds the probes it misses, each a strict xfail so that a better rule shows.
 """
 
 import json
@@ -19,34 +23,52 @@ from simsmem.results.analysis import analyse_stream, with_launch
 pytestmark = pytest.mark.slow
 
 H200 = load_arch("sm_90_h200")
-MEASURED = json.loads((REALK / "variance_h200.json").read_text())
-PROBES = json.loads((REALK / "manifest_variance.json").read_text())
+ROUNDS = ("variance", "variance2", "variance3")
+MEASURED = {k: v for r in ROUNDS for k, v in json.loads((REALK / f"{r}_h200.json").read_text()).items()}
+PROBES = [e for r in ROUNDS for e in json.loads((REALK / f"manifest_{r}.json").read_text())]
 EXACT = ("smsp__inst_executed.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-         "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum")
+         "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
+         "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum")
 STORES = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
+CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
+#: cp.async.cg copies beside stores whose extra store wavefronts the ``cg_store_clash`` rule misses by more than 10%
+CG = "the cg_store_clash rule's rate (0.4 a line written while a store is in flight) is not the hardware's"
+CG_OFF = {"vp2_s128_C16": f"{CG}: beside STS.128 it measured +826..+881, the rule gives about +410",
+          "vp2_cg_S": f"{CG}: the copying warps' 4,096 lines beside STS.32 measured +249..+293, the rule gives about +1,490",
+          "vp3_c0_C16t": f"{CG}: throttled copies beside a rolled STS.32 loop measured +300..+377, the rule gives about +190",
+          "vp3_war_alu_C16t": f"{CG}: the same beside a slower loop measured +230..+274, the rule gives about +160"}
 
 
 @pytest.fixture(scope="module")
-def simulated() -> dict[str, dict]:
+def simulated() -> dict[str, tuple[dict, dict]]:
+    """Each probe's counts, and its metrics with the timed launch's."""
     out = {}
     for e in PROBES:
         sink = StreamSink(H200.sm.sms)
         stream = trace_kernel(REALK / e["ptx"], e["kernel"], tuple(e["grid"]), tuple(e["block"]), e["smem"], e["args"], base=REALK, sink=sink)
-        out[e["name"]] = with_launch(analyse_stream(stream, H200, keep="all"), sink.streams(), sink.resources).metrics
+        counted = analyse_stream(stream, H200, keep="all")
+        out[e["name"]] = counted.metrics, with_launch(counted, sink.streams(), sink.resources).metrics
     return out
 
 
-@pytest.mark.parametrize("name", [e["name"] for e in PROBES])
+def _marks(name: str) -> list:
+    return [pytest.mark.xfail(strict=True, reason=CG_OFF[name])] if name in CG_OFF else []
+
+
+@pytest.mark.parametrize("name", [pytest.param(e["name"], marks=_marks(e["name"])) for e in PROBES])
 def test_counters(simulated, name):
-    """Instructions, load and LDGSTS wavefronts exact (constant in all 10 runs); store wavefronts: exact where the H200's
-    never varied, within the run range (+-1%) where only a few stray wavefronts came and went (E, F, S: +0..8), and
-    within 10% of the measured extra where cp.async.cg copies wrote beside the stores (C16)."""
-    runs, sim = MEASURED[name], simulated[name]
+    """Instructions, load and LDGSTS wavefronts and LDGSTS conflicts exact (constant in every run). Store wavefronts
+    and store conflicts: where cp.async.cg copies wrote beside stores, the extra over the counted ideal within 10% of
+    the measured extra's range; elsewhere inside the measured range, widened by 1% below (a few stray wavefronts, +0..8,
+    came and went beside STG, L1 hits and other stores, which no rule gives)."""
+    runs = MEASURED[name]
+    counted, timed = simulated[name]
     for metric in EXACT:
-        assert min(runs[metric]) == max(runs[metric]) == sim[metric], metric
-    low, high = min(runs[STORES]), max(runs[STORES])
-    if "C16" in name and name.startswith("vp_st"):
-        ideal = sim["smsp__inst_executed_op_shared_st.sum"] - 4 * (4 if name.endswith("_g4") else 1)  # the 4 predicated-off STS a CTA
-        assert 0.9 * (low - ideal) <= sim[STORES] - ideal <= 1.1 * (high - ideal), (sim[STORES], low, high)
-    else:
-        assert 0.99 * low <= sim[STORES] <= high, (sim[STORES], low, high)
+        assert min(runs[metric]) == max(runs[metric]) == timed[metric], metric
+    for metric in (STORES, CONFLICTS):
+        low, high = min(runs[metric]), max(runs[metric])
+        if "C16" in name or name == "vp2_cg_S":
+            ideal = counted[metric]
+            assert 0.9 * (low - ideal) <= timed[metric] - ideal <= 1.1 * (high - ideal), (metric, timed[metric], low, high)
+        else:
+            assert 0.99 * low <= timed[metric] <= high, (metric, timed[metric], low, high)

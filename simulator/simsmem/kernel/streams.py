@@ -20,8 +20,8 @@ class WarpStreams:
     """The executed instructions of some CTAs' warps, warp by warp (warps of one CTA together, CTAs in ``ctas`` order).
 
     ``pcs[w]``: the code index of each instruction warp ``w`` executed; ``rows[w]``: the trace row it made (-1: none);
-    ``sectors[w]``: the index in ``sector_sets`` of the 32-byte global sectors it accessed (-1: none); ``lanes[w]``:
-    how many of its lanes acted on global memory there (0 where none)."""
+    ``sectors[w]``: the index in ``sector_sets`` of the 32-byte global sectors it accessed (-1: none); ``active[w]``:
+    how many of its threads executed it (fewer than the warp's after a branch split it)."""
 
     code: tuple[Instruction, ...]
     control: tuple[Control, ...]
@@ -31,6 +31,7 @@ class WarpStreams:
     rows: tuple[np.ndarray, ...]
     sectors: tuple[np.ndarray, ...]
     sector_sets: tuple[np.ndarray, ...]
+    active: tuple[np.ndarray, ...] = ()
 
     @property
     def instructions(self) -> int:
@@ -45,7 +46,7 @@ class StreamRecorder:
         self.machine = machine
         self.keep = keep
         self.row = first_row
-        self.steps: list[tuple[int, np.ndarray]] = []  # (code index, warp slots)
+        self.steps: list[tuple[int, np.ndarray, np.ndarray]] = []  # (code index, warp slots, threads executing in each)
         self.placed: list[tuple[int, np.ndarray, int]] = []  # (step, warp slots, first row): rows in slot order
         self.global_events: list[tuple[int, np.ndarray, np.ndarray]] = []  # (step, warp slot per sector, sector)
         for hook in ("on_step", "on_shared", "on_gmma", "on_copy"):
@@ -62,7 +63,8 @@ class StreamRecorder:
         return both
 
     def _step(self, ins: Instruction, warps: np.ndarray) -> None:
-        self.steps.append((ins.pc // 16, np.flatnonzero(warps)))
+        slots = np.flatnonzero(warps)
+        self.steps.append((ins.pc // 16, slots, self.machine.ex.reshape(-1, LANES)[slots].sum(axis=1)))
 
     def _place(self, slots: np.ndarray) -> None:
         self.placed.append((len(self.steps) - 1, slots, self.row))
@@ -92,9 +94,10 @@ class StreamRecorder:
         wpc = m.warps_per_cta
         warps = np.concatenate([np.arange(c * wpc, (c + 1) * wpc) for c in self.keep]) if self.keep else np.zeros(0, np.int64)
         nsteps = len(self.steps)
-        at = np.array([a for a, _ in self.steps], dtype=np.int32)
-        step_of = np.concatenate([np.full(len(s), k, np.int64) for k, (_, s) in enumerate(self.steps)]) if nsteps else np.zeros(0, np.int64)
-        warp_of = np.concatenate([s for _, s in self.steps]) if nsteps else np.zeros(0, np.int64)
+        at = np.array([a for a, _, _ in self.steps], dtype=np.int32)
+        step_of = np.concatenate([np.full(len(s), k, np.int64) for k, (_, s, _) in enumerate(self.steps)]) if nsteps else np.zeros(0, np.int64)
+        warp_of = np.concatenate([s for _, s, _ in self.steps]) if nsteps else np.zeros(0, np.int64)
+        active = np.concatenate([n for _, _, n in self.steps]) if nsteps else np.zeros(0, np.int64)
         key = warp_of * max(nsteps, 1) + step_of
         order = np.argsort(key, kind="stable")
         key = key[order]
@@ -109,5 +112,7 @@ class StreamRecorder:
                 sets.append(secs[wslots == w])
         bounds = np.searchsorted(key // max(nsteps, 1), np.stack([warps, warps + 1]))
         pcs = tuple(at[step_of[order][a:b]] for a, b in bounds.T)
+        active = active[order]
         return WarpStreams(tuple(m.code), (), tuple(int(c) for c in m.ctas[self.keep]), wpc, pcs,
-                           tuple(rows[a:b] for a, b in bounds.T), tuple(sectors[a:b] for a, b in bounds.T), tuple(sets))
+                           tuple(rows[a:b] for a, b in bounds.T), tuple(sectors[a:b] for a, b in bounds.T), tuple(sets),
+                           tuple(active[a:b] for a, b in bounds.T))

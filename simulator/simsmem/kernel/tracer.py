@@ -107,7 +107,8 @@ class StreamSink:
         offsets = np.cumsum([0] + [len(p.sector_sets) for p in parts])
         return attrs.evolve(parts[0], ctas=sum((p.ctas for p in parts), ()), pcs=sum((p.pcs for p in parts), ()),
                             rows=sum((p.rows for p in parts), ()), sector_sets=sum((p.sector_sets for p in parts), ()),
-                            sectors=sum((tuple(np.where(s >= 0, s + o, -1) for s in p.sectors) for p, o in zip(parts, offsets)), ()))
+                            sectors=sum((tuple(np.where(s >= 0, s + o, -1) for s in p.sectors) for p, o in zip(parts, offsets)), ()),
+                            active=sum((p.active for p in parts), ()))
 
     def record(self) -> Streams | None:
         """The kept streams, the resources and the code as a trace holds them (its header's ``streams``); None: none ran."""

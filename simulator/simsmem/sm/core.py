@@ -61,7 +61,8 @@ class SMRun:
     sectors: dict[str, int]
     occupancy: int  # CTAs resident at once
     notes: tuple[str, ...] = ()  # what the model had to assume
-    store_clashes: float = 0.0  # the store wavefronts .cg copies writing beside shared stores add (``SM.cg_store_clash`` a line)
+    store_clashes: float = 0.0  # the store wavefronts that vary run to run: .cg copies writing beside shared stores (``SM.cg_store_clash`` a
+    # line) and shared stores whose warp a branch splits right after (``SM.split_store`` each)
 
 
 def occupancy(sm: SM, arch: ArchConfig, warps_per_cta: int, registers: int, shared: int) -> int:
@@ -582,7 +583,9 @@ class SMModel:
         stalls = [sum(w.stalls[j] for w in self.warps) for j in range(len(REASONS))]
         by_pc = {16 * k: {r: v for r, v in zip(REASONS, row) if v} for k, row in enumerate(self.by_pc) if any(row)}
         return SMRun(active, sp_active, {r: int(v) for r, v in zip(REASONS, stalls)}, by_pc, len(self.streams.ctas), len(self.warps),
-                     self.issued, dict(self.memory.sectors), self.resident, tuple(sorted(self.notes)), self._store_clashes())
+                     self.issued, dict(self.memory.sectors), self.resident, tuple(sorted(self.notes)),
+                     self._store_clashes() + self.sm.split_store * split_stores(self.streams, self.static.store,
+                                                                                     [k == "shared" for k in self.static.kind]))
 
     def _store_clashes(self) -> float:
         """Store wavefronts added by .cg copies writing shared memory while a shared store is in flight on the SM: each
@@ -596,6 +599,35 @@ class SMModel:
             if bisect.bisect_left(starts, end) - bisect.bisect_right(ends, first) > 0:
                 lines += wf
         return lines * self.sm.cg_store_clash
+
+
+def split_stores(streams: WarpStreams, store: list[bool], shared: list[bool]) -> int:
+    """Shared stores that a branch right after splits the warp of, the other side going on to a shared load: the branch
+    is the warp's next instruction or the one after the store, the warp's instruction after it runs on fewer threads
+    than the branch did, and one of the next twelve is a shared load. None where the SM runs one warp. The H200 variance
+    probes (calibration/realk/runs/2026-11-29-variance2, -variance3) show such stores adding a store wavefront, counted
+    as a store bank conflict too, on 1-2% of them, varying run to run; the same stores and loads if-converted, or with
+    their registers overwritten right after, add none, and so do stores of a split warp that no load follows (the
+    corpus's stencils and scans). Not covered: the corpus's rule_sts_*_div_b256_g8, whose stores one side of an outer
+    split makes, the loads coming from the other side many instructions later (they add as many: +58..+102 of 4,096)."""
+    if not streams.active or len(streams.pcs) < 2:
+        return 0
+    is_store = np.asarray(store, bool)
+    is_load = np.asarray(shared, bool) & ~is_store
+    is_branch = np.array([ins.name == "BRA" for ins in streams.code], bool)
+    n = 0
+    for pcs, active in zip(streams.pcs, streams.active):
+        hit = np.zeros(len(pcs), bool)
+        for gap in (1, 2):  # the branch `gap` instructions after the store, then a shared load among the next twelve
+            at = np.flatnonzero(is_store[pcs[:max(0, len(pcs) - gap - 1)]])
+            split = is_branch[pcs[at + gap]] & (active[at + gap + 1] < active[at + gap])
+            load = np.zeros(len(at), bool)
+            for k in range(1, 13):
+                j = np.minimum(at + gap + k, len(pcs) - 1)
+                load |= is_load[pcs[j]] & (at + gap + k < len(pcs))
+            hit[at] |= split & load
+        n += int(hit.sum())
+    return n
 
 
 def _settle(pending: list[float], at: float) -> None:
