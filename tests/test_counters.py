@@ -18,6 +18,7 @@ from conftest import REALK, trace_entry
 from simsmem.config import load_arch
 from simsmem.results.analysis import analyse
 from simsmem.results.metrics import DATA_BYTES, DATA_BYTES_OP, TOTAL_BANK_CONFLICTS
+from test_realk import COUNTERS as REALK_COUNTERS
 
 ENTRIES = {e["name"]: e for e in json.loads((REALK / "counters.json").read_text())}
 #: test_realk's counters, the bytes and the total of the bank conflicts
@@ -26,6 +27,7 @@ COUNTERS = [f"l1tex__data_{k}_mem_shared_op_{op}.sum" for op in ("ld", "st", "at
     "smsp__inst_executed_op_ldgsts.sum", "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
     "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum", "smsp__inst_executed.sum", TOTAL_BANK_CONFLICTS, DATA_BYTES,
     *(DATA_BYTES_OP[op] for op in ("LDS", "STS", "ATOMS", "LDGSTS")),
+    *(name for name in REALK_COUNTERS if name.startswith(("smsp__sass_inst_executed_op", "smsp__inst_executed_op_g"))),
 ]
 #: measured behaviour that varies run to run and that simsmem neither models nor declares (strict xfails)
 MBARRIER = "the block-scope pipeline's mbarrier traffic (cp.async.mbarrier.arrive): 3-136 more op_atom and op_ld wavefronts and conflicts, " \

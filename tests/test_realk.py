@@ -39,6 +39,10 @@ COUNTERS = [f"l1tex__data_{k}_mem_shared_op_{op}.sum" for op in ("ld", "st", "at
     "smsp__inst_executed_op_ldsm.sum", "smsp__inst_executed_op_shared_stsm.sum", "smsp__inst_executed_op_ldgsts.sum",
     "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum", "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
     "smsp__inst_executed.sum",
+    # SASS-level (a lane's guard true) and the generic and global memory instructions (kernel/isa/memory.py)
+    *(f"smsp__sass_inst_executed_op_{op}.sum" for op in ("shared_ld", "shared_st", "shared_atom", "ldsm", "ldgsts", "global_atom", "global_red")),
+    *(f"smsp__inst_executed_op_{op}.sum" for op in ("generic_ld", "generic_st", "generic_atom", "generic_atom_dot_alu", "generic_atom_dot_cas",
+                                                    "global_red")),
     # wgmma and the TMA's copies (config block_ops)
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum",
     "smsp__sass_inst_executed_op_shared_gmma.sum", "smsp__inst_executed_pipe_tensor_op_gmma.sum", "smsp__sass_data_bytes_mem_shared_op_gmma.sum",

@@ -72,6 +72,8 @@ class OpSpec:
     #: bytes of a global sector: a ``.cg`` copy is served in sector moves between source and destination
     #: sectors (``banks/reference.py``, rule 5); 0 for an op without ``bypass_widths``
     source_sector: int = 0
+    #: ncu's SASS-level counter of its instructions: those a lane executed with its guard true ("": none measured)
+    sass_instructions: str = ""
     #: ncu metrics of its wavefronts and bank conflicts (default: the ``l1tex__`` ones of ``counter``)
     wavefronts: str = attrs.field(default=attrs.Factory(lambda s: WAVEFRONTS.format(s.counter), takes_self=True))
     bank_conflicts: str = attrs.field(default=attrs.Factory(lambda s: BANK_CONFLICTS.format(s.counter), takes_self=True))

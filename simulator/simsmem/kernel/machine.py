@@ -152,6 +152,7 @@ class Machine:
         self.shared = np.zeros((len(ctas), shared_bytes), dtype=np.uint8)
         self.local = np.zeros((n, local_bytes), dtype=np.uint8) if local_bytes else np.zeros((n, 0), dtype=np.uint8)
         self.executed = 0  # warp-level instructions executed
+        self.counted: dict[str, int] = {}  # more of ncu's instruction counters, as the instructions ``tally`` them
         self.steps = 0
         self.on_shared: Callable[..., None] | None = None
         self.on_step: Callable[[Instruction, np.ndarray], None] | None = None
@@ -182,6 +183,13 @@ class Machine:
         if len(slots) and slots.min() < 0:
             raise MemoryFault(int(ix[int(np.argmin(slots))]), "a CTA of the cluster is not in this batch")
         return slots, addr & 0xFF_FFFF
+
+    def tally(self, counter: str, threads: np.ndarray) -> None:
+        """Add to ncu's instruction counter ``counter`` the warps with a thread in ``threads`` (a mask over the machine's
+        threads, or thread indices)."""
+        warps = np.unique(threads // LANES).size if threads.dtype != bool else int(threads.reshape(-1, LANES).any(axis=1).sum())
+        if warps:
+            self.counted[counter] = self.counted.get(counter, 0) + warps
 
     def warps_of(self, ex: np.ndarray) -> np.ndarray:
         """Batch-local warp slots with any thread in ``ex``."""

@@ -18,6 +18,7 @@ from ..traces.records import STREAMS, InstructionBatch, Streams
 from ..traces.stream import CHUNK, Chunk, TraceStream
 from . import shared
 from .isa import Env, build, shared_opcodes
+from .isa.memory import COUNTED
 from .launch import MAX_SHARED, Launch, make_launch
 from .machine import ExecError, Machine, Runaway
 from .memory import LOCAL_HI, SHARED_HI
@@ -50,6 +51,16 @@ class Execution:
     executed: int = 0  # warp-level SASS instructions executed by the traced CTAs (ncu: smsp__inst_executed)
     ctas: int = 0
     load: float = 0.0  # the most any batch of CTAs took of its step limit (a fraction)
+    counted: dict[str, int] = attrs.field(factory=dict)  # more of ncu's instruction counters of the traced CTAs (``Machine.tally``)
+
+    def count(self, counted: dict[str, int]) -> None:
+        """Add a batch's ``counted``."""
+        for name, n in counted.items():
+            self.counted[name] = self.counted.get(name, 0) + n
+
+    def counters(self) -> dict[str, int]:
+        """``counted`` as a trace header gives it: every counter the steps tally (``isa.memory.COUNTED``), 0 where none was."""
+        return {name: self.counted.get(name, 0) for name in COUNTED}
 
 
 def select_ctas(launch: Launch, ctas: list[tuple[int, int, int]] | None) -> list[int]:
@@ -183,6 +194,7 @@ def execute(program: Program, launch: Launch, ctas: list[int], limit: int | None
             who = f" (warp {exc.warp}, lane {exc.lane})" if exc.warp is not None else ""
             raise SimsmemError(where + who, exc.what) from None
         execution.executed += m.executed
+        execution.count(m.counted)
         execution.load = max(execution.load, m.steps / most)
         execution.ctas += len(group)
         if streams is not None:
@@ -224,8 +236,8 @@ def describe(program: Program, launch: Launch, ctas: list[int], args: list[str],
 
 def trace_stream(program: Program, launch: Launch, ctas: list[int], header: dict, limit: int | None = None,
                  advance=lambda n: None, sink: StreamSink | None = None, execution: Execution | None = None) -> TraceStream:
-    """A ``TraceStream`` whose chunks execute the CTAs as they are read; ``header["executed"]`` (and ``execution``'s
-    counts) are set once they all have."""
+    """A ``TraceStream`` whose chunks execute the CTAs as they are read; ``header["executed"]`` and ``header["counted"]``
+    (and ``execution``'s counts) are set once they all have."""
     execution = execution if execution is not None else Execution()
 
     def chunks() -> Iterator[Chunk]:
@@ -247,6 +259,7 @@ def trace_stream(program: Program, launch: Launch, ctas: list[int], header: dict
             b = InstructionBatch.concat(pending)
             yield Chunk(b, first, execution.ctas)
         header["executed"] = execution.executed
+        header["counted"] = execution.counters()
 
     return TraceStream(program.where, program.entry, TRACED_ARCH, 1, len(ctas), chunks(), kernel=header)
 

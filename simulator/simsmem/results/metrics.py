@@ -8,7 +8,8 @@ from ..banks import Counts
 from ..banks.blocks import block_bytes
 from ..config import BANK_CONFLICTS, ArchConfig
 from ..traces import MATRIX_OPS, OPS, InstructionBatch, Trace
-from ..traces.records import BLOCK_OPS, Form
+from ..traces.lanes import INACTIVE
+from ..traces.records import BLOCK_OPS, IS_MATRIX, Form
 
 TOTAL_BANK_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"
 DATA_BYTES = "smsp__sass_data_bytes_mem_shared.sum"
@@ -56,6 +57,10 @@ def unmodelled(b: InstructionBatch, kernel: dict | None, arch: ArchConfig) -> di
     (calibration/realk/runs/2026-11-29-counters): the two LDGSTS rules ncu's counters follow only in part."""
     ldgsts = b.op == OPS.index("LDGSTS")
     out = {}
+    if b.generic.any() and not (kernel and "counted" in kernel):
+        for name in {OPS[op] for op in np.unique(b.op[b.generic])} & {n for n, spec in arch.ops.items() if spec.sass_instructions}:
+            out[arch.ops[name].sass_instructions] = ("a generic access counts as a shared one where a lane acted on the CTA's own "
+                                                     "shared memory, which only a kernel's execution tells (simsmem trace writes it in the header)")
     if ldgsts.any():
         out[TOTAL_BANK_CONFLICTS] = ("its LDGSTS part (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts) varies run to run and "
                                      "differs from the SASS-level LDGSTS counter simsmem models")
@@ -90,10 +95,32 @@ INST_EXECUTED = "smsp__inst_executed.sum"
 
 
 def kernel_counters(kernel: dict | None) -> dict[str, int]:
-    """Counters a traced kernel's header gives beyond its shared-memory instructions."""
-    if kernel and isinstance(kernel.get("executed"), int):
-        return {INST_EXECUTED: kernel["executed"]}
-    return {}
+    """Counters a traced kernel's header gives beyond its shared-memory rows: every instruction executed, and the
+    generic and global memory instructions (``counted``; kernel/isa/memory.py: a generic access's part of the SASS-level
+    shared counters is there too, as only execution tells it)."""
+    if not kernel or not isinstance(kernel.get("executed"), int):
+        return {}
+    return {INST_EXECUTED: kernel["executed"], **kernel.get("counted", {})}
+
+
+def with_kernel_counters(metrics: dict[str, int], kernel: dict | None) -> dict[str, int]:
+    """``metrics`` plus ``kernel_counters`` (a counter in both: the sum)."""
+    out = dict(metrics)
+    for name, n in kernel_counters(kernel).items():
+        out[name] = out.get(name, 0) + n
+    return dict(sorted(out.items()))
+
+
+def acted(b: InstructionBatch) -> np.ndarray:
+    """The rows a lane executed with its guard true (a mask of 0, or an ldmatrix row without an address, is a warp that
+    executed the instruction with its guard false in every lane): what ncu's SASS-level counters (``SASS_LEVEL``) count,
+    the warp-level ones every row (H100, calibration/realk manifest.json: the @!PT LDS ptxas pads LDGSTS with, triton_*'s
+    predicated-off loads; H200, counters.json cpc_*_fresh: a predicated LDGSTS; hopper.json tmap_*: @!UP1 UTMALDG)."""
+    out = b.mask != 0
+    matrix = IS_MATRIX[b.op]
+    if matrix.any():
+        out[matrix] = (b.addrs[matrix] != INACTIVE).any(axis=1)
+    return out
 
 
 def unit(metric: str) -> str:
@@ -120,9 +147,12 @@ def kernel_metrics(trace: Trace, counts: Counts, arch: ArchConfig) -> dict[str, 
     b = trace.instructions
     per_op = {name: np.flatnonzero(b.op == OPS.index(name)) for name in OPS}
     out: dict[str, int] = {}
+    on = acted(b) & ~b.generic  # a generic row's SASS-level count comes from the kernel's header (``kernel_counters``)
     for name, spec in arch.ops.items():
         rows = per_op.get(name, np.empty(0, dtype=np.int64))
         out[spec.instructions] = out.get(spec.instructions, 0) + int((~b.generic[rows]).sum())
+        if spec.sass_instructions:
+            out[spec.sass_instructions] = out.get(spec.sass_instructions, 0) + int(on[rows].sum())
         for key, values in ((spec.wavefronts, counts.wavefronts), (spec.bank_conflicts, counts.bank_conflicts)):
             out[key] = out.get(key, 0) + int(values[rows].sum())
         if name in DATA_BYTES_OP:
@@ -131,7 +161,7 @@ def kernel_metrics(trace: Trace, counts: Counts, arch: ArchConfig) -> dict[str, 
             out[TOTAL_BANK_CONFLICTS] = out.get(TOTAL_BANK_CONFLICTS, 0) + int(counts.bank_conflicts[rows].sum())
     for name, block in arch.block_ops.items():
         rows = per_op[name]
-        store, copied = b.store[rows], b.mask[rows] != 0  # a copy's mask 0: its guard was false in every lane
+        store, copied = b.store[rows], on[rows]  # a copy's mask 0: its guard was false in every lane
         for metrics, kind in ((block.instructions, ~store), (block.store_instructions or block.instructions, store)):
             for metric in metrics:
                 n = int((kind & copied).sum() if metric.startswith(SASS_LEVEL) else kind.sum())

@@ -148,13 +148,14 @@ class Part:
     reads: dict[int, np.ndarray] = attrs.field(factory=dict)  # buffer -> (n, 2) [offset, bytes] of each access
     writes: dict[int, tuple[np.ndarray, np.ndarray]] = attrs.field(factory=dict)  # buffer -> ([start, stop) ranges, their bytes)
     failed: bool = False
+    counted: dict[str, int] = attrs.field(factory=dict)  # ``Execution.counted``
 
 
 def _execute(program: Program, launch: Launch, ctas: list[int], limit: int | None, keep: frozenset[int], sms: int) -> Part:
     execution = Execution()
     sink = StreamSink(sms, keep) if keep else None
     batches = list(execute(program, launch, ctas, limit, execution, sink))
-    return Part(batches, execution.executed, execution.ctas, execution.load, sink.kept if sink else [])
+    return Part(batches, execution.executed, execution.ctas, execution.load, sink.kept if sink else [], counted=execution.counted)
 
 
 def run_on_worker(program: Program, launch: Launch, ctas: list[int], limit: int | None, keep: frozenset[int], sms: int) -> Part:
@@ -250,6 +251,7 @@ def parallel_stream(program: Program, launch: Launch, ctas: list[int], header: d
         rows = 0
         for first, part in _ordered(program, launch, tasks, limit, sink, jobs, scheduler, client):
             execution.executed += part.executed
+            execution.count(part.counted)
             execution.ctas += part.ctas
             execution.load = max(execution.load, part.load)
             if sink is not None:
@@ -259,6 +261,7 @@ def parallel_stream(program: Program, launch: Launch, ctas: list[int], header: d
                 rows += len(batch)
                 yield batch, execution.ctas
         header["executed"] = execution.executed
+        header["counted"] = execution.counters()
 
     return TraceStream(program.where, program.entry, "sm_90", 1, len(ctas), rechunk(parts()), kernel=header)
 

@@ -550,9 +550,27 @@ def _ld(ins: Instruction, env: Env):
                     out[local_lanes] = m.local[ix[local_lanes][:, None], la[:, None] + np.arange(size)]
             _write_words(m, ix, file, regs, as_words(out, signed))
         if generic:
+            m.tally(INST_GENERIC[ins.name], ex)
             _report_generic(m, ins, form, ex, ix, a, shared_lanes, size)
         m.pc += ex
     return run
+
+
+#: ncu's counters of the generic and global memory instructions, as the steps ``tally`` them (H200, ncu 2025.3.1:
+#: calibration/realk counters.json, hopper.json, and manifest.json's H100 runs). Warp-level (``smsp__inst_executed_*``):
+#: every warp that executes the instruction, its guard true or not; generic loads and stores, every atomic but a shared
+#: or reduction one (``ATOM``, and ``ATOMG`` too: tmap_built) as ALU or CAS, and global reductions. SASS-level
+#: (``smsp__sass_*``): the warps with a lane acting on that memory: a generic access on the CTA's own shared memory counts
+#: as a shared one (rule_generic_*, gen_*: never a float atomic, which fails there; nor one whose lanes are all on other
+#: CTAs of the cluster: dsm_*_remote), one on global memory as a global one (gen_add_half: both).
+INST_GENERIC = {"LD": "smsp__inst_executed_op_generic_ld.sum", "ST": "smsp__inst_executed_op_generic_st.sum",
+                "ATOM": "smsp__inst_executed_op_generic_atom.sum", "REDG": "smsp__inst_executed_op_global_red.sum"}
+ATOM_KIND = {"CAS": "smsp__inst_executed_op_generic_atom_dot_cas.sum", "ALU": "smsp__inst_executed_op_generic_atom_dot_alu.sum"}
+SASS_SHARED = {"LDS": "smsp__sass_inst_executed_op_shared_ld.sum", "STS": "smsp__sass_inst_executed_op_shared_st.sum",
+               "ATOMS": "smsp__sass_inst_executed_op_shared_atom.sum"}
+SASS_GLOBAL = {"ATOM": "smsp__sass_inst_executed_op_global_atom.sum", "RED": "smsp__sass_inst_executed_op_global_red.sum"}
+#: Every counter the steps tally (a kernel's trace header gives each, 0 where none was tallied).
+COUNTED = tuple(sorted({*INST_GENERIC.values(), *ATOM_KIND.values(), *SASS_SHARED.values(), *SASS_GLOBAL.values()}))
 
 
 def _warps_with(threads: np.ndarray) -> np.ndarray:
@@ -568,6 +586,8 @@ def _report_generic(m: Machine, ins: Instruction, form: dict, ex: np.ndarray, ix
     all on other CTAs' takes one wavefront, reported as its first lane's (H200, runs/2026-11-29-hopper-ws, dsm_*_remote)."""
     window = (a & np.uint64(0xFFFF_FFFF)).astype(np.int64)
     own = shared_lanes & ((window >> 24) == m.rank[m.cta_slot[ix]])
+    if form.get("atom") != "unserved_float":
+        m.tally(SASS_SHARED[form["op"]], ix[own])
     if form["op"] == "ATOMS" and (shared_lanes & ~own).any():
         warp = ix // LANES
         lone = np.isin(warp, warp[shared_lanes]) & ~np.isin(warp, warp[own])
@@ -625,6 +645,7 @@ def _st(ins: Instruction, env: Env):
                     local_index(m, ix[local_lanes], la, size)
                     m.local[ix[local_lanes][:, None], la[:, None] + np.arange(size)] = data[local_lanes]
         if generic:
+            m.tally(INST_GENERIC[ins.name], ex)
             _report_generic(m, ins, form, ex, ix, a, shared_lanes, size)
         m.pc += ex
     return run
@@ -702,6 +723,12 @@ def _atomg(ins: Instruction, env: Env):
             raise ExecError(f"{ins.text}: thread {k}: a generic {ins.opcode} on {where} memory is not modelled", ins.pc)
         glob = ~(shared_lanes | local_lanes)
         on_shared = shared_lanes & served
+        if not reduction:
+            m.tally(INST_GENERIC["ATOM"], ex)
+            m.tally(ATOM_KIND["CAS" if kind == "CAS" else "ALU"], ex)
+        elif not generic:
+            m.tally(INST_GENERIC["REDG"], ex)
+        m.tally(SASS_GLOBAL["RED" if reduction else "ATOM"], ix[glob])
         values = np.ascontiguousarray(_read_words(m, ix, vfile, vregs)).view(dtype).reshape(-1) if len(ix) else np.zeros(0, dtype)
         compare = np.ascontiguousarray(_read_words(m, ix, cfile, cregs)).view(dtype).reshape(-1) if cregs and len(ix) else None
         if kind in ("CAS", "CAST"):
