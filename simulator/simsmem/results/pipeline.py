@@ -5,7 +5,8 @@
     result = timed(source, result, fixes=3)     # the timed SM where the source has warp streams, else the LSU engine
 
 A kernel traced here has its warps' streams, and so has a trace file ``simsmem trace`` wrote (its ``streams``); a trace
-without them (hand-made, imported, written before) is timed one CTA at a time on the LSU engine, and says why.
+without them (hand-made, imported, written before) is timed one CTA at a time on the LSU engine (a traced kernel's
+trace with a note saying why), as is every input on an arch without a timed SM.
 
 ``kernel`` is how to trace a kernel file (the launch options, which the CLI and the API each read their own way):
 a callable that gets the ``StreamSink`` the timed SM needs (or None) and returns the kernel's ``TraceStream``.
@@ -36,8 +37,8 @@ Tracer = Callable[[StreamSink | None], TraceStream]
 @attrs.frozen
 class Source:
     """What is counted: a trace's stream on its arch, and, for a kernel traced (or a trace file holding its streams) on
-    an arch with a timed SM, the warp streams of one SM's CTAs that the timed SM needs (``sink``); else why not
-    (``untimed``)."""
+    an arch with a timed SM, the warp streams of one SM's CTAs that the timed SM needs (``sink``); for a traced
+    kernel's trace file that the timed SM cannot time, why not (``untimed``)."""
 
     stream: TraceStream
     arch: ArchConfig
@@ -59,8 +60,8 @@ def open_source(path: str, arch: str | ArchConfig | None, kernel: Tracer | None,
         if not timed:
             return Source(stream, chosen)
         streams = stream.streams()
-        if streams is None:
-            return Source(stream, chosen, untimed="the trace holds no warp streams (simsmem trace writes them)")
+        if streams is None:  # a traced kernel's trace written before the streams were (others are the LSU engine's own)
+            return Source(stream, chosen, untimed="the trace holds no warp streams (simsmem trace writes them)" if stream.kernel else "")
         if chosen.sm is None:
             return Source(stream, chosen, untimed=f"{chosen.name} has no timed SM")
         if int(streams.sms) != chosen.sm.sms:
@@ -68,7 +69,7 @@ def open_source(path: str, arch: str | ArchConfig | None, kernel: Tracer | None,
         return Source(stream, chosen, StreamSink.of(streams, path))
     chosen = arch if isinstance(arch, ArchConfig) else load_arch(arch or "sm_90")
     sink = StreamSink(chosen.sm.sms) if timed and chosen.sm is not None else None
-    return Source(kernel(sink), chosen, sink, "" if sink is not None or not timed else f"{chosen.name} has no timed SM")
+    return Source(kernel(sink), chosen, sink)
 
 
 def checked(source: Source) -> TraceStream:
