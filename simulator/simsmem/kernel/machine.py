@@ -156,7 +156,7 @@ class Machine:
         self.steps = 0
         self.on_shared: Callable[..., None] | None = None
         self.on_step: Callable[[Instruction, np.ndarray], None] | None = None
-        self.on_gmma: Callable[[Instruction, np.ndarray, dict], None] | None = None  # each warpgroup MMA: its 4 warp slots, operands
+        self.on_gmma: Callable[[Instruction, np.ndarray, dict], None] | None = None  # warpgroup MMAs: each one's first warp slot, operands
         self.on_global: Callable[[np.ndarray, np.ndarray, int], None] | None = None  # each global access: threads, byte addresses, size
         self.current: Instruction | None = None
         self.ex: np.ndarray | None = None  # the threads at the step that runs (``ex_ix``: their indices)
@@ -199,12 +199,13 @@ class Machine:
         """Execute until every thread has exited; at most ``limit`` steps (a step executes one instruction for the warps at
         it, so no warp executes more than ``limit`` instructions).
 
-        After a straight-line instruction (``step.plain``) that every runnable thread executed, the same
-        threads are at the next instruction and nothing else became runnable: that step skips the search."""
+        After a straight-line instruction (``step.plain``), the same threads are at the next instruction and nothing
+        else became runnable: unless other runnable threads are there (``after``, the lowest counter of the rest), they
+        run it without a search."""
         pc, code = self.pc, self.code
         last = len(self.program)
         same = False
-        at = 0
+        at = after = 0
         while True:
             if same:
                 at += 1
@@ -226,10 +227,11 @@ class Machine:
                     if self.alive.any():
                         self._deadlock()
                     return
-                at = int(pc[ready].min())
+                counters = pc[ready]
+                at = int(counters.min())
                 ex = self.ex = runnable & (pc == at)
                 self.ex_ix = np.flatnonzero(ex)
-                whole = len(self.ex_ix) == len(ready)
+                after = last if len(self.ex_ix) == len(ready) else int(counters[counters != at].min())
                 warps = ex.reshape(-1, LANES).any(axis=1)
                 nwarps = int(warps.sum())
             if at >= last or self.program[at] is None:
@@ -248,7 +250,7 @@ class Machine:
                 t = int(np.flatnonzero(ex)[0]) if fault.lane < 0 else fault.lane
                 raise ExecError(fault.what, code[at].pc, int(self.warp_id[t]), int(self.lane[t])) from None
             self.steps += 1
-            same = whole and getattr(step, "plain", False) and not self.diverged
+            same = at + 1 < after and getattr(step, "plain", False)
 
     def _deadlock(self) -> None:
         t = int(np.flatnonzero(self.alive & self.waiting)[0])

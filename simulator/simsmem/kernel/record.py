@@ -119,18 +119,21 @@ class Recorder:
             "imm": bool(form.get("imm", False)),
         }, matrix
 
-    def _block(self, ins: Instruction, slots: np.ndarray, op: str, fields: dict[str, int | bool]) -> None:
-        """One row of a block op (a warpgroup's wgmma, a copy), numbered by the first of the warps ``slots``."""
-        issue = int(self.since[slots[0]]) - 1
-        self.since[slots] = 0
-        part = {"op": OPS.index(op), "warp": self.machine.warp_id[slots[0] * LANES], "issue": issue, "pc": ins.pc}
-        self.parts.append((1, part | fields))
-        self.rows += 1
+    def _block(self, ins: Instruction, first: np.ndarray, warps: int, op: str, fields: dict) -> None:
+        """A row for each block op (a warpgroup's wgmma, a copy) of ``warps`` warps from the slots ``first``, numbered by
+        the first."""
+        issue = self.since[first] - 1
+        self.since[(first[:, None] + np.arange(warps)).reshape(-1)] = 0
+        part = {"op": OPS.index(op), "warp": self.machine.warp_id[first * LANES], "issue": issue, "pc": ins.pc}
+        self.parts.append((len(first), part | fields))
+        self.rows += len(first)
 
-    def gmma(self, ins: Instruction, slots: np.ndarray, info: dict) -> None:
-        """A warpgroup's wgmma (``isa.gmma``): one row for its four warps."""
-        self._block(ins, slots, "GMMA", {"n": info["n"], "gtype": GMMA_TYPES.index(info["type"]), "desc_a": info["a"] or 0,
-                                         "desc_b": info["b"], "tnsp": info["trans_a"] + 2 * info["trans_b"], "sparse": info["sparse"]})
+    def gmma(self, ins: Instruction, groups: np.ndarray, info: dict) -> None:
+        """Warpgroups' wgmma (``isa.gmma``; ``groups``: their first warp slots, ``info``'s descriptors one a group): a
+        row for the four warps of each."""
+        self._block(ins, groups, 4, "GMMA", {"n": info["n"], "gtype": GMMA_TYPES.index(info["type"]),
+                                             "desc_a": 0 if info["a"] is None else info["a"], "desc_b": info["b"],
+                                             "tnsp": info["trans_a"] + 2 * info["trans_b"], "sparse": info["sparse"]})
 
     def copy(self, ins: Instruction, slot: int, info: dict) -> None:
         """A TMA or bulk copy (``isa.tma``): one row; ``info["off"]``: its warp executed it with the guard false in every
@@ -144,7 +147,7 @@ class Recorder:
         else:
             op = "UBLKCP"
             fields["store"] = info["dir"] == "store"
-        self._block(ins, np.array([slot]), op, fields)
+        self._block(ins, np.array([slot]), 1, op, fields)
 
     def take(self, at_least: int = CHUNK) -> Iterator[InstructionBatch]:
         """Batches of the rows gathered so far, each of at least ``at_least`` rows (all of them if ``at_least`` is 0)."""

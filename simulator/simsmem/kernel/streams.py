@@ -73,8 +73,8 @@ class StreamRecorder:
     def _shared(self, ins, form, ex, act, *rest) -> None:
         self._place(np.flatnonzero(ex.reshape(-1, LANES).any(axis=1)))
 
-    def _gmma(self, ins, slots, info) -> None:
-        self._place(np.asarray(slots[:1]))
+    def _gmma(self, ins, groups, info) -> None:
+        self._place(np.asarray(groups))
 
     def _copy(self, ins, slot, info) -> None:
         self._place(np.array([slot]))

@@ -18,6 +18,7 @@ in float64, as in every probe.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import attrs
@@ -49,11 +50,22 @@ def values(codes: np.ndarray, kind: str) -> np.ndarray:
     return (codes.astype(np.uint8).view(np.int8) if kind == "s8" else codes.astype(np.uint8)).astype(np.float64)
 
 
-def _fragment(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """(row, column) of accumulator element i of thread t of the warpgroup: (128, N/2) arrays."""
-    t, i = np.arange(THREADS)[:, None], np.arange(n // 2)[None, :]
+def _fragment(n: int) -> np.ndarray:
+    """Where accumulator element i of thread t of the warpgroup is in the 64 x N result, row * N + column: (N/2, 128)."""
+    i, t = np.arange(n // 2)[:, None], np.arange(THREADS)[None, :]
     w, lane = t // LANES, t % LANES
-    return 16 * w + lane // 4 + 8 * (i >> 1 & 1), 8 * (i >> 2) + 2 * (lane % 4) + (i & 1)
+    return (16 * w + lane // 4 + 8 * (i >> 1 & 1)) * n + 8 * (i >> 2) + 2 * (lane % 4) + (i & 1)
+
+
+@functools.lru_cache(maxsize=4096)
+def _operand(desc: int, rows: int, k: int, size: int, mn_major: bool) -> tuple[np.ndarray, int, int]:
+    """Where one matrix descriptor's operand (rows, k) is, in ``size``-byte elements from the window's start (every
+    address ``addresses`` gives is a multiple of the element size), with the least and greatest byte address; kept, as
+    a kernel's descriptors repeat from one K step and CTA to the next."""
+    a = addresses(np.array([desc], dtype=np.uint64), rows, k, size, mn_major)[0]
+    index = a // size
+    index.flags.writeable = False
+    return index, int(a.min()), int(a.max())
 
 
 def _a_fragment(k: int, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -129,21 +141,28 @@ def _gmma(ins: Instruction, env: Env):
     trans_a, trans_b = "tnspA" in desc.suffix, "tnspB" in desc.suffix
     ka = shape.k // 2 if shape.sparse else shape.k
     size = SIZES[shape.a]
-    rows, cols = _fragment(shape.n)
+    fragment = _fragment(shape.n)
     a_rows, a_cols = _a_fragment(ka, size)
+    placed: dict[int, np.ndarray] = {}  # groups -> where each accumulator element of each group is in the matmul's results
 
     def operand_values(m: Machine, slots: np.ndarray, descs: np.ndarray, count: int, k: int, kind: str, mn_major: bool) -> np.ndarray:
-        """A shared-memory operand of each warpgroup (CTA ``slots``), ``count`` x ``k`` float64 values."""
-        try:
-            addr = addresses(descs, count, k, SIZES[kind], mn_major)
-        except ValueError as exc:
-            raise ExecError(f"{ins.text}: {exc}", ins.pc) from None
-        window = m.shared.shape[1]
-        if (addr < 0).any() or (addr + SIZES[kind] > window).any():
-            raise ExecError(f"{ins.text}: an operand reaches past the CTA's shared window ({window:#x} bytes: {m.window['describe']})", ins.pc)
-        raw = m.shared[slots[:, None, None, None], addr[..., None] + np.arange(SIZES[kind])].astype(np.uint32)
-        codes = (raw << (8 * np.arange(SIZES[kind], dtype=np.uint32))).sum(axis=-1, dtype=np.uint32)
-        return values(codes, kind)
+        """A shared-memory operand of each warpgroup (CTA ``slots``), ``count`` x ``k`` float64 values; read once for
+        warpgroups of a CTA with the same descriptor."""
+        esize, window = SIZES[kind], m.shared.shape[1]
+        distinct: dict[tuple[int, int], int] = {}
+        which = [distinct.setdefault(key, len(distinct)) for key in zip(slots.tolist(), descs.tolist())]
+        index = []
+        for _, desc in distinct:
+            try:
+                at, low, high = _operand(desc, count, k, esize, mn_major)
+            except ValueError as exc:
+                raise ExecError(f"{ins.text}: {exc}", ins.pc) from None
+            if low < 0 or high + esize > window:
+                raise ExecError(f"{ins.text}: an operand reaches past the CTA's shared window ({window:#x} bytes: {m.window['describe']})", ins.pc)
+            index.append(at)
+        elements = m.shared[:, : window - window % esize].view(f"<u{esize}")  # each CTA's window as elements
+        codes = elements[np.array([slot for slot, _ in distinct])[:, None, None], np.stack(index)]
+        return values(codes, kind) if len(distinct) == len(which) else values(codes, kind)[which]
 
     def sparse_a(m: Machine, first: np.ndarray, packed: np.ndarray) -> np.ndarray:
         """A's compressed K/2 columns spread to K by the metadata: row r's group q of 4 K takes columns 2q, 2q+1 at the
@@ -162,7 +181,7 @@ def _gmma(ins: Instruction, env: Env):
         return dense
 
     def product(m: Machine, first: np.ndarray, threads: np.ndarray, da: np.ndarray, db: np.ndarray) -> np.ndarray:
-        """A B^T of the warpgroups whose thread 0 are ``first``, as each thread holds D: (groups, 128, N/2) float64."""
+        """A B^T of the warpgroups whose thread 0 are ``first``, as the threads hold D: (N/2, groups, 128) float64."""
         slots = m.cta_slot[first]
         if a_regs is None:
             A = operand_values(m, slots, da, 64, ka, shape.a, trans_a)
@@ -174,7 +193,11 @@ def _gmma(ins: Instruction, env: Env):
         if shape.sparse:
             A = sparse_a(m, first, A)
         B = operand_values(m, slots, db, shape.n, shape.k, shape.b, trans_b)
-        return np.matmul(-A if neg_a else A, (-B if neg_b else B).transpose(0, 2, 1))[:, rows, cols]
+        D = np.matmul(-A if neg_a else A, (-B if neg_b else B).transpose(0, 2, 1))
+        g = len(first)
+        if g not in placed:
+            placed[g] = fragment[:, None, :] + (np.arange(g) * 64 * shape.n)[None, :, None]
+        return np.take(D.reshape(-1), placed[g])
 
     def execute(m: Machine, groups: np.ndarray) -> None:
         """D of the warpgroups whose first warp slots are ``groups``."""
@@ -184,17 +207,13 @@ def _gmma(ins: Instruction, env: Env):
         da, db = ur[0] | ur[1] << np.uint64(32), ur[2] | ur[3] << np.uint64(32)
         if d0 != RZ:  # (ptxas leaves a wgmma whose results are never used as HGMMA RZ, gdesc[URZ], RZ: nothing to compute)
             D = product(m, first, threads, da, db)
-            if c.index != RZ:
-                regs = m.R[d0 : d0 + nd, threads].reshape(nd, len(groups), THREADS).transpose(1, 2, 0)
-                keep = np.ones(len(groups), dtype=bool) if scale_d is None else scale_d(m, first)
-                D = np.where(keep[:, None, None], D + _accumulator(regs, shape.acc), D)
-            m.R[d0 : d0 + nd, threads] = _result(D, shape).transpose(2, 0, 1).reshape(nd, -1)
+            regs = m.R[d0 : d0 + nd].reshape(nd, -1, THREADS)  # (registers, warpgroups, threads): a view
+            if c.index != RZ:  # C added where the scale-d predicate holds
+                np.add(D, _accumulator(regs[:, groups // 4], shape.acc), out=D, where=True if scale_d is None else scale_d(m, first)[None, :, None])
+            regs[:, groups // 4] = _result(D, shape)
         if m.on_gmma is not None:
-            for g, a, b in zip(groups, da, db):
-                m.on_gmma(ins, g + np.arange(4), {
-                    "a": None if a_regs is not None else int(a), "b": int(b), "m": 64, "n": shape.n, "k": shape.k, "type": shape.a,
-                    "trans_a": trans_a, "trans_b": trans_b, "sparse": shape.sparse,
-                    "a_bytes": 0 if a_regs is not None else 64 * ka * size, "b_bytes": shape.n * shape.k * size})
+            m.on_gmma(ins, groups, {"a": None if a_regs is not None else da, "b": db, "n": shape.n, "type": shape.a,
+                                    "trans_a": trans_a, "trans_b": trans_b, "sparse": shape.sparse})
 
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
         if m.warps_per_cta % 4:
@@ -226,23 +245,23 @@ def _gmma(ins: Instruction, env: Env):
 
 
 def _accumulator(regs: np.ndarray, acc: str) -> np.ndarray:
-    """The accumulator registers (groups, 128, registers) as float64 elements (groups, 128, N/2)."""
+    """The accumulator registers (registers, groups, 128) as elements (N/2, groups, 128) that float64 holds exactly."""
     if acc == "f32":
-        return regs.view(np.float32).astype(np.float64)
+        return regs.view(np.float32)
     if acc == "s32":
-        return regs.view(np.int32).astype(np.float64)
-    halves = np.stack([regs & np.uint32(0xFFFF), regs >> np.uint32(16)], axis=-1).reshape(*regs.shape[:2], -1)
+        return regs.view(np.int32)
+    halves = np.stack([regs & np.uint32(0xFFFF), regs >> np.uint32(16)], axis=1).reshape(-1, *regs.shape[1:])
     return values(halves, "f16")
 
 
 def _result(D: np.ndarray, shape: Shape) -> np.ndarray:
-    """float64 results (groups, 128, N/2) rounded once to the accumulator's registers (groups, 128, registers)."""
+    """float64 results (N/2, groups, 128) rounded once to the accumulator's registers (registers, groups, 128)."""
     if shape.acc == "f32":
         return ieee.canonical_nan(D.astype(np.float32)).view(np.uint32)
     if shape.acc == "s32":
         return (np.clip(D, -(2**31), 2**31 - 1) if shape.saturate else D).astype(np.int64).astype(np.uint32)
     bits = ieee.small(D, "F16")
-    return bits[..., 0::2] | bits[..., 1::2] << np.uint32(16)
+    return bits[0::2] | bits[1::2] << np.uint32(16)
 
 
 refuse("BGMMA", family="gmma", hopper="wgmma", why="a 1-bit wgmma (.b1, and.popc) is not modelled")

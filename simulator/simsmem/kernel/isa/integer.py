@@ -11,7 +11,7 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
-from ..machine import ExecError, Machine
+from ..machine import LANES, ExecError, Machine
 from ..sass import Instruction
 from . import Env, alu, operand
 from .operands import BuildError, read, write
@@ -751,9 +751,8 @@ def _r2ur(ins: Instruction, env: Env):
 
     def f(m: Machine, ix: np.ndarray) -> None:
         v = np.broadcast_to(np.asarray(a(m, ix), dtype=U32), (len(ix),))
-        warps = m.warp_id[ix]
-        first = np.unique(warps, return_index=True)
-        u = v[first[1][np.searchsorted(first[0], warps)]]
+        slots = ix // LANES  # ascending, as the machine gives ix: each warp's threads together
+        u = v[np.searchsorted(slots, slots)]  # the value of the first of its warp's
         d(m, ix, u)
         if flag is not None:
             flag(m, ix, (v != u) | (before(m, ix) if before is not None else False))
