@@ -18,6 +18,12 @@ SHARED_HI = 0x7FFE  # generic shared addresses: SHARED_HI << 32 | window offset
 LOCAL_HI = 0x7FFD  # generic local addresses: LOCAL_HI << 32 | offset
 
 
+def windows(data: np.ndarray, size: int) -> np.ndarray:
+    """Every ``size`` consecutive bytes of the contiguous 1-D ``data``, a row for each start: ``windows(d, s)[i]`` is
+    ``d[i : i + s]``, a view (written through). Gathering rows of it moves each access's bytes at once."""
+    return np.ndarray((max(len(data) - size + 1, 0), size), np.uint8, data, 0, (1, 1))
+
+
 class MemoryFault(Exception):
     """An access the hardware would fault on: ``lane`` (index into the access's lanes) and what."""
 
@@ -92,13 +98,20 @@ class GlobalMemory:
         one = self._one_buffer(addr, size)
         if one is not None:
             i, offset = one
-            return self.buffers[i].data[offset[:, None] + np.arange(size)]
+            return windows(self.buffers[i].data, size)[offset]
         index, offset = self.locate(addr, size)
         out = np.empty((len(addr), size), dtype=np.uint8)
         for i in np.unique(index):
             rows = index == i
-            out[rows] = self.buffers[i].data[offset[rows, None] + np.arange(size)]
+            out[rows] = windows(self.buffers[i].data, size)[offset[rows]]
         return out
+
+    def span(self, addr: int, n: int) -> bytes:
+        """The ``n`` bytes from ``addr`` (``load``'s fault where they are not all in one buffer)."""
+        i, offset = (addr - GLOBAL_BASE) >> 32, addr & 0xFFFF_FFFF
+        if addr >= GLOBAL_BASE and i < len(self.buffers) and offset + n <= self.buffers[i].data.size:
+            return self.buffers[i].data[offset : offset + n].tobytes()
+        return self.load(np.uint64(addr) + np.arange(n, dtype=np.uint64), 1).tobytes()
 
     def store(self, addr: np.ndarray, data: np.ndarray) -> None:
         """Write (n, size) bytes at the addresses, in the order given (the caller's: later rows win)."""
@@ -106,12 +119,12 @@ class GlobalMemory:
         one = self._one_buffer(addr, size)
         if one is not None:
             i, offset = one
-            self.buffers[i].data[offset[:, None] + np.arange(size)] = data
+            windows(self.buffers[i].data, size)[offset] = data
             return
         index, offset = self.locate(addr, size)
         for i in np.unique(index):
             rows = index == i
-            self.buffers[i].data[offset[rows, None] + np.arange(size)] = data[rows]
+            windows(self.buffers[i].data, size)[offset[rows]] = data[rows]
 
     def buffer(self, addr: int) -> Buffer:
         """The buffer holding byte address ``addr`` (checked by ``locate`` first)."""

@@ -18,6 +18,7 @@ address: bits 4.. of the address are XORed with bits 7.., as TMA and wgmma both 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -148,13 +149,33 @@ class TensorMap:
         return cls(next(n for n, c in TYPE_CODES.items() if c == code), field("address"), tuple(field("dims", k) + 1 for k in range(rank)),
                    strides, tuple(field("box", k) + 1 for k in range(rank)), 16 << swizzle if swizzle else 0)
 
-    def box_layout(self, coords: tuple[int, ...], smem: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """For the box at ``coords`` landing at shared address ``smem``, per element: (global byte offset from
-        ``address``, whether it is inside the tensor, shared address), in row order."""
+    def box_layout(self, coords: tuple[int, ...], smem: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """For the box at ``coords`` landing at shared address ``smem``, piece by piece in row order: (global byte offset
+        from ``address``, whether it is inside the tensor, shared address), and the bytes of a piece: 16 bytes of a row
+        where the whole box is inside the tensor and 16-byte aligned in both memories (a row is contiguous in each, and
+        a swizzle moves whole 16 bytes), else an element."""
+        steps = (self.elem, *self.strides)
+        base = sum(c * s for c, s in zip(coords, steps))
+        if (all(0 <= c and c + b <= d for c, b, d in zip(coords, self.box, self.dims))
+                and (self.address + base) % 16 == 0 and self.row_bytes % 16 == 0 and smem % 16 == 0):
+            rel, shared = _pieces(self.box, steps, self.swizzle, 16, smem)
+            return base + rel, np.ones(len(rel), dtype=bool), shared, 16
         pos = box_rows(self.box) + np.array(coords, dtype=np.int64)[:, None]
         inside = ((pos >= 0) & (pos < np.array(self.dims, dtype=np.int64)[:, None])).all(axis=0)
-        steps = np.array((self.elem, *self.strides), dtype=np.int64)
-        return (pos * steps[:, None]).sum(axis=0), inside, box_addresses(smem, self.box, self.elem, self.swizzle)
+        rel, shared = _pieces(self.box, steps, self.swizzle, self.elem, smem)
+        return base + rel, inside, shared, self.elem
+
+
+@functools.lru_cache(maxsize=1024)
+def _pieces(box: tuple[int, ...], steps: tuple[int, ...], swizzle: int, piece: int, smem: int) -> tuple[np.ndarray, np.ndarray]:
+    """A box's pieces of ``piece`` bytes (elements, or 16 bytes of a row), in row order: byte offsets in the tensor from the
+    box's first element, and shared addresses; kept, read-only: a kernel copies the same boxes into the same buffers
+    over and over."""
+    shape = (box[0] * steps[0] // piece, *box[1:])
+    rel = (box_rows(shape) * np.array((piece, *steps[1:]), dtype=np.int64)[:, None]).sum(axis=0)
+    shared = box_addresses(smem, shape, piece, swizzle)
+    rel.flags.writeable = shared.flags.writeable = False
+    return rel, shared
 
 
 _SPEC = re.compile(r"^tmap:(?P<dtype>[a-z0-9]+):(?P<dims>[0-9x]+)(@(?P<strides>[0-9,]+))?:(?P<box>[0-9x]+):(?P<swizzle>[A-Za-z0-9]+):(?P<buffer>.+)$")

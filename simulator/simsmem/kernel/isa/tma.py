@@ -15,11 +15,13 @@ CTA of the mask and completes each one's mbarrier at the same offset.
 
 from __future__ import annotations
 
+import functools
+
 import attrs
 import numpy as np
 
 from ..machine import LANES, ExecError, Machine
-from ..memory import MemoryFault
+from ..memory import MemoryFault, windows
 from ..sass import Instruction
 from ..tensormap import TensorMap, TensorMapError
 from . import Env, operand, refuse, step
@@ -68,14 +70,18 @@ def mbarriers(m: Machine) -> dict[tuple[int, int], Mbarrier]:
     return m.mbarriers
 
 
+def _keys(m: Machine, ix: np.ndarray, addr: np.ndarray) -> list[tuple[int, int]]:
+    """Threads ``ix``'s shared::cluster addresses as (CTA slot, window offset): the keys of ``mbarriers``."""
+    slots, offsets = m.shared_slots(ix, addr)
+    return list(zip(np.asarray(slots).tolist(), (np.asarray(offsets, dtype=np.int64) & 0xFF_FFFF).tolist()))
+
+
 def _where(m: Machine, t: int, addr: int) -> tuple[int, int]:
     """Thread ``t``'s shared::cluster address as (CTA slot, window offset)."""
-    slots, offsets = m.shared_slots(np.array([t]), np.array([addr]))
-    return int(slots[0]), int(offsets[0]) & 0xFF_FFFF
+    return _keys(m, np.array([t]), np.array([addr]))[0]
 
 
-def _barrier(m: Machine, t: int, addr: int, ins: Instruction) -> Mbarrier:
-    key = _where(m, t, addr)
+def _barrier(m: Machine, key: tuple[int, int], ins: Instruction) -> Mbarrier:
     bar = mbarriers(m).get(key)
     if bar is None:
         raise ExecError(f"{ins.text}: no mbarrier was initialised at shared address {key[1]:#x}"
@@ -114,12 +120,14 @@ def _uniform(ins: Instruction, k: int) -> int:
     return op.terms[0].index
 
 
-def _shared_bytes(m: Machine, t: int, addr: np.ndarray, what: str) -> np.ndarray:
-    """Check shared window offsets of thread ``t``'s CTA; returns them as int64."""
-    addr = np.asarray(addr, dtype=np.int64)
-    if len(addr) and (addr.min() < 0 or addr.max() >= m.shared.shape[1]):
-        bad = int(addr[(addr < 0) | (addr >= m.shared.shape[1])][0])
-        raise MemoryFault(t, f"{what} reaches shared offset {bad:#x}, outside the CTA's {m.shared.shape[1]} bytes")
+def _shared_bytes(m: Machine, t: int, addr: np.ndarray, what: str, size: int = 1) -> np.ndarray:
+    """Check that ``size`` bytes from each shared window offset ``addr`` of thread ``t``'s CTA lie in the window;
+    returns the offsets as int64."""
+    addr, window = np.asarray(addr, dtype=np.int64), m.shared.shape[1]
+    if len(addr) and (addr.min() < 0 or addr.max() + size > window):
+        first = int(addr[(addr < 0) | (addr + size > window)][0])
+        bad = first if first < 0 else max(first, window)  # its first byte outside
+        raise MemoryFault(t, f"{what} reaches shared offset {bad:#x}, outside the CTA's {window} bytes")
     return addr
 
 
@@ -128,9 +136,12 @@ def _tensor_map(m: Machine, t: int, file_index: int, ins: Instruction) -> Tensor
     one in global memory), as the driver lays them out (``tensormap``)."""
     address = int(pair(m, "UR", file_index, np.array([t]))[0])
     try:
-        return TensorMap.decode(m.memory.load(np.uint64(address) + np.arange(128, dtype=np.uint64), 1).tobytes())
+        return _decode(m.memory.span(address, 128))
     except TensorMapError as exc:
         raise ExecError(f"{ins.text}: the tensor map at {address:#x}: {exc}", ins.pc) from None
+
+
+_decode = functools.lru_cache(maxsize=64)(TensorMap.decode)  # a kernel's few maps, each read at every copy
 
 
 def _report(m: Machine, ins: Instruction, t: int, info: dict) -> None:
@@ -169,25 +180,28 @@ def _utma(ins: Instruction, env: Env):
             if coords[0] * tmap.elem % 16:
                 raise ExecError(f"{ins.text}: the box starts {coords[0]} elements ({coords[0] * tmap.elem} bytes) into its rows: TMA needs a "
                                 "multiple of 16 bytes (the H200 stops with an illegal instruction)", ins.pc)
-            offset, inside, shared = tmap.box_layout(coords, smem)
-            e = tmap.elem
-            cells = _shared_bytes(m, t, shared[:, None] + np.arange(e), ins.text)
-            gaddr = np.uint64(tmap.address) + offset[inside].astype(np.uint64)
+            offset, inside, shared, piece = tmap.box_layout(coords, smem)
+            _shared_bytes(m, t, shared, ins.text, piece)
+            whole = inside.all()
+            gaddr = np.uint64(tmap.address) + (offset if whole else offset[inside]).astype(np.uint64)
             if load:
-                data = np.zeros((len(offset), e), dtype=np.uint8)
-                if inside.any():
-                    data[inside] = m.memory.load(gaddr, e)
+                if whole:
+                    data = m.memory.load(gaddr, piece)
+                else:
+                    data = np.zeros((len(offset), piece), dtype=np.uint8)
+                    if inside.any():
+                        data[inside] = m.memory.load(gaddr, piece)
                 bar = int(regs[first + 1]) & 0xFF_FFFF
                 for cta in _targets(m, t, None if mask_reg is None else int(regs[mask_reg]) >> 16):
-                    m.shared[cta, cells] = data
+                    windows(m.shared[cta], piece)[shared] = data
                     bars = mbarriers(m)
                     if (cta, bar) not in bars:
                         raise ExecError(f"{ins.text}: no mbarrier was initialised at shared address {bar:#x}", ins.pc)
                     bars[(cta, bar)].complete_tx(tmap.box_bytes)
             elif inside.any():
-                m.memory.store(gaddr, m.shared[int(m.cta_slot[t]), cells[inside]])
-            _report(m, ins, t, {"kind": "tma", "dir": "load" if load else "store", "smem": smem, "box": tmap.box, "elem": e,
-                                "swizzle": tmap.swizzle, "bytes": tmap.box_bytes if load else int(inside.sum()) * e})
+                m.memory.store(gaddr, windows(m.shared[int(m.cta_slot[t])], piece)[shared if whole else shared[inside]])
+            _report(m, ins, t, {"kind": "tma", "dir": "load" if load else "store", "smem": smem, "box": tmap.box, "elem": tmap.elem,
+                                "swizzle": tmap.swizzle, "bytes": tmap.box_bytes if load else int(inside.sum()) * piece})
         for t in _guarded_off(m, ex, act):
             _report(m, ins, t, {"kind": "tma", "dir": "load" if load else "store", "off": True})
         m.release()
@@ -306,8 +320,8 @@ def _syncs(ins: Instruction, env: Env):
                 a = addr(m, ix)
                 b = np.broadcast_to(np.asarray(amount(m, ix)).astype(np.int64), (len(ix),)) if amount is not None else np.zeros(len(ix), np.int64)
                 before = np.zeros(len(ix), dtype=np.uint64)
-                for k, (t, at) in enumerate(zip(ix, a)):
-                    bar = _barrier(m, t, int(at), ins)
+                for k, key in enumerate(_keys(m, ix, a)):
+                    bar = _barrier(m, key, ins)
                     before[k] = bar.token()
                     bar.arrive(int(b[k]) if arrivals is None else arrivals, sign * int(b[k]), drop)
                 token(m, ix, before)
@@ -320,8 +334,13 @@ def _syncs(ins: Instruction, env: Env):
         suspend = "TRYWAIT" in mods
 
         def done_for(m: Machine, ix: np.ndarray) -> np.ndarray:
-            a, p = addr(m, ix), np.broadcast_to(np.asarray(parity(m, ix)).astype(np.uint32) >> np.uint32(31), (len(ix),))
-            return np.array([_barrier(m, t, int(at), ins).phase != int(q) for t, at, q in zip(ix, a, p)], dtype=bool)
+            """Whether the phase each of threads ``ix`` names is complete (each distinct mbarrier looked up once)."""
+            p = np.broadcast_to(np.asarray(parity(m, ix)).astype(np.uint32) >> np.uint32(31), (len(ix),))
+            slots, offsets = m.shared_slots(ix, addr(m, ix))
+            bars, which = np.unique(np.asarray(slots, dtype=np.int64) << 24 | (np.asarray(offsets, dtype=np.int64) & 0xFF_FFFF),
+                                    return_inverse=True)
+            phase = np.array([_barrier(m, (b >> 24, b & 0xFF_FFFF), ins).phase for b in bars.tolist()], dtype=np.uint32)
+            return phase[which] != p
 
         def check(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
             ix = np.flatnonzero(act)
@@ -363,8 +382,8 @@ def _arrives(ins: Instruction, env: Env):
 
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
         ix = np.flatnonzero(act)
-        for t, at in zip(ix, addr(m, ix)):
-            _barrier(m, int(t), int(at), ins).arrive(1, 0)
+        for key in _keys(m, ix, addr(m, ix)):
+            _barrier(m, key, ins).arrive(1, 0)
         m.release()
         m.pc += ex
     return run
