@@ -156,7 +156,7 @@ def _latency(ins, t: OpTiming, arch: ArchConfig) -> int:
 
 class _Warp:
     __slots__ = ("cta", "slot", "sp", "pcs", "rows", "secs", "pos", "ready", "reason", "stall_end", "branch_end", "fetch_end", "imc_end", "last", "sb", "sb_long",
-                 "copies", "stores", "bar", "start", "retire", "stalls", "throttle", "throttle_reason", "gmma_open", "gmma_groups",
+                 "copies", "stores", "feed", "bar", "start", "retire", "stalls", "throttle", "throttle_reason", "gmma_open", "gmma_groups",
                  "expects", "waits")
 
     def __init__(self, cta: int, slot: int, sp: int, pcs, rows, secs, start: int) -> None:
@@ -180,6 +180,7 @@ class _Warp:
         self.expects = 0  # mbarrier arrives expecting copies (SYNCS.ARRIVE.TRANS64) the warp made
         self.waits = 0  # mbarrier waits (SYNCS.PHASECHK) the warp made
         self.stores = 0.0
+        self.feed = 0.0  # the first cycle its next shared-memory wavefront may reach the data path (``feed_interval`` after its last)
         self.bar = False
         self.retire = NEVER
         self.stalls = [0] * len(REASONS)
@@ -329,14 +330,14 @@ class SMModel:
         long = kind in _LONG
         if kind == "shared" or (kind == "load" and row >= 0 and w.secs[w.pos] < 0) or (kind == "store" and row >= 0 and w.secs[w.pos] < 0):
             wf = max(1, int(self.wavefronts[row])) if row >= 0 else 1
-            result, done = self._path(now, wf, s.latency[k] if kind == "shared" else self.arch.ops["LDS"].latency[32])
+            result, done = self._path(w, now, wf, s.latency[k] if kind == "shared" else self.arch.ops["LDS"].latency[32])
             self.mio[sp].append(done)
             long = False
             if s.store[k] or kind == "store":  # a store reads its data registers as its wavefronts pass
                 read = max(read + self.timing.feed_interval * (wf - 1), done)
                 self.stores_in_path.append((now, done))
         elif kind == "shuffle":
-            result, done = self._path(now, 1, s.latency[k])
+            result, done = self._path(w, now, 1, s.latency[k])
             self.mio[sp].append(done)
         elif kind == "load":
             secs = self._sectors(w)
@@ -468,11 +469,13 @@ class SMModel:
                 if release >= x.ready:
                     x.ready, x.reason = float(release), "barrier"
 
-    def _path(self, now: int, wf: int, latency: int) -> tuple[float, float]:
-        """A shared-memory instruction of ``wf`` wavefronts issued at ``now``: when its result is ready, and when its
-        wavefronts have passed the data path."""
+    def _path(self, w: _Warp, now: int, wf: int, latency: int) -> tuple[float, float]:
+        """A shared-memory instruction of ``wf`` wavefronts that warp ``w`` issued at ``now``: when its result is ready, and
+        when its wavefronts have passed the data path. A warp's instructions feed their wavefronts in order, one per
+        ``feed_interval`` cycles for the warp."""
         t = self.timing
-        _, last = self._reserve(now + t.to_banks, wf, t.feed_interval)
+        _, last = self._reserve(max(now + t.to_banks, w.feed), wf, t.feed_interval)
+        w.feed = float(last + t.feed_interval)
         return last + latency - t.to_banks, last + 1
 
     def _reserve(self, at: float, n: int, gap: int = 1) -> tuple[int, int]:
