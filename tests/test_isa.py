@@ -40,6 +40,8 @@ ENTRIES = {e["name"]: (e, ISA) for e in OWN} | {e["name"]: (e, REALK) for e in B
 RACE = "the kernel's own race: byte stores at 1024 + t and 8-byte stores at 1024 + 8t overlap across warps (found after the run)"
 ATOMS_MAX = "ATOMS.MAX/MIN with no type is unsigned on the GPU (atomicMax(unsigned*)); kernel/isa/memory.py takes it as signed"
 ATOM_F32 = "ATOMG.E.ADD.F32.FTZ.RN flushes subnormal operands and results to zero and returns NaN as 0x7FFFFFFF; memory.py does neither"
+ORDER = ("the old values 128 threads' atomicAdd(__half2) on 4 shared words return: which thread is served when (the "
+         "sums, the next row, match)")
 MUFU = "MUFU's approximations (ex2, lg2, sin, cos, rsqrt, tanh, rcp.approx and the fast intrinsics on them): simsmem rounds the exact value"
 KNOWN = {
     "isa_memory": {**{(0, j): RACE for j in (3, 4, 5, 6)}, **{(0, j): ATOMS_MAX for j in (*range(14, 20), 27)},
@@ -47,10 +49,13 @@ KNOWN = {
     "isa_float32": {(0, j): MUFU for j in (17, 21, 22, *range(26, 36), 37, 38, 39, 40)},
     "isa_float64": {(0, 33): MUFU},
     "isa_half": {(0, 21): MUFU, (0, 22): MUFU},
+    "isa_atomics_packed": {(0, 26): ORDER},
 }
 #: smsp__inst_executed.sum where the GPU's count is not the executor's, and why.
 COUNTS = {"isa_memory": "the f32 atomicAdd on 8 shared words of 128 threads is a CAS loop whose retries depend on how the "
-                        "four warps interleave (H200 3841; the executor's lock-step 3752)"}
+                        "four warps interleave (H200 3841; the executor's lock-step 3752)",
+          "isa_atomics_packed": "the generic __half2 atomicAdd on shared words is ptxas's QSPC + ATOMS.CAST.SPIN loop, whose "
+                                "retries depend on how the four warps interleave (H200 1640; the executor's lock-step 1750)"}
 #: Opcodes of the registry no kernel here executes, and why. Hopper's wgmma/TMA/mbarrier opcodes: the measured
 #: entries of calibration/realk/hopper.json named (the slow test below traces them).
 HOPPER = {"HGMMA": "hop_wg_f16_n64_k_128B", "IGMMA": "hop_wg_s8_n64_k_128B", "QGMMA": "hop_wg_e4m3_n64_k_128B",
@@ -72,8 +77,7 @@ NOT_EMITTED = {
 }
 #: Opcodes with a builder of their own that no kernel here executes, and why.
 UNCHECKED = {"BMOV": "ptxas saves convergence barriers with it; no probe of nested divergence around calls made it emit one",
-             **dict.fromkeys(("ARRIVES", "UBLKPF", "UTMAPF"), "added by e5a7bf2 (issue 37); no measured entry executes it yet"),
-             "QSPC": "isspacep, added with the generic shared-memory atomics (f764a5f, issue 34); no measured entry executes it yet"}
+             **dict.fromkeys(("ARRIVES", "UBLKPF", "UTMAPF"), "added by e5a7bf2 (issue 37); no measured entry executes it yet")}
 
 
 def _buffer(launch, i: int) -> np.ndarray:
