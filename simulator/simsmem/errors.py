@@ -11,6 +11,9 @@ class SimsmemError(Exception):
         self.where = where
         self.what = what
 
+    def __reduce__(self):  # pickled as it was made (an error raised on a Dask worker comes back whole)
+        return type(self), (self.where, self.what)
+
 
 class TraceError(SimsmemError):
     """A trace that cannot be read or fails validation."""

@@ -9,6 +9,7 @@ SASS instruction, another trace's (one CTA's) per instruction, with each one's i
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 
 import orjson
@@ -41,6 +42,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def spread(args: argparse.Namespace, size: int):
+    """How a trace file's chunks are read and counted on workers (``--jobs``, ``--scheduler``): ``parallel.ordered``,
+    starting a local cluster once the file's bytes left look like more than a few seconds of work."""
+    from ..scale.parallel import ordered
+
+    return functools.partial(ordered, jobs=args.jobs, scheduler=args.scheduler, done=lambda counted: counted.done, total=size, processes=False)
+
+
 def run(args: argparse.Namespace) -> int:
     kernel = args.trace.endswith(KERNEL_SUFFIXES)
     full = args.engine == "full"
@@ -50,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     with progress(f"counting {stream.name or args.trace}", total=stream.size or None, quiet=args.quiet or kernel) as advance:
         traced = warps_per_cta(stream.kernel) is not None  # its arrays are read from its first CTA
         keep = "cta" if full or traced or args.format == "json" else "none"
-        result = count(source, keep=keep, worst=args.worst, advance=advance)
+        result = count(source, keep=keep, worst=args.worst, advance=advance, spread=None if kernel else spread(args, stream.size))
     if source.sink is not None:
         fixes = args.what_if if args.what_if is not None else 3 if args.format == "table" else 0
         with progress(f"timing the launch: its {len(source.ctas)} CTAs of one SM" + (", and the what-ifs" if fixes else ""), quiet=args.quiet):

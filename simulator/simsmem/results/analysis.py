@@ -10,7 +10,7 @@ timing engine, the timed SM and the shared arrays need, in the memory of a CTA w
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import attrs
 import numpy as np
@@ -23,9 +23,10 @@ from ..progress import noting
 from ..sm import LaunchTiming, WhatIf, time_launch, what_if
 from ..traces import InstructionBatch, Trace, TraceStream, stream_of
 from ..traces.records import IS_LANES, launch_of
+from ..traces.stream import Chunk, Piece
 from .kept import Kept, warps_per_cta
 from .metrics import instructions, kernel_metrics, labels, unmodelled, with_kernel_counters
-from .validate import validated
+from .validate import check_against_arch
 
 
 @attrs.frozen
@@ -77,24 +78,27 @@ COMPILING = "loading the counting model; numba compiles it on a machine's first 
 
 
 def analyse_stream(stream: TraceStream, arch: ArchConfig, *, keep: str = "none", ctas: frozenset[int] = frozenset(), worst: int = 10,
-                   advance: Callable[[int], None] | None = None) -> Result:
+                   advance: Callable[[int], None] | None = None, spread: Spread | None = None) -> Result:
     """Check and count ``stream`` chunk by chunk into one result; ``keep`` (``kept.KEEP``): also keep rows whole with their
     counts: ``"cta"``, a traced kernel's first traced CTA's and those of ``ctas`` (linear CTA indices; a trace that is
     not a traced kernel's is one CTA: all of it), or ``"all"``; ``worst``: how many of the worst instructions to
-    list; ``advance`` gets the bytes of the file read as it goes."""
+    list; ``advance`` gets the bytes of the file read as it goes. ``spread``: read and count the stream's pieces with
+    it (on workers), where the reader hands them out and few rows are kept (``keep`` "none", or a traced kernel's CTAs):
+    the same result."""
     if worst < 1:
         raise SimsmemError("--worst", f"expected a positive count, got {worst}")
     sums = _Sums(arch, stream.ctas, worst, stream.kernel)
     kept = Kept(keep, warps_per_cta(stream.kernel), ctas)
+    counting = Counting(arch, stream.where, stream.first_line, stream.ctas, worst, stream.kernel, keep, ctas)
+    apart = spread is not None and stream.pieces is not None and (keep == "none" or kept.warps is not None and keep == "cta")
     done = 0
-    for chunk in validated(stream, arch).chunks:
-        with contextlib.nullcontext() if loaded() else noting(COMPILING):
-            counts = count(chunk.instructions, arch)
-        sums.add(chunk.instructions, counts, chunk.first)
-        kept.add(chunk.instructions, chunk.first, *(getattr(counts, f.name) for f in attrs.fields(Counts)))
+    for part in spread(count_piece, stream.pieces, counting) if apart else map(counting.chunk, stream.chunks):
+        sums.merge(part.sums)
+        for rows, b, values in part.kept:
+            kept.take(rows, b, values)
         if advance is not None:
-            advance(chunk.done - done)
-            done = chunk.done
+            advance(part.done - done)
+            done = part.done
     whole = {}
     if keep != "none":
         batch, rows, values = kept.whole()
@@ -105,6 +109,51 @@ def analyse_stream(stream: TraceStream, arch: ArchConfig, *, keep: str = "none",
                   {k: tuple(int(x) for x in v) for k, v in sorted(sums.forms.items())}, tuple(sums.top),
                   {pc: tuple(int(x) for x in v) for pc, v in sorted(sums.by_pc.items())}, stream.kernel, tuple(stream.notes), **whole,
                   unmodelled=sums.unmodelled)
+
+
+#: ``work(shared, item)`` over ``items`` on workers, the results in the items' order (``scale.parallel.ordered``).
+Spread = Callable[[Callable, Iterator, object], Iterator]
+
+
+@attrs.frozen(eq=False)
+class Counted:
+    """One chunk checked against its arch and counted: its totals, the rows of it kept (``Kept.parts``), and the bytes
+    of the file read once it was."""
+
+    sums: _Sums
+    kept: list
+    done: int
+
+
+@attrs.frozen(eq=False)
+class Counting:
+    """How every chunk of a stream is checked, counted and kept (sent to each worker once)."""
+
+    arch: ArchConfig
+    where: str
+    first_line: int | None
+    ctas: int
+    worst: int
+    kernel: dict | None
+    keep: str
+    kept_ctas: frozenset[int]
+
+    def chunk(self, chunk: Chunk) -> Counted:
+        """``chunk`` checked against the arch (errors name its file lines), counted, added up and its rows kept."""
+        b = chunk.instructions
+        check_against_arch(b, self.arch, self.where, chunk.first, self.first_line)
+        with contextlib.nullcontext() if loaded() else noting(COMPILING):
+            counts = count(b, self.arch)
+        sums = _Sums(self.arch, self.ctas, self.worst, self.kernel)
+        sums.add(b, counts, chunk.first)
+        kept = Kept(self.keep, warps_per_cta(self.kernel), self.kept_ctas)
+        kept.add(b, chunk.first, *(getattr(counts, f.name) for f in attrs.fields(Counts)))
+        return Counted(sums, kept.parts, chunk.done)
+
+
+def count_piece(counting: Counting, piece: Piece) -> Counted:
+    """A piece of a stream read, checked and counted (a worker's task)."""
+    return counting.chunk(piece.chunk())
 
 
 def analyse(trace: Trace, arch: ArchConfig) -> Result:
@@ -204,6 +253,22 @@ class _Sums:
         self.by_pc: dict[int, np.ndarray] = {}
         self.top: list[Worst] = []
         self.total = self.warps = 0
+
+    def __getstate__(self) -> dict:  # (back from a worker: the totals; the arch and kernel stay with the caller)
+        return {k: v for k, v in vars(self).items() if k not in ("arch", "kernel")}
+
+    def merge(self, other: _Sums) -> None:
+        """Add the totals of another's chunks (counted apart, in trace order after this one's), as ``add`` would have."""
+        for name, value in other.metrics.items():
+            self.metrics[name] += value
+        self.unmodelled.update(other.unmodelled)
+        for label, sums in other.forms.items():
+            self.forms[label] = self.forms.get(label, np.zeros(4, dtype=np.int64)) + sums
+        for pc, sums in other.by_pc.items():
+            self.by_pc[pc] = self.by_pc.get(pc, np.zeros(4, dtype=np.int64)) + sums
+        self.top = sorted(self.top + other.top, key=lambda w: (-w.bank_conflicts, w.index))[: self.worst]
+        self.total += other.total
+        self.warps = max(self.warps, other.warps)
 
     def add(self, b: InstructionBatch, counts: Counts, first: int) -> None:
         """Add the instructions ``b`` (trace indices ``first``...) and their counts."""

@@ -40,15 +40,20 @@ class Kept:
 
     def add(self, b: InstructionBatch, first: int, *values: np.ndarray) -> None:
         """Take in the rows ``b`` (trace indices ``first``...) and their ``values`` (one array each, a row per row)."""
+        self.take(np.arange(first, first + len(b)), b, values)
+
+    def take(self, rows: np.ndarray, b: InstructionBatch, values: tuple[np.ndarray, ...]) -> None:
+        """Take in the rows ``b`` (trace indices ``rows``, rising, after those taken before) and their ``values``: a
+        chunk's, or the ``parts`` another ``Kept`` kept of it (the same rows are kept)."""
         if self.keep == "none" or not len(b):
             return
-        part = (np.arange(first, first + len(b)), b, values)
+        part = (rows, b, values)
         if self.keep == "all":
             self.parts.append(part)
             return
         asked = np.isin(b.warp // self.warps, self.ctas) if self.warps is not None and len(self.ctas) else np.zeros(len(b), dtype=bool)
-        if self.index is not None and first <= self.index < first + len(b):
-            asked[self.index - first] = True
+        if self.index is not None:
+            asked |= rows == self.index
         own = np.ones(len(b), dtype=bool)
         if self.warps is not None:
             cta = b.warp // self.warps

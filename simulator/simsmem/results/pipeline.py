@@ -28,7 +28,7 @@ from ..kernel.streams import WarpStreams
 from ..kernel.tracer import StreamSink
 from ..sm import LaunchTiming
 from ..traces import TraceStream, open_trace
-from .analysis import Result, analyse_stream, with_launch, with_timeline
+from .analysis import Result, Spread, analyse_stream, with_launch, with_timeline
 from .validate import resolve_arch, validated
 
 Tracer = Callable[[StreamSink | None], TraceStream]
@@ -77,10 +77,11 @@ def checked(source: Source) -> TraceStream:
     return validated(source.stream, source.arch)
 
 
-def count(source: Source, keep: str = "none", worst: int = 10, advance: Callable[[int], None] | None = None) -> Result:
-    """The source checked against its arch and counted (``analysis.analyse_stream``), keeping ``keep`` of the rows (the
-    timed SM's CTAs' where the source was traced for it)."""
-    return analyse_stream(source.stream, source.arch, keep=keep, ctas=source.ctas, worst=worst, advance=advance)
+def count(source: Source, keep: str = "none", worst: int = 10, advance: Callable[[int], None] | None = None, spread: Spread | None = None
+          ) -> Result:
+    """The source checked against its arch and counted (``analysis.analyse_stream``, its chunks read and counted on workers
+    by ``spread`` where that helps), keeping ``keep`` of the rows (the timed SM's CTAs' where the source was traced for it)."""
+    return analyse_stream(source.stream, source.arch, keep=keep, ctas=source.ctas, worst=worst, advance=advance, spread=spread)
 
 
 def timed(source: Source, result: Result, fixes: int = 0, advance: Callable[[int], None] | None = None) -> Result:

@@ -173,8 +173,8 @@ class Workers:
     """A Dask client: to the cluster at ``scheduler``, given, or to a local cluster of ``jobs`` worker processes started
     in the background (``start``); ``client`` is None until it is ready."""
 
-    def __init__(self, jobs: int, scheduler: str | None = None, client=None) -> None:
-        self.jobs, self.scheduler, self.client = jobs, scheduler, client
+    def __init__(self, jobs: int, scheduler: str | None = None, client=None, processes: bool = True) -> None:
+        self.jobs, self.scheduler, self.client, self.processes = jobs, scheduler, client, processes
         self.owned = client is None
         self.cluster = None
         self.failed: str | None = None
@@ -194,7 +194,7 @@ class Workers:
         try:
             from distributed import Client, LocalCluster
 
-            self.cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True, dashboard_address=None,
+            self.cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=self.processes, dashboard_address=None,
                                         silence_logs=logging.ERROR)
             self.client = Client(self.cluster)
         except Exception as exc:  # the run goes on here
@@ -362,6 +362,51 @@ def spread(work, items: list, shared: list, jobs: int | None = None, scheduler: 
             k, here = k + 1, here + 1
             if jobs_default(jobs) > 1 and (time.perf_counter() - began) / here * (len(items) - k) > START_AFTER:
                 workers.start()
+    finally:
+        for future in pending:
+            future.cancel()
+        workers.close()
+
+
+def ordered(work, items: Iterator, shared, jobs: int | None = None, scheduler: str | None = None, client=None, *,
+            done=lambda result: 0, total: int = 0, processes: bool = True) -> Iterator:
+    """``work(shared, item)`` for every item, the results in the items' order: here until the workers are ready, then
+    on them (``shared`` sent to each worker once, at most ``AHEAD`` items per worker in flight). A local cluster starts
+    in the background once the items left look like more than ``START_AFTER`` seconds of work here (``done(result)``:
+    how far a result got towards ``total``). An error, of an item's work or of ``items`` themselves, is raised where a
+    serial run would raise it: after every earlier item's result."""
+    workers = Workers(jobs_default(jobs), scheduler, client, processes)
+    items = iter(items)
+    pending: deque = deque()
+    remote, size, cut = None, 1, None
+    began = time.perf_counter()
+    try:
+        while True:
+            if workers.client is not None and remote is None:
+                remote = workers.client.scatter([shared], broadcast=True)[0]
+                size = max(1, len(workers.client.scheduler_info()["workers"]))
+            if remote is not None:
+                while cut is None and len(pending) < AHEAD * size:
+                    try:  # (an item scattered first: sent to a worker as data, not in the task graph through the scheduler)
+                        pending.append(workers.client.submit(work, remote, workers.client.scatter(next(items)), pure=False))
+                    except StopIteration:
+                        cut = StopIteration()
+                    except Exception as exc:  # raised once the items before it are taken
+                        cut = exc
+                if not pending:
+                    break
+                yield pending.popleft().result()
+                continue
+            item = next(items, StopIteration)
+            if item is StopIteration:
+                break
+            result = work(shared, item)
+            yield result
+            reached = done(result)
+            if jobs_default(jobs) > 1 and 0 < reached < total and (time.perf_counter() - began) / reached * (total - reached) > START_AFTER:
+                workers.start()
+        if cut is not None and not isinstance(cut, StopIteration):
+            raise cut
     finally:
         for future in pending:
             future.cancel()

@@ -9,6 +9,7 @@ number of instructions; the reader then insists on it, which catches a file cut 
 
 from __future__ import annotations
 
+import functools
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -22,7 +23,7 @@ from ..errors import TraceError
 from .decode import BatchBuilder, batch_from_lines, batch_from_objects
 from .files import Input, atomic_output, open_input
 from .records import InstructionBatch
-from .stream import CHUNK, Chunk, TraceStream, rechunk
+from .stream import CHUNK, Chunk, Piece, TraceStream
 from .v1 import header_object, instruction_objects, parse_header
 
 
@@ -59,13 +60,43 @@ def read_jsonl(path: str | Path, chunk: int = CHUNK) -> TraceStream:
         f.close()
         raise
     count = header.pop("count")
-    parts = _parts(f, rest, where, count)
-    return TraceStream(where, size=f.size, chunks=rechunk(parts, chunk), count=count, first_line=2, **header)
+    pieces = _pieces(f, rest, where, count, chunk)
+    return TraceStream(where, size=f.size, chunks=(p.chunk() for p in pieces), count=count, first_line=2, pieces=pieces, **header)
 
 
-def _parts(f: Input, pending: bytes, where: str, count: int | None) -> Iterator[tuple[InstructionBatch, int]]:
-    """Batches of whole lines as the file is read, each with the bytes of the file done."""
-    index, line = 0, 2
+def _pieces(f: Input, pending: bytes, where: str, count: int | None, chunk: int) -> Iterator[Piece]:
+    """The file's chunks as ``Piece``s: its blocks of whole lines, as read, gathered into at least ``chunk`` lines
+    each (as ``rechunk`` gathers batches), parsed when a piece is read. An error reading the file, or a ``count`` it
+    does not hold, is the error of the piece it cuts short, raised after its lines' own."""
+    first = held = done = 0
+    blocks: list[bytes] = []
+    error = None
+    try:
+        for data, done in _blocks(f, pending):
+            blocks.append(data)
+            held += data.count(b"\n") + 1
+            if held >= chunk:
+                yield Piece(functools.partial(_read_piece, blocks, where, first, done))
+                first, blocks, held = first + held, [], 0
+    except TraceError as exc:
+        error = exc
+    if error is None and count is not None and first + held != count:
+        error = TraceError(f"{where}: count", f"the header says {count} instructions, the file holds {first + held} (is it cut short?)")
+    if blocks or error is not None:
+        yield Piece(functools.partial(_read_piece, blocks, where, first, done), error)
+
+
+def _read_piece(blocks: list[bytes], where: str, first: int, done: int) -> Chunk:
+    """The chunk of ``blocks`` of whole lines, its first instruction ``first``."""
+    batches, index = [], first
+    for data in blocks:
+        batches.append(_parse_block(data, where, index, 2 + index))  # (line 1 is the header)
+        index += len(batches[-1])
+    return Chunk(InstructionBatch.concat(batches), first, done)
+
+
+def _blocks(f: Input, pending: bytes) -> Iterator[tuple[bytes, int]]:
+    """Blocks of whole lines (no final newline) as the file is read, each with the bytes of the file done."""
     try:
         while True:
             block = f.read()
@@ -80,16 +111,11 @@ def _parts(f: Input, pending: bytes, where: str, count: int | None) -> Iterator[
                 data = data.removesuffix(b"\n")  # the file's final newline ends its last line
                 if not data:
                     break
-            batch = _parse_block(data, where, index, line)
-            yield batch, f.done
-            index += len(batch)
-            line += len(batch)
+            yield data, f.done
             if not block:
                 break
     finally:
         f.close()
-    if count is not None and index != count:
-        raise TraceError(f"{where}: count", f"the header says {count} instructions, the file holds {index} (is it cut short?)")
 
 
 def _parse_block(data: bytes, where: str, first: int, first_line: int) -> InstructionBatch:

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 
 import attrs
 
+from ..errors import TraceError
 from .records import InstructionBatch, Streams, Trace
 
 #: Instructions per chunk: large enough for numpy to pay off, small enough to stay cache-friendly.
@@ -28,6 +29,23 @@ class Chunk:
     first: int  # trace index of the chunk's first instruction
     done: int  # bytes of the file read so far (progress)
     lanes: dict | None = None  # per-lane column name -> its ``patterns.Patterns``, where the reader read them so (.npz)
+
+
+@attrs.frozen(eq=False)
+class Piece:
+    """A chunk not read yet: ``read()`` reads it, in this process or on a worker (``read`` pickles: a module's function
+    and the raw bytes it parses)."""
+
+    read: Callable[[], Chunk]
+    #: what reading the file met after the piece's lines (a file cut short), raised once they are read
+    error: TraceError | None = None
+
+    def chunk(self) -> Chunk:
+        """The chunk, read here."""
+        chunk = self.read()
+        if self.error is not None:
+            raise self.error
+        return chunk
 
 
 def no_streams() -> None:
@@ -51,6 +69,9 @@ class TraceStream:
     kernel: dict | None = None
     #: the v1 header's ``streams``: what the timed SM needs of a traced kernel (asked for, like ``kernel``, after the chunks)
     streams: Callable[[], Streams | None] = no_streams
+    #: the chunks as ``Piece``s, where the reader can hand them out unread (to read them on workers); the same chunks
+    #: as ``chunks``, from the same file: take one or the other
+    pieces: Iterator[Piece] | None = None
 
     def read(self) -> Trace:
         """The whole trace: every chunk, concatenated."""
