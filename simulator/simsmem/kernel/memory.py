@@ -18,6 +18,13 @@ SHARED_HI = 0x7FFE  # generic shared addresses: SHARED_HI << 32 | window offset
 LOCAL_HI = 0x7FFD  # generic local addresses: LOCAL_HI << 32 | offset
 
 
+def items(data: np.ndarray, size: int) -> np.ndarray:
+    """``data`` (bytes, contiguous along its last axis) as items of ``size`` bytes: item k of a row is its bytes
+    ``k * size`` to ``k * size + size - 1`` (a view; bytes past the last whole item left out). Gathering or scattering
+    aligned accesses through it moves each one's bytes at once."""
+    return data[..., : data.shape[-1] - data.shape[-1] % size].view(f"V{size}")
+
+
 def windows(data: np.ndarray, size: int) -> np.ndarray:
     """Every ``size`` consecutive bytes of the contiguous 1-D ``data``, a row for each start: ``windows(d, s)[i]`` is
     ``d[i : i + s]``, a view (written through). Gathering rows of it moves each access's bytes at once."""
@@ -98,12 +105,12 @@ class GlobalMemory:
         one = self._one_buffer(addr, size)
         if one is not None:
             i, offset = one
-            return windows(self.buffers[i].data, size)[offset]
-        index, offset = self.locate(addr, size)
+            return items(self.buffers[i].data, size)[offset // size].view(np.uint8).reshape(len(offset), size)
+        index, offset = self.locate(addr, size)  # (every access aligned, as locate checks)
         out = np.empty((len(addr), size), dtype=np.uint8)
         for i in np.unique(index):
             rows = index == i
-            out[rows] = windows(self.buffers[i].data, size)[offset[rows]]
+            out[rows] = items(self.buffers[i].data, size)[offset[rows] // size].view(np.uint8).reshape(-1, size)
         return out
 
     def span(self, addr: int, n: int) -> bytes:
@@ -119,12 +126,12 @@ class GlobalMemory:
         one = self._one_buffer(addr, size)
         if one is not None:
             i, offset = one
-            windows(self.buffers[i].data, size)[offset] = data
+            items(self.buffers[i].data, size)[offset // size] = items(np.ascontiguousarray(data), size)[:, 0]
             return
-        index, offset = self.locate(addr, size)
+        index, offset = self.locate(addr, size)  # (every access aligned, as locate checks)
         for i in np.unique(index):
             rows = index == i
-            windows(self.buffers[i].data, size)[offset[rows]] = data[rows]
+            items(self.buffers[i].data, size)[offset[rows] // size] = items(np.ascontiguousarray(data[rows]), size)[:, 0]
 
     def buffer(self, addr: int) -> Buffer:
         """The buffer holding byte address ``addr`` (checked by ``locate`` first)."""

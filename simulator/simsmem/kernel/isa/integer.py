@@ -752,7 +752,10 @@ def _r2ur(ins: Instruction, env: Env):
     def f(m: Machine, ix: np.ndarray) -> None:
         v = np.broadcast_to(np.asarray(a(m, ix), dtype=U32), (len(ix),))
         slots = ix // LANES  # ascending, as the machine gives ix: each warp's threads together
-        u = v[np.searchsorted(slots, slots)]  # the value of the first of its warp's
+        starts = np.empty(len(ix), dtype=bool)
+        starts[:1] = True
+        np.not_equal(slots[1:], slots[:-1], out=starts[1:])
+        u = v[np.maximum.accumulate(np.where(starts, np.arange(len(ix)), 0))]  # the value of the first of its warp's
         d(m, ix, u)
         if flag is not None:
             flag(m, ix, (v != u) | (before(m, ix) if before is not None else False))

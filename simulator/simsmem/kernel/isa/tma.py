@@ -16,12 +16,13 @@ CTA of the mask and completes each one's mbarrier at the same offset.
 from __future__ import annotations
 
 import functools
+import itertools
 
 import attrs
 import numpy as np
 
 from ..machine import LANES, ExecError, Machine
-from ..memory import MemoryFault, windows
+from ..memory import MemoryFault, items, windows
 from ..sass import Instruction
 from ..tensormap import TensorMap, TensorMapError
 from . import Env, operand, refuse, step
@@ -159,6 +160,31 @@ def _mask_of(ins: Instruction, k: int) -> int | None:
     return op.index
 
 
+def _land(m: Machine, loads: list[tuple]) -> None:
+    """TMA loads of one piece size, each (leader thread, global addresses of the pieces inside the tensor, which are
+    inside (None: all), shared addresses, CTA slots to write, piece bytes), in order: one gather from global memory
+    and one scatter into shared memory for them all; pieces outside the tensor land as zeros."""
+    piece = loads[0][5]
+    counts = [len(shared) for _, _, _, shared, _, _ in loads]
+    try:
+        data = m.memory.load(np.concatenate([g for _, g, _, _, _, _ in loads]), piece)
+    except MemoryFault as fault:  # its lane is a piece: the thread is its copy's leader
+        owner = np.repeat([t for t, *_ in loads], [len(g) for _, g, _, _, _, _ in loads])
+        raise MemoryFault(int(owner[fault.lane]), fault.what) from None
+    if any(inside is not None for _, _, inside, _, _, _ in loads):
+        full = np.zeros((sum(counts), piece), dtype=np.uint8)
+        full[np.concatenate([np.ones(n, dtype=bool) if inside is None else inside for n, (_, _, inside, _, _, _) in zip(counts, loads)])] = data
+        data = full
+    starts = np.cumsum([0] + counts[:-1])
+    slots = np.concatenate([np.full(len(shared), cta) for _, _, _, shared, targets, _ in loads for cta in targets])
+    dest = np.concatenate([shared for _, _, _, shared, targets, _ in loads for _ in targets])
+    rows = np.concatenate([s + np.arange(n) for s, n, (_, _, _, _, targets, _) in zip(starts, counts, loads) for _ in targets])
+    if int(np.bitwise_or.reduce(dest)) % piece:  # pieces off their alignment: byte windows
+        windows(m.shared.reshape(-1), piece)[slots * m.shared.shape[1] + dest] = data[rows]
+    else:  # in order: a later copy's bytes win
+        items(m.shared, piece)[slots, dest // piece] = items(data, piece)[rows, 0]
+
+
 @step("UTMALDG", control=True, hopper="TMA (cp.async.bulk.tensor)")
 @step("UTMASTG", hopper="TMA (cp.async.bulk.tensor)")
 def _utma(ins: Instruction, env: Env):
@@ -170,6 +196,7 @@ def _utma(ins: Instruction, env: Env):
     mask_reg = _mask_of(ins, 2)
 
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        landing: list[tuple] = []  # the loads, moved together once their checks are done
         for t in _leaders(m, act):
             tmap = _tensor_map(m, t, tmap_reg, ins)
             if tmap.rank != rank:
@@ -185,15 +212,10 @@ def _utma(ins: Instruction, env: Env):
             whole = inside.all()
             gaddr = np.uint64(tmap.address) + (offset if whole else offset[inside]).astype(np.uint64)
             if load:
-                if whole:
-                    data = m.memory.load(gaddr, piece)
-                else:
-                    data = np.zeros((len(offset), piece), dtype=np.uint8)
-                    if inside.any():
-                        data[inside] = m.memory.load(gaddr, piece)
                 bar = int(regs[first + 1]) & 0xFF_FFFF
-                for cta in _targets(m, t, None if mask_reg is None else int(regs[mask_reg]) >> 16):
-                    windows(m.shared[cta], piece)[shared] = data
+                targets = _targets(m, t, None if mask_reg is None else int(regs[mask_reg]) >> 16)
+                landing.append((t, gaddr, None if whole else inside, shared, targets, piece))
+                for cta in targets:
                     bars = mbarriers(m)
                     if (cta, bar) not in bars:
                         raise ExecError(f"{ins.text}: no mbarrier was initialised at shared address {bar:#x}", ins.pc)
@@ -202,6 +224,8 @@ def _utma(ins: Instruction, env: Env):
                 m.memory.store(gaddr, windows(m.shared[int(m.cta_slot[t])], piece)[shared if whole else shared[inside]])
             _report(m, ins, t, {"kind": "tma", "dir": "load" if load else "store", "smem": smem, "box": tmap.box, "elem": tmap.elem,
                                 "swizzle": tmap.swizzle, "bytes": tmap.box_bytes if load else int(inside.sum()) * piece})
+        for _, loads in itertools.groupby(landing, key=lambda c: c[5]):  # runs of loads of one piece size, in order
+            _land(m, list(loads))
         for t in _guarded_off(m, ex, act):
             _report(m, ins, t, {"kind": "tma", "dir": "load" if load else "store", "off": True})
         m.release()
