@@ -18,7 +18,8 @@ import pytest
 from simsmem.cli import main
 from simsmem.kernel.program import load_program
 from simsmem.kernel.sass import Control, controls, parse_text
-from simsmem.kernel.tracer import StreamSink
+from simsmem.kernel.streams import WarpStreams
+from simsmem.kernel.tracer import StreamSink, launch_kernel
 from simsmem.traces import load_trace, write_trace
 from simsmem.traces.records import STREAMS
 
@@ -142,6 +143,24 @@ def test_streams_round_trip(traced, tmp_path, form):
     for name, part in STREAMS.items():
         for other in (back, again):
             assert getattr(other, name).dtype.type is part.dtype and np.array_equal(getattr(other, name), getattr(given, name)), name
+
+
+def test_the_sink_a_trace_holds_is_the_tracers(kernel, sm90):
+    """Every field of the warp streams the timed SM gets from a trace's ``streams`` is the tracer's own (a field added
+    to ``WarpStreams`` but not to the trace format fails here)."""
+    sink = StreamSink(sm90.sm.sms)
+    stream, _ = launch_kernel(kernel, "k", (264, 1, 1), (64, 1, 1), 0, ["zeros:67584", "zeros:67584"], sink=sink)
+    for _ in stream.chunks:
+        pass
+    held = StreamSink.of(sink.record(), "k")
+    given, back = sink.streams(), held.streams()
+    for f in attrs.fields(WarpStreams):
+        a, b = getattr(given, f.name), getattr(back, f.name)
+        if f.name in ("code", "control", "ctas", "warps_per_cta"):
+            assert a == b, f.name
+        else:
+            assert len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b)) and len(a), f.name
+    assert (held.sms, held.ctas, held.resources, held.code) == (sink.sms, sink.ctas, sink.resources, sink.code)
 
 
 def _round_trips(program) -> None:

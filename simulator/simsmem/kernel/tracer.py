@@ -129,7 +129,8 @@ class StreamSink:
         values = {**{name: self.resources[name] for name in RESOURCES}, "sms": self.sms, "warps": s.warps_per_cta, "cta": s.ctas,
                   "sass": [ins.text for ins in s.code], "control": [c.bits for c in s.control],
                   "line": [self.code.get(ins.pc, {}).get("line") or "" for ins in s.code], "length": [len(p) for p in s.pcs],
-                  "pc": _flat(s.pcs) * 16, "row": _flat(s.rows), "sectors": _flat(s.sectors), "size": [len(x) for x in s.sector_sets],
+                  "pc": _flat(s.pcs) * 16, "row": _flat(s.rows), "sectors": _flat(s.sectors), "active": _flat(s.active),
+                  "size": [len(x) for x in s.sector_sets],
                   "sector": np.diff(_flat(s.sector_sets), prepend=0)}
         return Streams(**{name: np.asarray(values[name], part.dtype) for name, part in STREAMS.items()})
 
@@ -144,7 +145,8 @@ class StreamSink:
                 raise TraceError(f"{where}: streams.sass", f"instruction {k} ({16 * k:#06x}): {exc}") from None
         warps = WarpStreams(tuple(code), tuple(Control.of(b << 41) for b in streams.control.tolist()), tuple(streams.cta.tolist()),
                             int(streams.warps), _split(streams.pc // 16, streams.length), _split(streams.row, streams.length),
-                            _split(streams.sectors, streams.length), _split(np.cumsum(streams.sector), streams.size))
+                            _split(streams.sectors, streams.length), _split(np.cumsum(streams.sector), streams.size),
+                            _split(streams.active, streams.length))
         resources = {name: int(getattr(streams, name)) for name in RESOURCES}
         lines = {16 * k: {"sass": ins.text, "line": line} for k, (ins, line) in enumerate(zip(code, streams.line.tolist()))}
         return StreamSink(int(streams.sms), frozenset(warps.ctas), resources, lines, [warps])

@@ -444,6 +444,7 @@ class Streams:
     pc: np.ndarray = part("executed", np.int32, 0, "the byte offset of its SASS instruction")
     row: np.ndarray = part("executed", np.int64, -1, "the trace row it made (its index among the instructions); -1: none")
     sectors: np.ndarray = part("executed", np.int64, -1, "the set of 32-byte global sectors it accessed (an index of `size`); -1: none")
+    active: np.ndarray = part("executed", np.int32, 0, "how many of the warp's threads executed it (fewer after a branch split the warp)")
     size: np.ndarray = part("set", np.int64, 0, "how many sectors the set holds")
     sector: np.ndarray = part("sector", np.int64, None, "the sets' sectors one after another, each as its global byte address divided "
                               "by 32, less the previous one's (the first's less 0: they deflate to a few bits each)")
