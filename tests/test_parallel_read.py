@@ -1,6 +1,6 @@
-"""``run FILE --jobs``: a JSON Lines trace's chunks read, checked and counted on Dask workers give the serial run's
-result, and its errors are the serial run's, in the same order (a regression guard of simsmem's own output against
-itself: no hardware numbers). The in-process cluster (threads, what ``--jobs`` starts) runs in the quick suite; a
+"""``run FILE --jobs``: a trace file's chunks (.jsonl.gz, .npz) read, checked and counted on Dask workers give the serial
+run's result, and its errors are the serial run's, in the same order (a regression guard of simsmem's own output
+against itself: no hardware numbers). The in-process cluster (threads, what ``--jobs`` starts) runs in the quick suite; a
 cluster of worker processes (what ``--scheduler`` reaches: pieces and results pickled) is a slow test."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from simsmem.errors import TraceError
 from simsmem.results.analysis import analyse_stream
 from simsmem.results.report import to_csv
 from simsmem.scale.parallel import ordered
-from simsmem.traces import LANES, OPS, InstructionBatch, write_stream
+from simsmem.traces import LANES, OPS, InstructionBatch, open_trace, write_stream
 from simsmem.traces.jsonl import read_jsonl
 from simsmem.traces.stream import stream_of
 from simsmem.traces.records import Trace
@@ -40,10 +40,17 @@ def random_trace(n: int, seed: int = 0) -> InstructionBatch:
 
 
 @pytest.fixture(scope="module")
-def trace(tmp_path_factory):
-    path = tmp_path_factory.mktemp("read") / "t.jsonl.gz"
-    write_stream(stream_of(Trace(random_trace(N), name="random", arch="sm_90")), path)
-    return path
+def written(tmp_path_factory) -> dict:
+    """The trace as JSON Lines, and as .npz in chunks of ``CHUNK * 5`` (5 chunks)."""
+    paths = {form: tmp_path_factory.mktemp("read") / f"t.{form}" for form in ("jsonl.gz", "npz")}
+    for path in paths.values():
+        write_stream(stream_of(Trace(random_trace(N), name="random", arch="sm_90"), chunk=CHUNK * 5), path)
+    return paths
+
+
+@pytest.fixture(params=["jsonl.gz", "npz"])
+def trace(written, request):
+    return written[request.param]
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +64,8 @@ def threads():
 def analysed(path, client, keep="none"):
     """``run``'s counting of ``path`` in chunks of ``CHUNK``: serially (``client`` None), or on the cluster."""
     spread = None if client is None else functools.partial(ordered, client=client)
-    return analyse_stream(read_jsonl(path, CHUNK), load_arch("sm_90"), keep=keep, worst=5, spread=spread)
+    stream = read_jsonl(path, CHUNK) if path.name.endswith(".jsonl.gz") else open_trace(path)
+    return analyse_stream(stream, load_arch("sm_90"), keep=keep, worst=5, spread=spread)
 
 
 def same(a, b) -> None:
@@ -77,9 +85,9 @@ def lines_of(path) -> list[bytes]:
 
 
 @pytest.mark.parametrize("edit", ["late bad line, earlier arch error", "cut short"])
-def test_errors_are_the_serial_runs(trace, threads, tmp_path, edit):
-    """The first error in trace order is raised, whichever piece a worker finishes first."""
-    lines = lines_of(trace)
+def test_errors_are_the_serial_runs(written, threads, tmp_path, edit):
+    """The first error in trace order is raised, whichever piece a worker finishes first (the JSON Lines trace edited)."""
+    lines = lines_of(written["jsonl.gz"])
     if edit != "cut short":  # (the file's pieces: 10,488 lines, then about 5,244 each)
         lines[21_000] = b'{"op":"LDS","width":33}'  # a bad line early in the last piece
     if edit == "late bad line, earlier arch error":

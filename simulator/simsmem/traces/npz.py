@@ -14,6 +14,7 @@ to the rules of v1 (``v1.column_problem``). A traced kernel's ``streams`` (``rec
 
 from __future__ import annotations
 
+import functools
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -26,7 +27,7 @@ from ..errors import TraceError
 from .files import atomic_output
 from .patterns import Patterns
 from .records import COLUMNS, LANES, STREAMS, InstructionBatch
-from .stream import Chunk, TraceStream
+from .stream import Chunk, Piece, TraceStream
 from .v1 import (
     canonical_others,
     column_problem,
@@ -108,35 +109,60 @@ def read_npz(path: str | Path) -> TraceStream:
         raise
     count = header.pop("count")
     size = Path(path).stat().st_size
-    return TraceStream(where, size=size, chunks=_chunks(z, chunks, count, size, where), count=count, **header)
+    pieces = _pieces(z, path, chunks, count, size, where)
+    return TraceStream(where, size=size, chunks=(p.chunk() for p in pieces), count=count, pieces=pieces, **header)
 
 
-def _chunks(z: np.lib.npyio.NpzFile, chunks: int, count: int | None, size: int, where: str) -> Iterator[Chunk]:
+def _pieces(z: np.lib.npyio.NpzFile, path: str | Path, chunks: int, count: int | None, size: int, where: str) -> Iterator[Piece]:
+    """The chunks as ``Piece``s, each read where it is read (the file opened there again); a ``count`` the chunks do not
+    hold is the last one's error (raised once it is read)."""
     first = 0
     try:
         for i in range(chunks):
-            columns = {name: _member(z, f"c{i}.{name}", where) for name in COLUMNS if f"c{i}.{name}" in z.files}
-            lanes = {name: _patterns(z, f"c{i}.{name}", where) for name, f in COLUMNS.items() if f.lanes and f"c{i}.{name}.base" in z.files}
-            columns |= {name: p.column() for name, p in lanes.items()}
-            n = len(columns["op"])
-            given = set(columns)
-            columns |= {name: f.filled(n) for name, f in LATER.items() if name not in columns}
-            for name, array in columns.items():
-                f = COLUMNS[name]
-                shape = (n, LANES) if f.lanes else (n,)
-                if array.dtype.type is not f.dtype or array.shape != shape:
-                    raise TraceError(f"{where}: c{i}.{name}", f"expected {np.dtype(f.dtype).name} of shape {shape}, got {array.dtype.name} of shape {array.shape}")
-            batch = InstructionBatch(**columns)
-            problem = column_problem(batch)
-            if problem:
-                row, field, what = problem
-                raise TraceError(f"{where}: instruction {first + row}: {field}", what)
-            yield Chunk(canonical_others(batch) if "others" in given else batch, first, size * (i + 1) // chunks, lanes)
-            first += n
+            n = len(_member(z, f"c{i}.op", where))
+            held = first + n
+            short = i == chunks - 1 and count is not None and count != held
+            yield Piece(functools.partial(_read_chunk, path, i, first, size * (i + 1) // chunks, where), _short(where, count, held) if short else None)
+            first = held
     finally:
         z.close()
-    if count is not None and count != first:
-        raise TraceError(f"{where}: count", f"the header says {count} instructions, the file holds {first}")
+    if not chunks and count:
+        yield Piece(functools.partial(Chunk, InstructionBatch.empty(), 0, 0), _short(where, count, 0))
+
+
+def _short(where: str, count: int, held: int) -> TraceError:
+    return TraceError(f"{where}: count", f"the header says {count} instructions, the file holds {held}")
+
+
+def _read_chunk(path: str | Path, i: int, first: int, done: int, where: str) -> Chunk:
+    """Chunk ``i`` of the file (its first instruction ``first``), checked."""
+    try:
+        z = np.load(path, allow_pickle=False)
+    except (FileNotFoundError, *BROKEN) as exc:
+        raise TraceError(where, f"not a readable .npz trace: {exc}") from None
+    with z:
+        return _chunk(z, i, first, done, where)
+
+
+def _chunk(z: np.lib.npyio.NpzFile, i: int, first: int, done: int, where: str) -> Chunk:
+    """Chunk ``i`` of an open file (its first instruction ``first``), checked against v1."""
+    columns = {name: _member(z, f"c{i}.{name}", where) for name in COLUMNS if f"c{i}.{name}" in z.files}
+    lanes = {name: _patterns(z, f"c{i}.{name}", where) for name, f in COLUMNS.items() if f.lanes and f"c{i}.{name}.base" in z.files}
+    columns |= {name: p.column() for name, p in lanes.items()}
+    n = len(columns["op"])
+    given = set(columns)
+    columns |= {name: f.filled(n) for name, f in LATER.items() if name not in columns}
+    for name, array in columns.items():
+        f = COLUMNS[name]
+        shape = (n, LANES) if f.lanes else (n,)
+        if array.dtype.type is not f.dtype or array.shape != shape:
+            raise TraceError(f"{where}: c{i}.{name}", f"expected {np.dtype(f.dtype).name} of shape {shape}, got {array.dtype.name} of shape {array.shape}")
+    batch = InstructionBatch(**columns)
+    problem = column_problem(batch)
+    if problem:
+        row, field, what = problem
+        raise TraceError(f"{where}: instruction {first + row}: {field}", what)
+    return Chunk(canonical_others(batch) if "others" in given else batch, first, done, lanes)
 
 
 def _check_members(names: set[str], chunks: int, where: str) -> None:
