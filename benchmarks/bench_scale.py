@@ -52,13 +52,14 @@ def traced(data: Path, k: int, runner) -> tuple[float, int]:
 
 def swept(sources, grid, client) -> float:
     start = time.perf_counter()
-    rows = list(parallel.spread(_point, grid, sources, jobs=1, client=client)) if client else [(0, _point(sources, p)) for p in grid]
+    rows = (list(parallel.spread(_point, grid, sources, lambda p: p.source, jobs=1, client=client)) if client
+            else [(0, _point(sources[p.source], p)) for p in grid])
     assert all(r["status"] == "ok" for _, r in rows), [r["status"] for _, r in rows if r["status"] != "ok"]
     return time.perf_counter() - start
 
 
-def _point(sources, point):
-    return sweep.evaluate(sources, point, True)
+def _point(source, point):
+    return sweep.evaluate(source, point, True)
 
 
 def main() -> None:

@@ -49,7 +49,7 @@ def test_a_rerun_runs_only_the_points_missing(tmp_path, monkeypatch):
     out.write_text("".join(lines[:2] + lines[3:]))  # the 32-bank row lost
     ran = []
     real = sweep.evaluate
-    monkeypatch.setattr(sweep, "evaluate", lambda sources, point, timed: ran.append(point.arch.name) or real(sources, point, timed))
+    monkeypatch.setattr(sweep, "evaluate", lambda source, point, timed: ran.append(point.arch.name) or real(source, point, timed))
     assert main(["sweep", LDSM, "--vary", "banks=16,32,64", "--engine", "analytic", "-o", str(out), "-q"]) == 0
     assert ran == ["sm_90+banks=32"] and out.read_text() == whole
 
@@ -92,7 +92,7 @@ def test_the_padded_transpose_is_the_best_change(tmp_path):
     grid = sweep.points([trace], arch, "tile")
     chosen = {p.label: p for p in grid if p.label in ("as written", "__shared__ float tile[32][33]")}
     assert len(chosen) == 2
-    rows = {label: sweep.evaluate([trace], p, timed=False) for label, p in chosen.items()}
+    rows = {label: sweep.evaluate(trace, p, timed=False) for label, p in chosen.items()}
     ld = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
     assert rows["as written"][ld] == naive["ncu"][ld] == 3968
     assert rows["__shared__ float tile[32][33]"][ld] == padded["ncu"][ld] == 0

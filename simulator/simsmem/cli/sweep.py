@@ -75,7 +75,7 @@ def sweep(args: argparse.Namespace) -> int:
     ordered = lambda: {p.key(sources): rows[p.key(sources)] for p in grid if p.key(sources) in rows}  # noqa: E731
     with progress("sweeping", total=len(todo), quiet=args.quiet) as advance:
         try:
-            for k, row in spread(_point, [(p, timed) for p in todo], sources, args.jobs, args.scheduler):
+            for k, row in spread(_point, [(p, timed) for p in todo], sources, _source, args.jobs, args.scheduler):
                 key = todo[k].key(sources)
                 rows[key] = row
                 if row["status"] != "ok":
@@ -91,11 +91,16 @@ def sweep(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _point(sources, item) -> dict:
+def _point(source, item) -> dict:
     from ..scale.sweep import evaluate
 
     point, timed = item
-    return evaluate(sources, point, timed)
+    return evaluate(source, point, timed)
+
+
+def _source(item) -> int:
+    """The input a point counts (``spread``'s ``pick``)."""
+    return item[0].source
 
 
 def _summary(out: Path) -> None:

@@ -339,9 +339,12 @@ def _here(program: Program, launch: Launch, ctas: list[int], limit: int | None, 
         raise SimsmemError(f"{exc.where} ({named})", exc.what) from None
 
 
-def spread(work, items: list, shared: list, jobs: int | None = None, scheduler: str | None = None, client=None) -> Iterator[tuple[int, object]]:
-    """``work(shared, item)`` for every item, as ``(index, result)`` in the order they finish: here until the workers are
-    ready (a local cluster starts as ``parallel_stream``'s does), then on them, ``shared`` sent to each worker once."""
+def spread(work, items: list, shared: list, pick, jobs: int | None = None, scheduler: str | None = None, client=None
+           ) -> Iterator[tuple[int, object]]:
+    """``work(shared[pick(item)], item)`` for every item, as ``(index, result)`` in the order they finish: here until the
+    workers are ready (a local cluster starts as ``parallel_stream``'s does), then on them. Each of ``shared`` (a sweep's
+    traces) is sent from here once, to one worker; a worker that runs an item of it fetches it from there once (Dask
+    keeps it), so no worker gets what its items do not use."""
     workers = Workers(jobs_default(jobs), scheduler, client)
     pending: dict = {}
     remote = None
@@ -351,14 +354,14 @@ def spread(work, items: list, shared: list, jobs: int | None = None, scheduler: 
             if workers.client is not None and remote is None and k < len(items):
                 from distributed import as_completed
 
-                remote = workers.client.scatter(shared, broadcast=True)
-                pending = {workers.client.submit(work, remote, items[j], pure=False): j for j in range(k, len(items))}
+                remote = workers.client.scatter(shared)
+                pending = {workers.client.submit(work, remote[pick(items[j])], items[j], pure=False): j for j in range(k, len(items))}
                 k = len(items)
             if pending:
                 for future in as_completed(pending):
                     yield pending.pop(future), future.result()
                 continue
-            yield k, work(shared, items[k])
+            yield k, work(shared[pick(items[k])], items[k])
             k, here = k + 1, here + 1
             if jobs_default(jobs) > 1 and (time.perf_counter() - began) / here * (len(items) - k) > START_AFTER:
                 workers.start()

@@ -119,9 +119,9 @@ def points(sources: list[Source], archs: list[ArchConfig], array: str | None) ->
     return out
 
 
-def evaluate(sources: list[Source], point: Point, timed: bool = True) -> dict:
-    """A point's row: ncu's counters, and its cycles (``timed``); a point that cannot be counted says why in ``status``."""
-    source = sources[point.source]
+def evaluate(source: Source, point: Point, timed: bool = True) -> dict:
+    """A point's row (``source``: its input): ncu's counters, and its cycles (``timed``); a point that cannot be counted
+    says why in ``status``."""
     try:
         trace = source.trace
         if point.change >= 0:
