@@ -49,7 +49,8 @@ COUNTERS = [f"l1tex__data_{k}_mem_shared_op_{op}.sum" for op in ("ld", "st", "at
     "smsp__sass_inst_executed_op_tma_ld.sum", "smsp__sass_inst_executed_op_tma_st.sum", "smsp__inst_executed_op_tma_ld.sum",
     "smsp__inst_executed_op_tma_st.sum",
 ]
-STORES = "stores of warps whose threads took both sides of a branch, with other warps running: the H100 counts extra store wavefronts that vary run to run (one warp alone never does: the b32_g1 twins)"
+STORES = ("stores of a split warp that shared loads follow: the H100 counts extra store wavefronts that vary run to run, which "
+          "this untimed count cannot give; the timed SM's split_store rule does (test_realk_timing, store counters)")
 OPEN = {
     "hist256_atomic_misc_skewed": "which warp's lane arrives first at each bin decides which warps run the first-arrival branches; the H100's "
                                   "interleaving of warps is not lock-step (atom instructions 2922-2929 in five runs, simulated 2930)",

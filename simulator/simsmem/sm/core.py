@@ -605,14 +605,13 @@ class SMModel:
 
 
 def split_stores(streams: WarpStreams, store: list[bool], shared: list[bool]) -> int:
-    """Shared stores that a branch right after splits the warp of, the other side going on to a shared load: the branch
-    is the warp's next instruction or the one after the store, the warp's instruction after it runs on fewer threads
-    than the branch did, and one of the next twelve is a shared load. None where the SM runs one warp. The H200 variance
-    probes (calibration/realk/runs/2026-11-29-variance2, -variance3) show such stores adding a store wavefront, counted
-    as a store bank conflict too, on 1-2% of them, varying run to run; the same stores and loads if-converted, or with
-    their registers overwritten right after, add none, and so do stores of a split warp that no load follows (the
-    corpus's stencils and scans). Not covered: the corpus's rule_sts_*_div_b256_g8, whose stores one side of an outer
-    split makes, the loads coming from the other side many instructions later (they add as many: +58..+102 of 4,096)."""
+    """Shared stores of a split warp that shared loads follow before the warp is whole again: stores issued by part of
+    the warp's threads, or followed by a branch (the warp's next instruction or the one after) that splits it, with a
+    shared load of the warp after the store and before its next instruction on all the threads it has left. None where
+    the SM runs one warp. The H200 variance probes (calibration/realk/runs/2026-11-29-variance2, -variance3) show such
+    stores adding a store wavefront, counted as a store bank conflict too, on 1-2% of them, varying run to run; the same
+    stores and loads if-converted, or with their registers overwritten right after, add none, and so do stores of a split
+    warp that no load follows before it reconverges (the corpus's stencils and scans)."""
     if not streams.active or len(streams.pcs) < 2:
         return 0
     is_store = np.asarray(store, bool)
@@ -620,16 +619,20 @@ def split_stores(streams: WarpStreams, store: list[bool], shared: list[bool]) ->
     is_branch = np.array([ins.name == "BRA" for ins in streams.code], bool)
     n = 0
     for pcs, active in zip(streams.pcs, streams.active):
-        hit = np.zeros(len(pcs), bool)
-        for gap in (1, 2):  # the branch `gap` instructions after the store, then a shared load among the next twelve
-            at = np.flatnonzero(is_store[pcs[:max(0, len(pcs) - gap - 1)]])
-            split = is_branch[pcs[at + gap]] & (active[at + gap + 1] < active[at + gap])
-            load = np.zeros(len(at), bool)
-            for k in range(1, 13):
-                j = np.minimum(at + gap + k, len(pcs) - 1)
-                load |= is_load[pcs[j]] & (at + gap + k < len(pcs))
-            hit[at] |= split & load
-        n += int(hit.sum())
+        whole = np.maximum.accumulate(active[::-1])[::-1]  # the threads it has left: all later instructions run on at most these
+        at = np.flatnonzero(is_store[pcs])
+        split = active[at] < whole[at]
+        begun = at.copy()  # where the split the store belongs to has begun: the store, or the instruction after the branch
+        for gap in (2, 1):  # a branch `gap` instructions after the store that splits the warp
+            b = np.minimum(at + gap, len(pcs) - 2)
+            after = ~split & (at + gap + 1 < len(pcs)) & is_branch[pcs[b]] & (active[b + 1] < active[b])
+            begun[after] = b[after] + 1
+            split |= after
+        at, begun = at[split], begun[split]
+        rejoined = np.flatnonzero(active == whole)
+        until = np.append(rejoined, len(pcs))[np.searchsorted(rejoined, begun, "right")]
+        loads = np.flatnonzero(is_load[pcs])
+        n += int((np.searchsorted(loads, at, "right") < np.searchsorted(loads, until)).sum())
     return n
 
 
