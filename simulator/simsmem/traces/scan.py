@@ -52,6 +52,7 @@ _NEEDS = np.array([sum(1 << f for f, name in enumerate(NAMES) if name in spec.ne
 #: Each field's column value where a row leaves it out (text and lanes: in their own arrays).
 _DEFAULT = np.array([0 if _KIND[f] in (_TEXT, _LANES) else int(c.default) for f, c in enumerate(COLUMNS.values())], dtype=np.int64)
 assert len(NAMES) <= 64, "a row's fields are the bits of a uint64"
+_TENTH = (2**63 - 1) // 10
 
 
 class Scanned:
@@ -268,9 +269,18 @@ def _list(text, at, end, row, slot, limit, lanes):  # pragma: no cover - compile
         at = _space(text, at, end)
         if at + 4 <= end and text[at] == 110 and text[at + 1] == 117 and text[at + 2] == 108 and text[at + 3] == 108:
             at += 4
-        else:
-            value, at = _int(text, at, end, limit)
-            if at < 0:
+        else:  # (``_int``, written out: a call a lane took twice the time)
+            if at == end or not 48 <= text[at] <= 57 or (text[at] == 48 and at + 1 < end and 48 <= text[at + 1] <= 57):
+                return -1
+            value = np.int64(0)
+            while at < end and 48 <= text[at] <= 57:
+                if value > _TENTH:  # (ten times it would pass 2**63)
+                    return -1
+                value = value * 10 + np.int64(text[at] - 48)
+                if value > limit:
+                    return -1
+                at += 1
+            if at < end and (text[at] == 46 or text[at] == 101 or text[at] == 69):
                 return -1
             lanes[row, slot, lane] = value
         at = _space(text, at, end)
