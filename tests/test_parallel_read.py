@@ -12,6 +12,7 @@ import logging
 import numpy as np
 import orjson
 import pytest
+from simsmem.cli import main
 from simsmem.config import load_arch
 from simsmem.errors import TraceError
 from simsmem.results.analysis import analyse_stream
@@ -108,8 +109,15 @@ def test_errors_are_the_serial_runs(written, threads, tmp_path, edit):
 
 
 @pytest.mark.slow
-def test_worker_processes_count_as_serially(trace):
-    """On worker processes (``--scheduler``'s kind of cluster), the pieces and results pickled: the serial result."""
+def test_worker_processes_count_as_serially(trace, capsys):
+    """On worker processes (``--scheduler``'s kind of cluster), the pieces and results pickled: the serial result, and
+    ``simsmem run FILE --scheduler`` prints the serial run's table."""
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                                   silence_logs=logging.ERROR) as c, distributed.Client(c) as client:
         same(analysed(trace, None), analysed(trace, client))
+        command = ["run", str(trace), "--engine", "analytic", "--quiet"]
+        outputs = []
+        for extra in (["--jobs", "1"], ["--scheduler", c.scheduler_address]):
+            assert main([*command, *extra]) == 0
+            outputs.append(capsys.readouterr().out)
+        assert outputs[0] == outputs[1] and "Bank" in outputs[0]

@@ -9,7 +9,6 @@ SASS instruction, another trace's (one CTA's) per instruction, with each one's i
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
 
 import orjson
@@ -44,10 +43,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def spread(args: argparse.Namespace, size: int):
     """How a trace file's chunks are read and counted on workers (``--jobs``, ``--scheduler``): ``parallel.ordered``,
-    starting a local cluster once the file's bytes left look like more than a few seconds of work."""
-    from ..scale.parallel import ordered
+    starting a local cluster once the file's bytes left look like more than a few seconds of work (imported only
+    for a file read in pieces: 15 ms a small run does without)."""
 
-    return functools.partial(ordered, jobs=args.jobs, scheduler=args.scheduler, done=lambda counted: counted.done, total=size, processes=False)
+    def ordered(work, items, shared):
+        from ..scale.parallel import ordered
+
+        return ordered(work, items, shared, args.jobs, args.scheduler, done=lambda counted: counted.done, total=size, processes=False)
+    return ordered
 
 
 def run(args: argparse.Namespace) -> int:
