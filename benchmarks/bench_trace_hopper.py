@@ -1,6 +1,6 @@
 """``simsmem trace`` speed on Hopper kernels: SASS executed on the CPU, in warp-level instructions per second.
 
-    python benchmarks/bench_trace_hopper.py [RUNS] [--size S]
+    python benchmarks/bench_trace_hopper.py [RUNS] [--size S] [--opcodes]
 
 Entries of calibration/realk/hopper.json, each traced for its whole grid as the corpus launches it:
 
@@ -14,6 +14,8 @@ with a fixed seed): (S/128)^2 CTAs of 384 threads, as ``simsmem trace`` runs the
 
 Each is executed RUNS times (default 3), recording the trace rows but not writing them; printed: the rate of each
 run by the wall clock, and the best, with that run's CPU seconds (the VM is shared: the CPU time moves less).
+``--opcodes``: one run of the larger ws_gemm_tma instead, its CPU time per opcode (steps, total, per step), each
+step timed (the tracer's built steps wrapped), and what the steps leave to the machine's loop and the recorder.
 """
 
 from __future__ import annotations
@@ -22,11 +24,13 @@ import json
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
 from simsmem.corpus import entry_launch
+from simsmem.kernel import tracer
 from simsmem.kernel.tracer import Execution, execute, select_ctas
 
 REALK = Path(__file__).resolve().parent.parent / "calibration" / "realk"
@@ -56,12 +60,42 @@ def timed(entry: dict) -> tuple[float, float, int]:
     return time.perf_counter() - wall, time.process_time() - cpu, execution.executed
 
 
+def opcodes(entry: dict) -> None:
+    """One execution of ``entry`` with each step's CPU time added to its opcode's."""
+    program, launch = entry_launch(entry, REALK)
+    spent, steps = Counter(), Counter()
+
+    def timing(step, name):
+        def run(m, ex):
+            start = time.process_time()
+            step(m, ex)
+            spent[name] += time.process_time() - start
+            steps[name] += 1
+        run.plain = getattr(step, "plain", False)
+        return run
+
+    built = tracer.program_steps(program, launch)
+    held = next(k for k, v in tracer._STEPS.items() if v[1] is built)
+    tracer._STEPS[held] = (program, [s and timing(s, ins.name) for s, ins in zip(built, program.code)])
+    execution = Execution()
+    start = time.process_time()
+    for _ in execute(program, launch, select_ctas(launch, None), execution=execution):
+        pass
+    total = time.process_time() - start
+    print(f"{entry['name']}: {execution.executed:,} warp-instructions, {sum(steps.values()):,} steps, CPU {total:.2f} s "
+          f"({total - sum(spent.values()):.2f} s outside the steps)")
+    for name, seconds in spent.most_common(12):
+        print(f"  {name:8s} {steps[name]:6,} steps {seconds * 1e3:7.1f} ms {seconds / steps[name] * 1e6:7.1f} us a step")
+
+
 def main() -> None:
     argv = sys.argv[1:]
     size = int(argv[argv.index("--size") + 1]) if "--size" in argv else 1024
     runs = int(argv[0]) if argv and argv[0].isdigit() else 3
     corpus = {e["name"]: e for e in json.loads((REALK / "hopper.json").read_text())}
     with tempfile.TemporaryDirectory() as tmp:
+        if "--opcodes" in argv:
+            return opcodes(scaled(corpus[ENTRIES[0]], size, Path(tmp)))
         cases = [corpus[n] for n in ENTRIES] + [scaled(corpus[n], size, Path(tmp)) for n in ENTRIES[:2]]
         for entry in cases:
             timed(entry)  # a first run builds the program's steps (and compiles what numba compiles on a first call)
