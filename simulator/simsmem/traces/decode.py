@@ -56,10 +56,10 @@ _DECODE = msgspec.json.Decoder(Union[tuple(_op_struct(op, spec) for op, spec in 
 _PLAIN, _OTHER = attrgetter("code", *PLAIN), attrgetter(*OTHER)
 
 
-def batch_from_lines(data: bytes) -> InstructionBatch | None:
-    """The columns of JSON Lines ``data`` (one instruction object per line) if every line is valid;
-    None leaves the lines to the exact check, which names the first bad one."""
-    scanned = scan(data)
+def batch_from_lines(data: bytes, lines: int | None = None) -> InstructionBatch | None:
+    """The columns of JSON Lines ``data`` (one instruction object per line; ``lines`` of them, where the caller counted
+    them) if every line is valid; None leaves the lines to the exact check, which names the first bad one."""
+    scanned = scan(data, lines)
     columns = {name: scanned.column(name, data) for name in COLUMNS} if scanned is not None else _decoded(data)
     if columns is None or any(column is None for column in columns.values()):
         return None

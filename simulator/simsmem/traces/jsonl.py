@@ -69,12 +69,12 @@ def _pieces(f: Input, pending: bytes, where: str, count: int | None, chunk: int)
     each (as ``rechunk`` gathers batches), parsed when a piece is read. An error reading the file, or a ``count`` it
     does not hold, is the error of the piece it cuts short, raised after its lines' own."""
     first = held = done = 0
-    blocks: list[bytes] = []
+    blocks: list[tuple[bytes, int]] = []  # (a block, its lines)
     error = None
     try:
         for data, done in _blocks(f, pending):
-            blocks.append(data)
-            held += data.count(b"\n") + 1
+            blocks.append((data, data.count(b"\n") + 1))
+            held += blocks[-1][1]
             if held >= chunk:
                 yield Piece(functools.partial(_read_piece, blocks, where, first, done))
                 first, blocks, held = first + held, [], 0
@@ -86,12 +86,12 @@ def _pieces(f: Input, pending: bytes, where: str, count: int | None, chunk: int)
         yield Piece(functools.partial(_read_piece, blocks, where, first, done), error)
 
 
-def _read_piece(blocks: list[bytes], where: str, first: int, done: int) -> Chunk:
-    """The chunk of ``blocks`` of whole lines, its first instruction ``first``."""
+def _read_piece(blocks: list[tuple[bytes, int]], where: str, first: int, done: int) -> Chunk:
+    """The chunk of ``blocks`` of whole lines (each with its count of lines), its first instruction ``first``."""
     batches, index = [], first
-    for data in blocks:
-        batches.append(_parse_block(data, where, index, 2 + index))  # (line 1 is the header)
-        index += len(batches[-1])
+    for data, lines in blocks:
+        batches.append(_parse_block(data, where, index, 2 + index, lines))  # (line 1 is the header)
+        index += lines
     return Chunk(InstructionBatch.concat(batches), first, done)
 
 
@@ -118,9 +118,9 @@ def _blocks(f: Input, pending: bytes) -> Iterator[tuple[bytes, int]]:
         f.close()
 
 
-def _parse_block(data: bytes, where: str, first: int, first_line: int) -> InstructionBatch:
-    """The instructions on the lines of ``data`` (no final newline): vectorised, or exactly line by line."""
-    batch = batch_from_lines(data)
+def _parse_block(data: bytes, where: str, first: int, first_line: int, lines: int) -> InstructionBatch:
+    """The instructions on the ``lines`` lines of ``data`` (no final newline): vectorised, or exactly line by line."""
+    batch = batch_from_lines(data, lines)
     if batch is not None:
         return batch
     builder = BatchBuilder(where)

@@ -61,7 +61,7 @@ class Scanned:
     def __init__(self, n: int) -> None:
         self.values = np.repeat(_DEFAULT[:, None], n, axis=1)  # (fields, n) int64: each field's column value
         self.present = np.zeros(n, dtype=np.uint64)  # bit f: the row gives field f
-        self.lanes = np.full((n, len(LANE_FIELDS), LANES), INACTIVE, dtype=np.int64)
+        self.lanes = np.full((len(LANE_FIELDS), n, LANES), INACTIVE, dtype=np.int64)  # each per-lane field's rows
         self.spans = np.full((n, len(TEXT_FIELDS), 2), -1, dtype=np.int64)  # a text's bytes in the block
 
     def column(self, name: str, data: bytes) -> np.ndarray | None:
@@ -69,7 +69,7 @@ class Scanned:
         f = NAMES.index(name)
         if _KIND[f] == _LANES:
             given = (self.present & np.uint64(1 << f)) != 0
-            return self.lanes[:, _SLOT[f]] if given.any() else no_sources(len(given))
+            return self.lanes[_SLOT[f]] if given.any() else no_sources(len(given))
         if _KIND[f] == _TEXT:
             spans = self.spans[:, _SPAN[f]]
             if (spans[:, 0] < 0).all():
@@ -79,10 +79,11 @@ class Scanned:
         return values.view(np.uint64).copy() if _KIND[f] == _WORD else values.astype(DTYPES[name])
 
 
-def scan(data: bytes) -> Scanned | None:
-    """The rows of JSON Lines ``data`` (one instruction object a line, no final newline), or None where the compiled
-    pass declines a line or a row gives a field its op does not take or lacks one it needs."""
-    out = Scanned(data.count(b"\n") + 1)
+def scan(data: bytes, lines: int | None = None) -> Scanned | None:
+    """The rows of JSON Lines ``data`` (one instruction object a line, no final newline; ``lines`` of them, where the
+    caller counted them), or None where the compiled pass declines a line or a row gives a field its op does not take
+    or lacks one it needs."""
+    out = Scanned(data.count(b"\n") + 1 if lines is None else lines)
     if not _scan(np.frombuffer(data, dtype=np.uint8), _KIND, _LIMIT, _KEYS, _KEY_LEN, _VOCAB, _VOCAB_LEN, _VOCAB_FROM, _VOCAB_COUNT, _SLOT,
                  _SPAN, out.values, out.present, out.lanes, out.spans):
         return None
@@ -261,7 +262,7 @@ def _find(text, start, stop, words, lengths, first, last):  # pragma: no cover -
 
 @compiled(cache=True, nogil=True, plain=True)
 def _list(text, at, end, row, slot, limit, lanes):  # pragma: no cover - compiled
-    """A list of 32 lanes (integers to ``limit``, or null) into ``lanes[row, slot]``; the position after it, or -1."""
+    """A list of 32 lanes (integers to ``limit``, or null) into ``lanes[slot, row]``; the position after it, or -1."""
     if at == end or text[at] != 91:  # "["
         return -1
     at += 1
@@ -282,7 +283,7 @@ def _list(text, at, end, row, slot, limit, lanes):  # pragma: no cover - compile
                 at += 1
             if at < end and (text[at] == 46 or text[at] == 101 or text[at] == 69):
                 return -1
-            lanes[row, slot, lane] = value
+            lanes[slot, row, lane] = value
         at = _space(text, at, end)
         if at == end or text[at] != (44 if lane < LANES - 1 else 93):  # "," or "]"
             return -1
