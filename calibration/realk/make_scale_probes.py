@@ -3,14 +3,16 @@ transpose_smem_naive; src/ and ptx/ as manifest.json has them) launched at sizes
 (64 CTAs) and several (256 to 4096), with zero-filled inputs (no kernel here branches on data): do the wavefronts that
 vary run to run on public GEMMs come with several CTAs sharing an SM? Measured by measure_timing.sh
 (TIMING_GROUPS='scale:manifest_scale.json:all:ncu_metrics_variance.txt', METRICS=ncu_metrics.txt); round 2,
-manifest_scale2.json, the same with TIMING_GROUPS='scale2:manifest_scale2.json:all:ncu_metrics_variance.txt'.
+manifest_scale2.json and round 3, manifest_scale3.json, the same with TIMING_GROUPS='scale2:manifest_scale2.json:all:...'
+and 'scale3:manifest_scale3.json:all:...'.
 Run from calibration/realk: python make_scale_probes.py"""
 import json
 from pathlib import Path
 
 BASE = {e["name"]: e for e in json.loads(Path("manifest.json").read_text())}
-#: dynamic shared memory the kernels do not use, which leaves room for 1 or 2 CTAs an SM (228 KiB an SM on sm_90)
-OCC = {160 * 1024: 1, 100 * 1024: 2}
+#: dynamic shared memory the kernels do not use, which leaves room for at most 1 to 4 CTAs an SM (228 KiB an SM on
+#: sm_90; each CTA takes its static shared memory and 1 KiB more: 9 KiB for the SGEMMs, 5 for transpose, 33 for hgemm)
+OCC = {160 * 1024: 1, 100 * 1024: 2, 80 * 1024: 2, 64 * 1024: 3, 45 * 1024: 4}
 NOTE = {s: f"; {s // 1024} KiB of unused dynamic shared memory, so at most {n} CTA(s) an SM" for s, n in OCC.items()}
 
 
@@ -42,7 +44,11 @@ def main() -> None:
     second = [sgemm("sgemm_rb64_naive", 64, 2048, 256, smem=160 * 1024), sgemm("sgemm_rb64_naive", 64, 2048, 256, smem=100 * 1024),
                 sgemm("sgemm_rb64_naive", 64, 1024, 256, smem=160 * 1024), sgemm("hgemm_cpasync_plain", 64, 2048, 256, f32=False, smem=160 * 1024),
                 transpose(2048, smem=160 * 1024), transpose(512)]
-    for path, group in (("manifest_scale.json", entries), ("manifest_scale2.json", second)):
+    # round 3 (manifest_scale3.json): 2, 3 and 4 CTAs an SM for each kernel
+    third = [sgemm("sgemm_rb64_naive", 64, 2048, 256, smem=64 * 1024), sgemm("sgemm_rb64_naive", 64, 1024, 256, smem=100 * 1024),
+             sgemm("sgemm_at32_naive", 32, 1024, 256, smem=100 * 1024), sgemm("sgemm_at32_naive", 32, 1024, 256, smem=45 * 1024),
+             transpose(2048, smem=100 * 1024), transpose(2048, smem=45 * 1024), sgemm("hgemm_cpasync_plain", 64, 2048, 256, f32=False, smem=80 * 1024)]
+    for path, group in (("manifest_scale.json", entries), ("manifest_scale2.json", second), ("manifest_scale3.json", third)):
         Path(path).write_text(json.dumps(group, indent=1) + "\n")
         print(path, len(group), "entries:", " ".join(f"{e['name']}({e['grid'][0] * e['grid'][1]})" for e in group))
 
