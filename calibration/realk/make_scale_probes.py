@@ -4,7 +4,7 @@ transpose_smem_naive; src/ and ptx/ as manifest.json has them) launched at sizes
 vary run to run on public GEMMs come with several CTAs sharing an SM? Measured by measure_timing.sh
 (TIMING_GROUPS='scale:manifest_scale.json:all:ncu_metrics_variance.txt', METRICS=ncu_metrics.txt); round 2,
 manifest_scale2.json and round 3, manifest_scale3.json, the same with TIMING_GROUPS='scale2:manifest_scale2.json:all:...'
-and 'scale3:manifest_scale3.json:all:...'.
+'scale3:manifest_scale3.json:all:...' and 'scale4:manifest_scale4.json:all:...'.
 Run from calibration/realk: python make_scale_probes.py"""
 import json
 from pathlib import Path
@@ -48,7 +48,11 @@ def main() -> None:
     third = [sgemm("sgemm_rb64_naive", 64, 2048, 256, smem=64 * 1024), sgemm("sgemm_rb64_naive", 64, 1024, 256, smem=100 * 1024),
              sgemm("sgemm_at32_naive", 32, 1024, 256, smem=100 * 1024), sgemm("sgemm_at32_naive", 32, 1024, 256, smem=45 * 1024),
              transpose(2048, smem=100 * 1024), transpose(2048, smem=45 * 1024), sgemm("hgemm_cpasync_plain", 64, 2048, 256, f32=False, smem=80 * 1024)]
-    for path, group in (("manifest_scale.json", entries), ("manifest_scale2.json", second), ("manifest_scale3.json", third)):
+    # round 4 (manifest_scale4.json): one wave against several at the same CTAs an SM
+    fourth = [sgemm("sgemm_at32_naive", 32, 2048, 256), transpose(512, smem=100 * 1024), transpose(1024, smem=100 * 1024),
+              sgemm("sgemm_rb64_naive", 64, 4096, 256)]
+    for path, group in (("manifest_scale.json", entries), ("manifest_scale2.json", second), ("manifest_scale3.json", third),
+                        ("manifest_scale4.json", fourth)):
         Path(path).write_text(json.dumps(group, indent=1) + "\n")
         print(path, len(group), "entries:", " ".join(f"{e['name']}({e['grid'][0] * e['grid'][1]})" for e in group))
 
