@@ -251,6 +251,18 @@ def test_launch_scales_one_sm_to_the_grid():
     assert lt.metrics["sm__cycles_elapsed.max"] == lt.metrics["sm__cycles_active.max"] + SM.launch_overhead
 
 
+def test_a_launch_whose_waves_share_sms_says_what_it_leaves_out():
+    """A launch in several waves of two or more CTAs an SM carries the note of what the H200 counts beyond the timed SM
+    (calibration/realk/runs/2026-11-29-scale: such launches gain wavefronts; one wave, or waves of one CTA an SM, none).
+    CTAs of one warp and 16 registers: 32 an SM, so 264 CTAs are one wave and 5,000 are 1.2."""
+    code, ctl = program(("EXIT", "", Control(stall=1)))
+    s = streams(code, ctl, [[0]], per_cta=1)
+    for ctas, waves in ((264, None), (5000, "1.2 waves of 32 CTAs an SM")):
+        notes = time_launch(s, InstructionBatch.empty(), np.zeros(0, dtype=np.int64), ARCH, {"ctas": ctas, "registers": 16, "shared": 0}).run.notes
+        noted = [n for n in notes if "waves of" in n]
+        assert (not noted) if waves is None else (len(noted) == 1 and waves in noted[0]), notes
+
+
 def test_an_arch_without_sm_numbers_says_so():
     arch = attrs.evolve(ARCH, sm=None)
     code, ctl = program(("EXIT", "", Control()))
