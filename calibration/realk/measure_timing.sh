@@ -13,6 +13,9 @@
 #   TIMING_GROUPS  space-separated TAG:MANIFEST:FILTER[:EXTRA_METRICS_FILE], measured in this order (priority order);
 #             FILTER is all, core (manifest.json's entries but the held-out LDGSTS .cg probes and the LDGSTS form
 #             probes), ldgsts (those two kinds only). Default: core, timing probes, hopper, ldgsts.
+#   DUMP      argument tags whose zeros: buffers to keep from each ncu process (e.g. "arg0", or "arg0 arg2"; default
+#             none): the launcher's --dump-out (the last replay's contents) into dumps/ncu_runK_TAG[_SUFFIX]/NAME.argI.bin;
+#             the other arguments' dumps are deleted as soon as the process ends
 # Output: $OUT/realk_timing.tar.gz with env.txt, log.txt, metrics*.txt, groups/TAG.names (entries in launch order),
 # ncu_runK_TAG.csv (--csv --page raw --print-units base, imported from the report, which is then deleted),
 # ncu_runK_TAG.stdout (launcher: ENTRY/ATTR/BUF/OK lines), ncu_runK_TAG.log (ncu's messages); a retry of one entry
@@ -48,7 +51,7 @@ cd "$HERE" || exit 1
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "host: $(hostname)"
   echo "git: $(git -C "$HERE" rev-parse HEAD 2>/dev/null || echo none)"
-  echo "command: OUT=\$OUT RUNS=$RUNS MAXRUNS=$MAXRUNS BUDGET_S=$BUDGET_S METRICS=$METRICS_FILE TIMING_GROUPS='$GROUPS_SPEC' bash calibration/realk/measure_timing.sh"
+  echo "command: OUT=\$OUT RUNS=$RUNS MAXRUNS=$MAXRUNS BUDGET_S=$BUDGET_S METRICS=$METRICS_FILE TIMING_GROUPS='$GROUPS_SPEC'${DUMP:+ DUMP='$DUMP'} bash calibration/realk/measure_timing.sh"
   nvidia-smi --query-gpu=name,driver_version,pci.bus_id,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv 2>&1
   nvidia-smi 2>&1 | head -15
   echo "--- nvcc"; nvcc --version 2>&1
@@ -98,10 +101,21 @@ ncu_over() {  # ncu_over TAG MANIFEST ONLY_LIST TIMEOUT METRICS
   local tag=$1 m=$2 only=$3 to=$4 met=$5
   echo "$only" | tr ',' '\n' >"$W/$tag.names"
   log "BEGIN ncu $tag ($m, $(echo "$only" | tr ',' '\n' | wc -l) entries, timeout $to s)"
+  local dump=()
+  [ -n "${DUMP:-}" ] && { mkdir -p "$W/dumps/$tag"; dump=(--dump-out "$W/dumps/$tag"); }
   timeout -k 10 "$to" ncu --csv --page raw --print-units base --clock-control none --metrics "$met" \
     --export "$W/$tag" --force-overwrite --log-file "$W/$tag.log" \
-    "$LAUNCH" "$m" --only "$only" >"$W/$tag.stdout" 2>&1
+    "$LAUNCH" "$m" --only "$only" ${dump[@]+"${dump[@]}"} >"$W/$tag.stdout" 2>&1
   local rc=$?
+  if [ -n "${DUMP:-}" ]; then  # keep the buffers of the arguments DUMP names
+    local f keep a
+    for f in "$W/dumps/$tag"/*.bin; do
+      [ -e "$f" ] || continue
+      keep=0
+      for a in $DUMP; do case "$f" in *."$a".bin) keep=1 ;; esac; done
+      [ $keep = 1 ] || rm -f "$f"
+    done
+  fi
   if [ -f "$W/$tag.ncu-rep" ]; then
     ncu --import "$W/$tag.ncu-rep" --csv --page raw --print-units base >"$W/$tag.csv" 2>>"$LOG"
     rm -f "$W/$tag.ncu-rep"
