@@ -1,7 +1,8 @@
 """``run FILE --jobs``: a trace file's chunks (.jsonl.gz, .npz) read, checked and counted on Dask workers give the serial
 run's result, and its errors are the serial run's, in the same order (a regression guard of simsmem's own output
-against itself: no hardware numbers). The in-process cluster (threads, what ``--jobs`` starts) runs in the quick suite; a
-cluster of worker processes (what ``--scheduler`` reaches: pieces and results pickled) is a slow test."""
+against itself: no hardware numbers). The result on the in-process cluster (threads, what ``--jobs`` starts) is in the
+quick suite; the errors, and a cluster of worker processes (what ``--scheduler`` reaches: pieces and results
+pickled), are slow tests."""
 
 from __future__ import annotations
 
@@ -85,6 +86,7 @@ def lines_of(path) -> list[bytes]:
     return gzip.decompress(path.read_bytes()).split(b"\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edit", ["late bad line, earlier arch error", "cut short"])
 def test_errors_are_the_serial_runs(written, threads, tmp_path, edit):
     """The first error in trace order is raised, whichever piece a worker finishes first (the JSON Lines trace edited)."""
