@@ -14,7 +14,7 @@ import numpy as np
 from ..machine import LANES, ExecError, Machine
 from ..sass import Instruction
 from . import Env, alu, operand
-from .operands import BuildError, read, write
+from .operands import BuildError, lanes, read, write
 
 U32 = np.uint32
 M32 = np.uint64(0xFFFF_FFFF)
@@ -69,7 +69,7 @@ def _imad(ins: Instruction, env: Env):
                 out = out | (r < ci)
             d(m, ix, r)
             if carry_out is not None:
-                carry_out(m, ix, np.broadcast_to(out, (len(ix),)))
+                carry_out(m, ix, lanes(out, len(ix)))
         return wide
     d = write(dests[0])
     a, b = read(srcs[0], "u32", env.constants), read(srcs[1], "u32", env.constants)
@@ -133,7 +133,7 @@ def _vadd16x2(ins: Instruction, env: Env):
     def f(m: Machine, ix: np.ndarray) -> None:
         total = np.zeros((len(ix), 2), dtype=np.int64)
         for t, neg in terms:
-            h = _halves(np.broadcast_to(t(m, ix), (len(ix),)))
+            h = _halves(lanes(t(m, ix), len(ix)))
             total = total - h if neg else total + h
         d(m, ix, _join(total))
     return f
@@ -318,7 +318,7 @@ def _lop3(ins: Instruction, env: Env):
     pin = read(ops[5], "pred") if len(ops) > 5 else None
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        r = np.asarray(fn(*(np.broadcast_to(np.asarray(x, dtype=U32), (len(ix),)) for x in (a(m, ix), b(m, ix), c(m, ix)))), dtype=U32)
+        r = np.asarray(fn(*(lanes(np.asarray(x, dtype=U32), len(ix)) for x in (a(m, ix), b(m, ix), c(m, ix)))), dtype=U32)
         d(m, ix, r)
         if pred_out is not None:
             p = r != 0
@@ -336,7 +336,7 @@ def _plop3(ins: Instruction, env: Env):
     f0, f1 = lut3(int(ops[5].text, 0)), lut3(int(ops[6].text, 0)) if len(ops) > 6 else None
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        x, y, z = (np.broadcast_to(v(m, ix), (len(ix),)) for v in (a, b, c))
+        x, y, z = (lanes(v(m, ix), len(ix)) for v in (a, b, c))
         d0(m, ix, f0(x, y, z))
         if f1 is not None:
             d1(m, ix, f1(x, y, z))
@@ -369,8 +369,8 @@ def _isetp(ins: Instruction, env: Env):
             eq = x == y
             r = (eq & lo) if cmp == "EQ" else (~eq | lo) if cmp == "NE" else (r & ~eq) | (eq & lo)
         cp = c(m, ix)
-        d0(m, ix, np.broadcast_to(bop(r, cp), (len(ix),)))
-        d1(m, ix, np.broadcast_to(bop(~r, cp), (len(ix),)))
+        d0(m, ix, lanes(bop(r, cp), len(ix)))
+        d1(m, ix, lanes(bop(~r, cp), len(ix)))
     return f
 
 
@@ -381,7 +381,7 @@ def _sel(ins: Instruction, env: Env):
     a, b, p = read(operand(ins, 1), ty, env.constants), read(operand(ins, 2), ty, env.constants), read(operand(ins, 3), "pred")
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        d(m, ix, np.broadcast_to(np.where(p(m, ix), a(m, ix), b(m, ix)), (len(ix),)))
+        d(m, ix, lanes(np.where(p(m, ix), a(m, ix), b(m, ix)), len(ix)))
     return f
 
 
@@ -394,7 +394,7 @@ def _vabsdiff(ins: Instruction, env: Env):
     def f(m: Machine, ix: np.ndarray) -> None:
         x, y = np.asarray(a(m, ix), dtype=U32), np.asarray(b(m, ix), dtype=U32)
         x, y = (x.view(np.int32).astype(np.int64), y.view(np.int32).astype(np.int64)) if signed else (x.astype(np.int64), y.astype(np.int64))
-        d(m, ix, np.broadcast_to((np.abs(x - y) + np.asarray(c(m, ix)).astype(np.int64)).astype(np.uint64).astype(U32), (len(ix),)))
+        d(m, ix, lanes((np.abs(x - y) + np.asarray(c(m, ix)).astype(np.int64)).astype(np.uint64).astype(U32), len(ix)))
     return f
 
 
@@ -425,7 +425,7 @@ def _i2i(ins: Instruction, env: Env):
         return v
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        a_, *bc = (np.broadcast_to(np.asarray(x(m, ix), dtype=U32), (len(ix),)) for x in [a, *packed])
+        a_, *bc = (lanes(np.asarray(x(m, ix), dtype=U32), len(ix)) for x in [a, *packed])
         v = convert(a_)
         if packed:
             b_, c_ = bc
@@ -448,15 +448,15 @@ def _imnmx(ins: Instruction, env: Env):
         a, b = values
 
         def halves(m: Machine, ix: np.ndarray) -> None:
-            x, y = (_halves(np.broadcast_to(v(m, ix), (len(ix),))) for v in (a, b))
+            x, y = (_halves(lanes(v(m, ix), len(ix))) for v in (a, b))
             if packed != "U16x2":
                 x, y = (np.where(v >= 0x8000, v - 0x10000, v) for v in (x, y))
-            pm = np.broadcast_to(p(m, ix), (len(ix),))[:, None]
+            pm = lanes(p(m, ix), len(ix))[:, None]
             d(m, ix, _join(np.where(pm, np.minimum(x, y), np.maximum(x, y))))
         return halves
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        xs = [np.broadcast_to(np.asarray(v(m, ix), dtype=U32), (len(ix),)) for v in values]
+        xs = [lanes(np.asarray(v(m, ix), dtype=U32), len(ix)) for v in values]
         if not unsigned:
             xs = [x.view(np.int32) for x in xs]
         r = np.where(p(m, ix), np.minimum.reduce(xs), np.maximum.reduce(xs))
@@ -477,7 +477,7 @@ def _viaddmnmx(ins: Instruction, env: Env):
         y = np.asarray(c(m, ix), dtype=U32)
         x, y = (t, y) if unsigned else (t.view(np.int32), y.view(np.int32))
         r = np.where(p(m, ix), np.minimum(x, y), np.maximum(x, y))
-        d(m, ix, np.broadcast_to(np.asarray(r).astype(np.int64).astype(U32), (len(ix),)))
+        d(m, ix, lanes(np.asarray(r).astype(np.int64).astype(U32), len(ix)))
     return f
 
 
@@ -496,7 +496,7 @@ def _idp(ins: Instruction, env: Env):
         return [np.where(p >> (bits - 1) & 1, p - (1 << bits), p) if kind[0] == "S" else p for p in v]
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        x, y = (np.broadcast_to(np.asarray(v(m, ix), dtype=U32), (len(ix),)) for v in (a, b))
+        x, y = (lanes(np.asarray(v(m, ix), dtype=U32), len(ix)) for v in (a, b))
         if "4A" in mods:
             total = sum(p * q for p, q in zip(parts(x, sa, 4), parts(y, sb, 4)))
         else:
@@ -513,7 +513,7 @@ def _vabsdiff4(ins: Instruction, env: Env):
     signed = "S8" in ins.mods
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        x, y, z = (np.broadcast_to(np.asarray(v(m, ix), dtype="<u4"), (len(ix),)).copy().view(np.int8 if signed else np.uint8).reshape(-1, 4).astype(np.int64)
+        x, y, z = (lanes(np.asarray(v(m, ix), dtype="<u4"), len(ix)).copy().view(np.int8 if signed else np.uint8).reshape(-1, 4).astype(np.int64)
                    for v in (a, b, c))
         r = (np.abs(x - y) + z) & 0xFF
         d(m, ix, r.astype(np.uint8).view("<u4").reshape(-1).astype(U32))
@@ -534,7 +534,7 @@ def _popc(ins: Instruction, env: Env):
     d, a = write(operand(ins, 0)), read(operand(ins, 1), "u32", env.constants)
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        d(m, ix, np.bitwise_count(np.broadcast_to(np.asarray(a(m, ix), dtype=U32), (len(ix),))).astype(U32))
+        d(m, ix, np.bitwise_count(lanes(np.asarray(a(m, ix), dtype=U32), len(ix))).astype(U32))
     return f
 
 
@@ -547,7 +547,7 @@ def _flo(ins: Instruction, env: Env):
     shift = "SH" in ins.mods
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        x = np.broadcast_to(np.asarray(a(m, ix), dtype=U32), (len(ix),)).copy()
+        x = lanes(np.asarray(a(m, ix), dtype=U32), len(ix)).copy()
         if signed:
             x = np.where(x & U32(0x8000_0000), ~x, x).astype(U32)
         pos = np.full(len(ix), -1, dtype=np.int64)
@@ -566,7 +566,7 @@ def _brev(ins: Instruction, env: Env):
     d, a = write(operand(ins, 0)), read(operand(ins, 1), "u32", env.constants)
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        x = np.broadcast_to(np.asarray(a(m, ix), dtype=U32), (len(ix),))
+        x = lanes(np.asarray(a(m, ix), dtype=U32), len(ix))
         bits = np.unpackbits(x.astype("<u4").view(np.uint8).reshape(-1, 4), axis=1, bitorder="little")[:, ::-1]
         d(m, ix, np.packbits(bits, axis=1, bitorder="little").view("<u4").reshape(-1).astype(U32))
     return f
@@ -585,7 +585,7 @@ def _bmsk(ins: Instruction, env: Env):
         else:
             p, w = np.minimum(p & np.uint64(0xFF), np.uint64(32)), np.minimum(w & np.uint64(0xFF), np.uint64(32))
         mask = ((np.uint64(1) << w) - np.uint64(1)) << p
-        d(m, ix, (np.broadcast_to(mask, (len(ix),)) & M32).astype(U32))
+        d(m, ix, (lanes(mask, len(ix)) & M32).astype(U32))
     return f
 
 
@@ -603,7 +603,7 @@ def _sgxt(ins: Instruction, env: Env):
         if not unsigned:
             sign = np.where(n > 0, (x >> np.maximum(n, np.uint64(1)) - np.uint64(1)) & np.uint64(1), np.uint64(0))
             x = np.where(sign == 1, x | (~((np.uint64(1) << n) - np.uint64(1)) & M32), x)
-        d(m, ix, np.broadcast_to(x & M32, (len(ix),)).astype(U32))
+        d(m, ix, lanes(x & M32, len(ix)).astype(U32))
     return f
 
 
@@ -617,9 +617,9 @@ def _prmt(ins: Instruction, env: Env):
 
     def f(m: Machine, ix: np.ndarray) -> None:
         n = len(ix)
-        src = np.concatenate([np.broadcast_to(np.asarray(a(m, ix), dtype="<u4"), (n,)).reshape(n, 1),
-                              np.broadcast_to(np.asarray(b(m, ix), dtype="<u4"), (n,)).reshape(n, 1)], axis=1).view(np.uint8).reshape(n, 8)
-        s = np.broadcast_to(np.asarray(sel(m, ix), dtype=U32), (n,))
+        src = np.concatenate([lanes(np.asarray(a(m, ix), dtype="<u4"), n).reshape(n, 1),
+                              lanes(np.asarray(b(m, ix), dtype="<u4"), n).reshape(n, 1)], axis=1).view(np.uint8).reshape(n, 8)
+        s = lanes(np.asarray(sel(m, ix), dtype=U32), n)
         if mode is None:
             nib = np.stack([(s >> U32(4 * k)) & U32(0xF) for k in range(4)], axis=1)
             idx = (nib & U32(7)).astype(np.int64)
@@ -750,7 +750,7 @@ def _r2ur(ins: Instruction, env: Env):
     before = read(differs, "pred") if differs is not None and "OR" in ins.mods else None
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        v = np.broadcast_to(np.asarray(a(m, ix), dtype=U32), (len(ix),))
+        v = lanes(np.asarray(a(m, ix), dtype=U32), len(ix))
         slots = ix // LANES  # ascending, as the machine gives ix: each warp's threads together
         starts = np.empty(len(ix), dtype=bool)
         starts[:1] = True

@@ -57,6 +57,12 @@ def pair(m: Machine, file: str, i: int, ix: np.ndarray) -> np.ndarray:
     return regs[i + 1][ix].astype(np.uint64) << np.uint64(32) | regs[i][ix].astype(np.uint64)
 
 
+def lanes(value, n: int) -> np.ndarray:
+    """An operand's value (a column, or one value all threads share) as a column of ``n``: the column itself, or a
+    read-only view repeating the value (numpy's ``broadcast_to`` costs about 2 us even where nothing is to repeat)."""
+    return value if type(value) is np.ndarray and value.shape == (n,) else np.broadcast_to(value, (n,))
+
+
 def read(op: Operand, ty: str = "u32", constants: dict[int, np.ndarray] | None = None) -> Reader:
     """A function giving the operand's value for threads ``ix`` as type ``ty``."""
     if op.kind in ("R", "UR") and ty == "pred":  # PLOP3's R.SIGN: the register's sign bit as a predicate

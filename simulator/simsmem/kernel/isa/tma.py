@@ -26,7 +26,7 @@ from ..memory import MemoryFault, items, windows
 from ..sass import Instruction
 from ..tensormap import TensorMap, TensorMapError
 from . import Env, operand, refuse, step
-from .operands import BuildError, pair, read, write
+from .operands import BuildError, lanes, pair, read, write
 
 EXPECTED = 0x10_0000  # SYNCS.EXCH's init value: (EXPECTED - count) << 1 in the low word, << 11 in the high word
 
@@ -322,7 +322,7 @@ def _syncs(ins: Instruction, env: Env):
         def exch(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
             ix = np.flatnonzero(act)
             if len(ix):
-                a, v = addr(m, ix), np.broadcast_to(np.asarray(value(m, ix), dtype=np.uint64), (len(ix),))
+                a, v = addr(m, ix), lanes(np.asarray(value(m, ix), dtype=np.uint64), len(ix))
                 for t, at, word in zip(ix, a, v):
                     count = EXPECTED - ((int(word) >> 1) & (EXPECTED - 1))
                     mbarriers(m)[_where(m, int(t), int(at))] = Mbarrier(count, count)
@@ -342,7 +342,7 @@ def _syncs(ins: Instruction, env: Env):
             ix = np.flatnonzero(act)
             if len(ix):
                 a = addr(m, ix)
-                b = np.broadcast_to(np.asarray(amount(m, ix)).astype(np.int64), (len(ix),)) if amount is not None else np.zeros(len(ix), np.int64)
+                b = lanes(np.asarray(amount(m, ix)).astype(np.int64), len(ix)) if amount is not None else np.zeros(len(ix), np.int64)
                 before = np.zeros(len(ix), dtype=np.uint64)
                 for k, key in enumerate(_keys(m, ix, a)):
                     bar = _barrier(m, key, ins)
@@ -359,7 +359,7 @@ def _syncs(ins: Instruction, env: Env):
 
         def done_for(m: Machine, ix: np.ndarray) -> np.ndarray:
             """Whether the phase each of threads ``ix`` names is complete (each distinct mbarrier looked up once)."""
-            p = np.broadcast_to(np.asarray(parity(m, ix)).astype(np.uint32) >> np.uint32(31), (len(ix),))
+            p = lanes(np.asarray(parity(m, ix)).astype(np.uint32) >> np.uint32(31), len(ix))
             slots, offsets = m.shared_slots(ix, addr(m, ix))
             bars, which = np.unique(np.asarray(slots, dtype=np.int64) << 24 | (np.asarray(offsets, dtype=np.int64) & 0xFF_FFFF),
                                     return_inverse=True)
@@ -423,7 +423,7 @@ def _address(op) -> callable:
     def f(m: Machine, ix: np.ndarray) -> np.ndarray:
         a = np.full(len(ix), offset, dtype=np.int64)
         for term in terms:
-            a = a + np.broadcast_to(np.asarray(term(m, ix)).astype(np.int64), (len(ix),))
+            a = a + lanes(np.asarray(term(m, ix)).astype(np.int64), len(ix))
         return a & 0xFFFF_FFFF
     return f
 
@@ -439,7 +439,7 @@ def _elect(ins: Instruction, env: Env):
         ix = np.flatnonzero(act)
         if len(ix):
             cand = np.zeros(m.n, dtype=bool)
-            cand[ix] = np.broadcast_to(np.asarray(mask(m, ix)), (len(ix),))
+            cand[ix] = lanes(np.asarray(mask(m, ix)), len(ix))
             rows = cand.reshape(-1, LANES)
             leader = rows.argmax(axis=1)
             has = rows.any(axis=1)

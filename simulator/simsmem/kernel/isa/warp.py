@@ -11,7 +11,7 @@ import numpy as np
 from ..machine import LANES, Machine
 from ..sass import Instruction
 from . import Env, alu, operand
-from .operands import read, write
+from .operands import lanes, read, write
 
 
 def _acting(m: Machine, ix: np.ndarray) -> np.ndarray:
@@ -37,8 +37,8 @@ def _shfl(ins: Instruction, env: Env):
 
     def f(m: Machine, ix: np.ndarray) -> None:
         lane = m.lane[ix].astype(np.int64)
-        bv = np.broadcast_to(np.asarray(b(m, ix)).astype(np.int64), (len(ix),))
-        cv = np.broadcast_to(np.asarray(c(m, ix)).astype(np.int64), (len(ix),))
+        bv = lanes(np.asarray(b(m, ix)).astype(np.int64), len(ix))
+        cv = lanes(np.asarray(c(m, ix)).astype(np.int64), len(ix))
         seg = (cv >> 8) & 0x1F
         max_lane = (lane & seg) | (cv & 0x1F & ~seg)
         min_lane = lane & seg
@@ -74,7 +74,7 @@ def _vote(ins: Instruction, env: Env):
     def f(m: Machine, ix: np.ndarray) -> None:
         act = _acting(m, ix).reshape(-1, LANES)
         vote = np.zeros(m.n, dtype=bool)
-        vote[ix] = np.broadcast_to(p(m, ix), (len(ix),))
+        vote[ix] = lanes(p(m, ix), len(ix))
         vote = vote.reshape(-1, LANES) & act
         warp = ix // LANES
         if d is not None:
