@@ -10,8 +10,11 @@ function rounded, which differs from the hardware's in the last bits.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from ...jit import compiled
 from ..machine import Machine
 from ..sass import Instruction, Operand
 from . import Env, alu, ieee, operand
@@ -686,10 +689,23 @@ def nan64(bits: np.ndarray, sources: list[tuple[np.ndarray, np.ndarray]], where=
     return bits
 
 
-def dfma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """DFMA's a * b + c rounded to nearest, with its NaN (b's, then c's, then a's; an invalid one 0xFFF8000000000000)."""
-    r = np.asarray(ieee.fma(a, b, c, "RN", np.float64), dtype=np.float64).view(np.uint64)
-    return nan64(r, [(x.view(np.uint64), x) for x in (a, c, b)]).view(np.float64)
+#: The NaN DADD, DMUL and DFMA give for an invalid operation (0 x infinity, infinity - infinity) of non-NaN operands.
+INVALID64 = np.uint64(0xFFF8_0000_0000_0000)
+
+
+@compiled(cache=True, nogil=True)
+def dfma_bits(a, b, c):  # pragma: no cover - compiled
+    """DFMA's a * b + c rounded to nearest, operands and result as float64 bits (np.uint64), with its NaN: ``_double``'s
+    rule (b's, then c's, then a's, quieted; an invalid one INVALID64). One lane; DMMA chains it (``matrix._dmma``)."""
+    x, y, z = np.uint64(a).view(np.float64), np.uint64(b).view(np.float64), np.uint64(c).view(np.float64)
+    if math.isnan(y):
+        return np.uint64(b) | QUIET64
+    if math.isnan(z):
+        return np.uint64(c) | QUIET64
+    if math.isnan(x):
+        return np.uint64(a) | QUIET64
+    r = ieee.fma64(x, y, z)
+    return INVALID64 if math.isnan(r) else np.float64(r).view(np.uint64)
 
 
 @alu("DADD", "DMUL", "DFMA", "DMNMX")

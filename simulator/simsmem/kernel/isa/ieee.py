@@ -12,8 +12,11 @@ sums: proved algorithms using rounding to odd", IEEE Trans. Computers 57(4), 200
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from ... import jit
 from ...jit import compiled
 
 F32 = np.float32
@@ -181,6 +184,51 @@ def exact_fma(a, b, c, mode: str, target) -> np.ndarray:
     r = np.where(finite, narrow(v, target, mode), plain.astype(target))
     t = np.dtype(target).type
     return np.where(zero, np.where(zsign, t(-0.0), t(0.0)), r).astype(target)
+
+
+def fma64(a: float, b: float, c: float) -> float:
+    """One float64 a * b + c rounded once to nearest even: IEEE 754's fusedMultiplyAdd, its signs of zero, infinities
+    and NaN (which NaN comes out is left to the caller: DMMA's rule is ``floating.dfma_bits``). In plain Python the
+    exact sum of rationals, divided once (Python's int / int rounds correctly); compiled (numba, which has no fused
+    multiply-add), LLVM's ``llvm.fma.f64``: the CPU's FMA instruction, or the C library's correctly rounded fma().
+    tests/test_ieee.py holds both to ``exact_fma``."""
+    a, b, c = float(a), float(b), float(c)  # Python's floats: no warnings, inf * 0 is NaN
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return a * b + c  # an infinite or NaN product is exact
+    if not math.isfinite(c):
+        return c  # a finite product does not change it (a * b rounded could overflow: not added)
+    from fractions import Fraction  # here: only the plain version needs it
+
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:  # +0 but where the product and c are zeros of one sign (IEEE's exact zero sum, rounding to nearest)
+        zero_product = a == 0 or b == 0
+        negative = zero_product and c == 0 and (math.copysign(1, a) * math.copysign(1, b) < 0) and math.copysign(1, c) < 0
+        return -0.0 if negative else 0.0
+    try:
+        return exact.numerator / exact.denominator
+    except OverflowError:  # past the largest float64 once rounded
+        return math.inf if exact > 0 else -math.inf
+
+
+@jit.on_load
+def _fma64_compiled() -> None:
+    """``fma64`` compiled: ``llvm.fma.f64`` (never contracted or reassociated: it is the fused operation itself). numba
+    caches a caller by its own file only: after an edit here, clear its callers' caches (floating.dfma_bits, matrix._dmma)."""
+    from llvmlite import ir
+    from numba.core import types
+    from numba.extending import intrinsic, overload
+
+    @intrinsic
+    def llvm_fma(typingctx, a, b, c):  # pragma: no cover - compiled
+        def fused(context, builder, signature, args):
+            return builder.call(builder.module.declare_intrinsic("llvm.fma", [ir.DoubleType()] * 3), args)
+        return types.float64(types.float64, types.float64, types.float64), fused
+
+    @overload(fma64)
+    def _fma64(a, b, c):  # pragma: no cover - compiled
+        def fused(a, b, c):
+            return llvm_fma(float(a), float(b), float(c))
+        return fused
 
 
 def _nearest32(a, b, c) -> np.ndarray | None:

@@ -24,7 +24,7 @@ from ...jit import compiled
 from ..machine import LANES, ExecError, Machine
 from ..sass import RZ, URZ, Instruction
 from . import Env, alu, ieee, operand
-from .floating import dfma
+from .floating import INVALID64, dfma_bits
 from .operands import BuildError, registers
 
 _G, _T = np.arange(LANES) // 4, np.arange(LANES) % 4
@@ -117,17 +117,18 @@ def _scatter(form: Form, warps: int) -> np.ndarray:
 
 def _values(words: np.ndarray, ty: str) -> np.ndarray:
     """(registers, threads) uint32 words as the values of their elements, flat in (register, thread, element) order
-    (f64: one per register pair): float64 for floats, int64 for integers and bits."""
+    (f64: one per register pair): float64 for floats, and for 8-bit integers and bits (exact, and BLAS multiplies them:
+    ``_sum``); int64 for s32."""
     if ty == "f64":
         return (words[0::2].astype(np.uint64) | words[1::2].astype(np.uint64) << np.uint64(32)).view(np.float64).reshape(-1)
     if ty == "b1":
-        return ((words[..., None] >> np.arange(32, dtype=np.uint32)) & np.uint32(1)).reshape(-1).astype(np.int64)
+        return ((words[..., None] >> np.arange(32, dtype=np.uint32)) & np.uint32(1)).reshape(-1).astype(np.float64)
     if ty in ("f32", "tf32"):
         return (words & np.uint32(0xFFFFE000) if ty == "tf32" else words).view(np.float32).reshape(-1).astype(np.float64)
     if ty == "bf16":
         return (words.view(np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32).reshape(-1).astype(np.float64)
     narrow = words.view({"f16": np.float16, "s8": np.int8, "u8": np.uint8, "s32": np.int32}[ty]).reshape(-1)
-    return narrow.astype(np.float64 if ty == "f16" else np.int64)
+    return narrow.astype(np.int64 if ty == "s32" else np.float64)
 
 
 def _words(values: np.ndarray, ty: str) -> np.ndarray:
@@ -151,8 +152,7 @@ def tensor_sum(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
     a multiple of 2^(E - 25), added exactly, and the sum rounded toward zero to float32 (past float32's range:
     infinity). A NaN or infinite operand gives IEEE's result, every NaN 0x7FFFFFFF."""
     out = np.empty(C.shape, dtype=np.float32)
-    A, B, C = (np.ascontiguousarray(x) for x in (A, B, C))
-    _tensor_sum(A, B, C, A.view(np.uint64), B.view(np.uint64), C.view(np.uint64), out, out.view(np.uint32))
+    _tensor_sum(*(np.ascontiguousarray(x) for x in (A, B, C)), out)
     return out
 
 
@@ -163,46 +163,104 @@ def _exponent(bits) -> int:  # pragma: no cover - compiled
 
 
 @compiled(cache=True, nogil=True)
-def _tensor_sum(A, B, C, a_bits, b_bits, c_bits, out, out_bits) -> None:  # pragma: no cover - compiled
-    """``tensor_sum`` into ``out`` (float32; ``out_bits`` the same memory, for the canonical NaN), element by element."""
+def _pow2(e: int) -> float:  # pragma: no cover - compiled
+    """2^e as compiled math.ldexp(1.0, e) gives it (a library call): infinity past float64's range; from its bits where
+    it is a normal float64."""
+    if e > 1023:
+        return math.inf  # (plain Python's ldexp raises OverflowError)
+    if e >= -1022:
+        return np.uint64((e + 1023) << 52).view(np.float64)
+    return math.ldexp(1.0, int(e))
+
+
+@compiled(cache=True, nogil=True)
+def _bit_length(units: int) -> int:  # pragma: no cover - compiled
+    """The bits of a positive integer below 2^53 (math.frexp(float(units))[1]), from its float64's exponent."""
+    return int(np.float64(units).view(np.uint64) >> 52) - 1022
+
+
+@compiled(cache=True, nogil=True)
+def _tensor_sum(A, B, C, out) -> None:  # pragma: no cover - compiled
+    """``tensor_sum`` into ``out`` (float32), a row of D at a time: its n sums (``plain``: IEEE's, for NaN and
+    infinities; ``top``: the largest exponent E; ``acc``: the cut terms' exact sum, in units of 2^(E - 25)) advance
+    together through k, each in k order as one element's would."""
+    a_bits, b_bits, c_bits, out_bits = A.view(np.uint64), B.view(np.uint64), C.view(np.uint64), out.view(np.uint32)
+    n = C.shape[2]
+    plain, acc, scale = np.empty(n), np.empty(n), np.empty(n)
+    top = np.empty(n, dtype=np.int64)
     for w in range(C.shape[0]):
         for i in range(C.shape[1]):
-            for j in range(C.shape[2]):
+            for j in range(n):
+                plain[j] = C[w, i, j]
+                top[j] = _exponent(c_bits[w, i, j])
+            for k in range(A.shape[2]):
+                a, ea = A[w, i, k], _exponent(a_bits[w, i, k])
+                for j in range(n):
+                    plain[j] += a * B[w, k, j]
+                    top[j] = max(top[j], ea + _exponent(b_bits[w, k, j]))
+            for j in range(n):
+                scale[j] = _pow2(TENSOR_BITS - top[j])  # one over the sum's unit, 2^(top - 25)
                 c = C[w, i, j]
-                plain = c
-                top = _exponent(c_bits[w, i, j])
-                for k in range(A.shape[2]):
-                    plain += A[w, i, k] * B[w, k, j]
-                    top = max(top, _exponent(a_bits[w, i, k]) + _exponent(b_bits[w, k, j]))
-                if math.isnan(plain):
+                acc[j] = np.trunc(c * scale[j]) + 0.0 if c != 0 else c  # toward zero; a zero +0, as int() makes it
+            for k in range(A.shape[2]):
+                a = A[w, i, k]
+                for j in range(n):
+                    p = a * B[w, k, j]
+                    acc[j] += np.trunc(p * scale[j]) + 0.0 if p != 0 else p
+            for j in range(n):
+                if math.isnan(plain[j]):
                     out_bits[w, i, j] = 0x7FFFFFFF
                     continue
-                if math.isinf(plain):  # an infinity in, none against it: IEEE's result
-                    out[w, i, j] = plain
+                if math.isinf(plain[j]):  # an infinity in, none against it: IEEE's result
+                    out[w, i, j] = plain[j]
                     continue
-                scale = math.ldexp(1.0, TENSOR_BITS - top)  # one over the sum's unit, 2^(top - 25)
-                acc = float(int(c * scale)) if c != 0 else c  # int(): toward zero
-                for k in range(A.shape[2]):
-                    p = A[w, i, k] * B[w, k, j]
-                    acc += float(int(p * scale)) if p != 0 else p
-                units = abs(int(acc))  # below 2^31: exact
-                cut = max(math.frexp(float(units))[1] - 24, -149 - (top - TENSOR_BITS), 0) if units else 0  # float32's quantum there
-                v = math.ldexp(float(units >> cut << cut), top - TENSOR_BITS)
-                out[w, i, j] = acc / scale if units == 0 else (math.inf if v >= 2.0**128 else v) * (1.0 if acc > 0 else -1.0)
+                units = abs(int(acc[j]))  # below 2^31: exact
+                e = top[j] - TENSOR_BITS
+                cut = max(_bit_length(units) - 24, -149 - e, 0) if units else 0  # float32's quantum there
+                v = float(units >> cut << cut) * _pow2(e)  # exact: a normal float64 (or past float32's range)
+                out[w, i, j] = acc[j] / scale[j] if units == 0 else (math.inf if v >= 2.0**128 else v) * (1.0 if acc[j] > 0 else -1.0)
+
+
+@compiled(cache=True, nogil=True)
+def _dmma(a, b, c, out) -> None:  # pragma: no cover - compiled
+    """DMMA's D = A B + C per warp as float64 bits ((warps, m, k), (warps, k, n), (warps, m, n); ``out`` like C): each
+    element's chain of DFMAs in k order, D = a_k b_k + D, from C (``floating.dfma_bits``: rounded to nearest each
+    time, with DFMA's NaN). A warp with no NaN operand runs a row of D at a time, its n chains together (a NaN can
+    then only come of an invalid operation, and stays: INVALID64, as dfma_bits would give)."""
+    n = c.shape[2]
+    af, bf, cf = a.view(np.float64), b.view(np.float64), c.view(np.float64)
+    row = np.empty(n)
+    for w in range(c.shape[0]):
+        if np.isnan(af[w]).any() or np.isnan(bf[w]).any() or np.isnan(cf[w]).any():
+            for i in range(c.shape[1]):
+                for j in range(n):
+                    d = c[w, i, j]
+                    for k in range(a.shape[2]):
+                        d = dfma_bits(a[w, i, k], b[w, k, j], d)
+                    out[w, i, j] = d
+            continue
+        for i in range(c.shape[1]):
+            for j in range(n):
+                row[j] = cf[w, i, j]
+            for k in range(a.shape[2]):
+                x = af[w, i, k]
+                for j in range(n):
+                    row[j] = ieee.fma64(x, bf[w, k, j], row[j])
+            for j in range(n):
+                out[w, i, j] = INVALID64 if math.isnan(row[j]) else np.float64(row[j]).view(np.uint64)
 
 
 def _sum(form: Form, A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
     """D = A B + C per warp, (warps, m, k) x (warps, k, n) + (warps, m, n), as the hardware computes it: integers
     exactly (wrapping or saturating to s32); f64 as a chain of fused multiply-adds in k order (DMMA, as DFMA rounds
     and propagates NaN: every result of isa_mma_f64); f32 as ``tensor_sum``; f16 that rounded to nearest f16."""
-    if form.c == "s32":
-        d = np.matmul(A, B) + C
+    if form.c == "s32":  # A B in float64 is exact in any order: every partial sum is an integer below 2^24 (k <= 256
+        d = np.matmul(A, B).astype(np.int64) + C  # terms of |a b| < 2^16); numpy's integer matmul, without BLAS, is 6x slower
         return np.clip(d, -(2**31), 2**31 - 1) if form.sat else d & 0xFFFFFFFF
     if form.c == "f64":
-        d = C
-        for k in range(form.k):
-            d = dfma(*np.broadcast_arrays(A[..., k : k + 1], B[..., k : k + 1, :], d))
-        return d
+        out = np.empty(C.shape, dtype=np.float64)
+        _dmma(*(np.ascontiguousarray(x).view(np.uint64) for x in (A, B, C)), out.view(np.uint64))
+        return out
     d = tensor_sum(A, B, C)
     return ieee.small(d.astype(np.float64), "F16") if form.c == "f16" else d
 
