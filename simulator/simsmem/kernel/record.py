@@ -167,20 +167,20 @@ def batch_of(parts: list[tuple[int, dict]]) -> InstructionBatch:
     ends = np.cumsum(counts).tolist()
     n = ends[-1] if ends else 0
     columns = {}
+    present = set().union(*(p for _, p in parts))  # the columns some part holds
     for name, dtype in DTYPES.items():
-        if name == "src" and not any("src" in p for _, p in parts):
+        if name == "src" and "src" not in present:
             columns[name] = no_sources(n)
             continue
         default = FIELDS[name].default if name in FIELDS else 0
-        if name not in LANE_COLUMNS and dtype is not np.str_ and any(name in p for _, p in parts):
+        if name not in LANE_COLUMNS and dtype is not np.str_ and name in present:
             values = [p.get(name, default) for _, p in parts]
             if not any(isinstance(v, np.ndarray) for v in values):  # one value a part: repeated over its rows
                 columns[name] = np.repeat(np.array(values, dtype=dtype), counts)
                 continue
         column = columns[name] = np.full((n, LANES) if name in LANE_COLUMNS else n, default, dtype=dtype)
-        start = 0
-        for end, (_, p) in zip(ends, parts):
-            if name in p:
-                column[start:end] = p[name]
-            start = end
+        if name in present:
+            for start, end, (_, p) in zip([0] + ends, ends, parts):
+                if name in p:
+                    column[start:end] = p[name]
     return InstructionBatch(**columns)
