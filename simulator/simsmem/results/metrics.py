@@ -52,6 +52,16 @@ def bank_metrics(trace: Trace, counts: Counts) -> dict[str, int]:
 NOT_MODELLED_MARK = "not modelled"
 
 
+GENERIC_SHARED = ("a generic access counts as a shared one where a lane acted on the CTA's own shared memory, which only a "
+                  "kernel's execution tells (simsmem trace writes it in the header)")
+
+
+def settled(unknown: dict[str, str], kernel: dict | None) -> dict[str, str]:
+    """``unknown`` once a trace has been read to its end: a traced kernel's header then holds what generic accesses left
+    unknown (``kernel.counted``), which the chunks, counted before the header was complete, could not see."""
+    return {k: v for k, v in unknown.items() if not (v == GENERIC_SHARED and kernel and "counted" in kernel)}
+
+
 def unmodelled(b: InstructionBatch, kernel: dict | None, arch: ArchConfig) -> dict[str, str]:
     """The counters of ``kernel_metrics`` that instructions ``b`` of a trace (``kernel``: its header) leave unknown, and why
     (calibration/realk/runs/2026-11-29-counters): the two LDGSTS rules ncu's counters follow only in part."""
@@ -59,8 +69,7 @@ def unmodelled(b: InstructionBatch, kernel: dict | None, arch: ArchConfig) -> di
     out = {}
     if b.generic.any() and not (kernel and "counted" in kernel):
         for name in {OPS[op] for op in np.unique(b.op[b.generic])} & {n for n, spec in arch.ops.items() if spec.sass_instructions}:
-            out[arch.ops[name].sass_instructions] = ("a generic access counts as a shared one where a lane acted on the CTA's own "
-                                                     "shared memory, which only a kernel's execution tells (simsmem trace writes it in the header)")
+            out[arch.ops[name].sass_instructions] = GENERIC_SHARED
     if ldgsts.any():
         out[TOTAL_BANK_CONFLICTS] = ("its LDGSTS part (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts) varies run to run and "
                                      "differs from the SASS-level LDGSTS counter simsmem models")
