@@ -25,7 +25,7 @@ from ..traces import InstructionBatch, Trace, TraceStream, stream_of
 from ..traces.records import IS_LANES, launch_of
 from ..traces.stream import Chunk, Piece
 from .kept import Kept, warps_per_cta
-from .metrics import instructions, kernel_metrics, labels, unmodelled, with_kernel_counters
+from .metrics import instructions, kernel_metrics, labels, settled, unmodelled, with_kernel_counters
 from .validate import check_against_arch
 
 
@@ -104,11 +104,12 @@ def analyse_stream(stream: TraceStream, arch: ArchConfig, *, keep: str = "none",
         batch, rows, values = kept.whole()
         whole = {"trace": Trace(batch, stream.name, stream.arch, stream.ctas, stream.kernel), "counts": Counts(*values) if values else count(batch, arch),
                  "rows": None if len(rows) == sums.total else rows}
-    metrics = {k: v for k, v in with_kernel_counters(sums.metrics, stream.kernel).items() if k not in sums.unmodelled}
+    unknown = settled(sums.unmodelled, stream.kernel)
+    metrics = {k: v for k, v in with_kernel_counters(sums.metrics, stream.kernel).items() if k not in unknown}
     return Result(stream.name, arch, stream.ctas, sums.total, sums.warps, metrics,
                   {k: tuple(int(x) for x in v) for k, v in sorted(sums.forms.items())}, tuple(sums.top),
                   {pc: tuple(int(x) for x in v) for pc, v in sorted(sums.by_pc.items())}, stream.kernel, tuple(stream.notes), **whole,
-                  unmodelled=sums.unmodelled)
+                  unmodelled=unknown)
 
 
 #: ``work(shared, item)`` over ``items`` on workers, the results in the items' order (``scale.parallel.ordered``).
