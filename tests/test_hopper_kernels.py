@@ -229,7 +229,7 @@ def test_the_timed_sm_runs_the_set_with_the_launchs_registers():
     """Every entry of issue 37's set (hopper.json, runs/2026-11-29-hopper-ws) is timed, at the occupancy of the registers the
     H200 launched it with (launch__registers_per_thread, in allocation units: 168 for the setmaxnreg GEMMs, whose
     warpgroups then trade them),
-    and a cycle count below the H200's (clusters, DSMEM and multicast are not timed yet: 0.57 to 0.87 of it)."""
+    and a cycle count below the H200's (clusters, DSMEM and multicast are not timed yet: 0.56 to 0.87 of it)."""
     import json
 
     from simsmem.kernel.tracer import StreamSink, trace_kernel

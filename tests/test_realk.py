@@ -63,7 +63,8 @@ OPEN = {
 }
 #: Counters the timing of warps and CTAs decides on the GPU, and simsmem's untimed execution cannot: judged as at least
 #: simsmem's count and at most ``slack`` above it, with the reason (H200, runs/2026-11-29-hopper-ws, two ncu runs).
-SPIN = "a try_wait that times out before the copy or arrival it waits for repeats its loop on the GPU; simsmem's waits end once, when their phase completes"
+SPIN = ("setmaxnreg's TRY_ALLOC loop runs again on the GPU until the producer warpgroup has given its registers back; the trace grants "
+        "them at once. The timed SM adds those trips: tests/test_spin_loops.py judges its count against the runs")
 ARRIVES = "the other CTA's remote mbarrier arrives (op_misc) landing while stmatrix stores: one more store conflict, and 0 or 1 store wavefront"
 INCOMING = "the other CTA's red.shared::cluster served by this CTA's shared memory while its own atomics run: 7 to 14 more atom wavefronts (320, 327)"
 TIMED = {("ws_gemm_tma", "smsp__inst_executed.sum"): (SPIN, 0.05), ("ws_gemm_multicast", "smsp__inst_executed.sum"): (SPIN, 0.05),

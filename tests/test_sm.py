@@ -156,6 +156,54 @@ def test_an_mbarrier_wait_before_its_copy_waits_for_it():
     assert alone.issued == 3 and "let go" in alone.notes[0]
 
 
+def _code(*lines: tuple[str, str, str, Control]) -> tuple[tuple, tuple]:
+    """Code and control codes from (guard, opcode, operands, control) quadruples, at 16 bytes each."""
+    code = tuple(parse_instruction(16 * k, {"predicate": g, "opcode": op, "operands": ops.replace(", ", ",")})
+                 for k, (g, op, ops, _) in enumerate(lines))
+    return code, tuple(c for *_, c in lines)
+
+
+def test_setmaxnreg_spins_until_its_ctas_pool_has_the_registers():
+    """A consumer warp's setmaxnreg.inc (ptxas's loop: WARPSYNC.ALL, USETMAXREG.TRY_ALLOC, PLOP3, @!P0 BRA back) asks for
+    (232 - 168) x 32 registers of its CTA's pool, which holds none until the producer warp's setmaxnreg.dec (issued at
+    cycle 60, after four 15-cycle stalls) gives back (168 - 40) x 32. By hand: the consumer's loop takes 41 cycles (9
+    WARPSYNC + 14 the TRY_ALLOC's result + 13 PLOP3 + 5 BRA): its TRY_ALLOC at 9 and 50 fails, at 91 it is granted; two
+    more trips of 4 instructions each, issued like the others (the SM retires the consumer at 124). Launched without
+    registers (0: not known) it is granted at once."""
+    code, ctl = _code((None, "WARPSYNC.ALL", "", Control(stall=9)), (None, "USETMAXREG.TRY_ALLOC.CTAPOOL", "UP0, 0xe8", Control(stall=2, write=1)),
+                      (None, "PLOP3.LUT", "P0, PT, PT, PT, UP0, 0x80, 0x0", Control(stall=13, wait=0b10)),
+                      ("@!P0", "BRA", "0x0", Control(stall=5)), (None, "EXIT", "", Control(stall=1)),
+                      (None, "IADD3", "R1, R1, 0x1, RZ", Control(stall=15)), (None, "USETMAXREG.DEALLOC.CTAPOOL", "0x28", Control(stall=1)),
+                      (None, "EXIT", "", Control(stall=1)))
+    s = streams(code, ctl, [[0, 1, 2, 3, 4], [5, 5, 5, 5, 6, 7]])
+    run = SMModel(s, ARCH, np.zeros(0, dtype=np.int64), resident=1, share=1, registers=168).run()
+    assert run.spins == {"setmaxnreg": 8} and run.issued == 11 + 8
+    assert run.by_pc[16]["selected"] == 3 and run.active == 124 and run.notes == ()
+    alone = SMModel(s, ARCH, np.zeros(0, dtype=np.int64), resident=1, share=1).run()
+    assert alone.spins == {} and alone.issued == 11
+
+
+@pytest.mark.parametrize(("form", "trips"), [("out of line", 5 + 7), ("inline", 2 * 2 + 2 * 3)])
+def test_a_try_wait_that_times_out_runs_its_loop_again(form, trips):
+    """With a try_wait time-out of 300 cycles (``trywait_timeout``; sm_90 has none: no measured try_wait ever timed out),
+    warps waiting for a TMA load (done about 900 cycles after warp 0 issues it at cycle 16) run their loops again: warp 0,
+    waiting from cycle 17, times out twice; warp 1, waiting from cycle 0, before the copy is issued, three times. ptxas's
+    out-of-line form (``@!P1 BRA`` to a TRYWAIT, ``@!P1 BRA`` to itself, ``BRA`` back) adds 3 instructions at the first
+    time-out, 2 at each after; the inline one (``@!P1 BRA`` back to the TRYWAIT) 2 each. Without a time-out, none."""
+    wait = (None, "SYNCS.PHASECHK.TRANS64.TRYWAIT", "P1, [UR4], R0", Control(stall=1, write=1))
+    lines = [(None, "IADD3", "R1, R1, 0x1, RZ", Control(stall=15)), (None, "SYNCS.ARRIVE.TRANS64", "RZ, [UR5], R0", Control(stall=1)),
+             (None, "UTMALDG.2D", "[UR4], [UR10]", Control(stall=1)), wait,
+             ("@!P1", "BRA", "0x70" if form == "out of line" else "0x30", Control(stall=1, wait=0b10)),
+             (None, "IADD3", "R2, R2, 0x1, RZ", Control(stall=1)), (None, "EXIT", "", Control(stall=1))]
+    if form == "out of line":
+        lines += [wait, ("@!P1", "BRA", "0x70", Control(stall=1, wait=0b10)), (None, "BRA", "0x50", Control(stall=1))]
+    code, ctl = _code(*lines)
+    s = streams(code, ctl, [[0, 1, 2, 3, 4, 5, 6], [3, 4, 5, 6]])
+    timed = attrs.evolve(ARCH, sm=attrs.evolve(SM, trywait_timeout=300))
+    run = SMModel(s, timed, np.zeros(0, dtype=np.int64), resident=1, share=1, sizes=np.zeros(1, dtype=np.int64)).run()
+    assert run.spins == {"try_wait": trips} and run.issued == 11 + trips and run.notes == ()
+    assert SMModel(s, ARCH, np.zeros(0, dtype=np.int64), resident=1, share=1, sizes=np.zeros(1, dtype=np.int64)).run().spins == {}
+
 def test_greedy_then_youngest():
     """Two warps on one sub-partition, ready together, one-cycle stalls: the youngest (the later slot) issues first and
     keeps the port until it is done; then the other (FFMA: the fma pipe takes one a cycle)."""

@@ -179,6 +179,7 @@ class SM:
     barrier: int  # cycles from the last warp's arrival at a barrier to the warps' next issue
     cg_store_clash: float  # store wavefronts (and store bank conflicts) a cp.async .cg copy adds per line it writes while a shared store is in flight
     split_store: float  # store wavefronts (and store bank conflicts) a shared store adds, on average, when a branch right after it splits its warp
+    trywait_timeout: int | None  # cycles a suspended try_wait waits before it gives up and its loop runs again (None: it waits for its phase)
     mio_depth: int  # shared-memory instructions a sub-partition's MIO queue holds (issue stalls: mio_throttle)
     lg_depth: int  # global-memory instructions a sub-partition's LSU queue holds (issue stalls: lg_throttle)
     memory: Memory

@@ -25,7 +25,7 @@ from ..traces import InstructionBatch, Trace, TraceStream, stream_of
 from ..traces.records import IS_LANES, launch_of
 from ..traces.stream import Chunk, Piece
 from .kept import Kept, warps_per_cta
-from .metrics import instructions, kernel_metrics, labels, settled, unmodelled, with_kernel_counters
+from .metrics import INST_EXECUTED, instructions, kernel_metrics, labels, settled, unmodelled, with_kernel_counters
 from .validate import check_against_arch
 
 
@@ -203,6 +203,8 @@ def with_launch(result: Result, streams, resources: dict[str, int], code: dict[i
     for name in CLASHING:  # the timing-dependent store wavefronts: counted as wavefronts and as bank conflicts
         if name in metrics:
             metrics[name] += launch.store_clashes
+    if INST_EXECUTED in metrics:  # the spin loops' further trips (setmaxnreg, try_wait), which the trace's execution has not
+        metrics[INST_EXECUTED] += launch.spins
     return attrs.evolve(result, launch=launch, what_if=fixed, metrics=metrics, notes=result.notes + tuple(f"timed SM: {n}" for n in launch.run.notes))
 
 

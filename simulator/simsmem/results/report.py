@@ -87,7 +87,7 @@ def launch_summary(result: Result) -> dict[str, Any]:
     return {
         "model": SM,
         CYCLES: lt.metrics[CYCLES],
-        "sm": {"ctas": run.ctas, "resident_ctas": lt.occupancy, "warps": run.warps, "issued": run.issued, "sectors": run.sectors},
+        "sm": {"ctas": run.ctas, "resident_ctas": lt.occupancy, "warps": run.warps, "issued": run.issued, "spins": run.spins, "sectors": run.sectors},
         "stalls": {r: lt.metrics[f"smsp__warps_issue_stalled_{r}.sum"] for r in REASONS},
         "stalls_by_sass": {f"{pc:#06x}": row for pc, row in sorted(lt.by_pc.items())},
         "what_if": [{"fixed": [f"{pc:#06x}" for pc in w.pcs], "bank_conflicts_removed": w.conflicts, CYCLES: w.timing.metrics[CYCLES],
@@ -162,7 +162,8 @@ def print_launch(result: Result, console: Console, top: int = 10) -> None:
             by.add_row(f"{pc:#06x}", f"{sum(stalls.values()):,}", main, "\n".join(filter(None, (code.get("sass"), code.get("line")))))
         console.print(by)
     console.print(f"{m[CYCLES]:,} cycles ({CYCLES}: {m['sm__cycles_active.max']:,} active on the SM that ends last, "
-                  f"{result.arch.sm.launch_overhead:,} of launch); {run.issued:,} warp-instructions issued on it")
+                  f"{result.arch.sm.launch_overhead:,} of launch); {run.issued:,} warp-instructions issued on it"
+                  + "".join(f", {n:,} of them {loop} loops' further trips" for loop, n in sorted(run.spins.items())))
     if result.what_if:
         fix = Table(title="What a fix buys (the same launch with these instructions' bank conflicts removed: their ideal wavefronts)")
         for col in ("Fixed", "Conflicts removed", CYCLES, "Speed-up"):

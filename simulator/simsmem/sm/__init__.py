@@ -35,6 +35,7 @@ class LaunchTiming:
     ctas: int  # the launch's (traced) CTAs
     store_clashes: int  # store wavefronts the launch's .cg copies add beside shared stores (all CTAs)
     code: dict[int, dict[str, str]] = attrs.field(factory=dict)  # each SASS instruction's text and line, by offset
+    spins: int = 0  # warp-instructions the launch's spin loops add to its trace's by their further trips (all CTAs; ``SMRun.spins``)
 
 
 #: What the H200 showed of launches whose CTAs share an SM across waves (calibration/realk/runs/2026-11-29-scale: 26
@@ -52,7 +53,7 @@ def time_launch(streams: WarpStreams, batch: InstructionBatch, wavefronts: np.nd
     sm = arch.sm
     resident = occupancy(sm, arch, streams.warps_per_cta, resources.get("registers", 0), resources.get("shared", 0))
     ctas = max(1, resources.get("ctas", len(streams.ctas)))
-    run = SMModel(streams, arch, wavefronts, resident, min(ctas, sm.sms), batch.size).run()
+    run = SMModel(streams, arch, wavefronts, resident, min(ctas, sm.sms), batch.size, resources.get("registers", 0)).run()
     if resident > 1 and ctas > sm.sms * resident:
         run = attrs.evolve(run, notes=run.notes + (WAVES.format(waves=ctas / (sm.sms * resident), resident=resident),))
     scale = ctas / max(1, run.ctas)
@@ -68,7 +69,7 @@ def time_launch(streams: WarpStreams, batch: InstructionBatch, wavefronts: np.nd
         metrics[f"smsp__warps_issue_stalled_{reason}.sum"] = round(total)
         metrics[f"smsp__average_warp_latency_issue_stalled_{reason}.ratio"] = round(total / warps, 2) if warps else 0.0
     by_pc = {pc: {r: round(v * scale) for r, v in row.items()} for pc, row in run.by_pc.items()}
-    return LaunchTiming(run, metrics, by_pc, resident, ctas, round(run.store_clashes * scale), code or {})
+    return LaunchTiming(run, metrics, by_pc, resident, ctas, round(run.store_clashes * scale), code or {}, round(sum(run.spins.values()) * scale))
 
 
 @attrs.frozen

@@ -16,6 +16,13 @@ count), ``short_scoreboard``/``long_scoreboard`` (a scoreboard of an MIO or of a
 the fetch at a taken branch's target), ``imc_miss`` (the constant cache, at an operand's first use of a line),
 ``mio_throttle``/``lg_throttle``/``math_pipe_throttle`` (a queue or pipe was full), ``membar``, ``drain`` (after
 EXIT), and ``not_selected`` (ready, but another warp issued); the issuing cycle is ``selected``.
+
+Spin loops: the trace holds each loop's check passing once (the tracer waits for what it checks), where the GPU may run
+the loop again. A warp whose check fails here issues one more trip of the loop as the code has it (``_loop``), its
+instructions taking issue slots and stall cycles like any other, and counted apart (``SMRun.spins``): setmaxnreg's
+``USETMAXREG.TRY_ALLOC`` fails while its CTA's register pool (what the CTA's ``USETMAXREG.DEALLOC`` gave back) lacks
+the registers it asks for, and a try_wait fails when its phase completes more than ``SM.trywait_timeout`` cycles after
+its issue (None: never).
 """
 
 from __future__ import annotations
@@ -42,6 +49,11 @@ REASONS = ("selected", "wait", "branch_resolving", "no_instruction", "imc_miss",
 _R = {r: k for k, r in enumerate(REASONS)}
 _LONG = frozenset({"load", "store", "atomic", "copy", "commit"})
 NEVER = float("inf")
+#: Instructions that may leave straight code; the most instructions a spin loop's trip may take to its check (and as many
+#: after it), and the most trips a warp's spin loops may add, on average, before the timed SM stops adding them.
+JUMPS = frozenset({"BRA", "BRX", "JMP", "JMX", "CALL", "RET", "EXIT", "BREAK", "KILL"})
+LOOP = 8
+MAX_TRIPS = 1000
 
 
 @attrs.frozen
@@ -63,6 +75,8 @@ class SMRun:
     notes: tuple[str, ...] = ()  # what the model had to assume
     store_clashes: float = 0.0  # the store wavefronts that vary run to run: .cg copies writing beside shared stores (``SM.cg_store_clash`` a
     # line) and shared stores whose warp a branch splits right after (``SM.split_store`` each)
+    spins: dict[str, int] = attrs.field(factory=dict)  # warp-instructions of spin loops' further trips, which the trace's execution
+    # (each check passing once) has not: by loop ("setmaxnreg": USETMAXREG.TRY_ALLOC refused; "try_wait": a try_wait timed out)
 
 
 def occupancy(sm: SM, arch: ArchConfig, warps_per_cta: int, registers: int, shared: int) -> int:
@@ -97,6 +111,9 @@ class _Static:
         self.bar_warps: list[int] = []
         self.constants: list[tuple[tuple[int, int], ...]] = []  # the 64-byte constant-bank lines of its operands
         self.gsb: list[bool] = []  # a wgmma that closes a group (``gsb0``)
+        self.spin: list[str | None] = []  # the check of a spin loop: "try_wait" (SYNCS.PHASECHK...TRYWAIT), "setmaxnreg" (USETMAXREG.TRY_ALLOC)
+        self.regs: list[int] = []  # USETMAXREG's register count
+        self.target: list[int | None] = []  # a BRA's target (code index)
         self.a_regs: list[bool] = []  # a wgmma whose A is in registers
         for k in range(n):
             ins = streams.code[k]
@@ -118,6 +135,11 @@ class _Static:
             self.bypass.append(ins.name == "LDGSTS" and "BYPASS" in ins.mods)
             self.bar_warps.append(_bar_warps(ins))
             self.constants.append(tuple({(op.bank, op.offset // 64) for op in ins.operands if op.kind == "c" and not op.terms}))
+            self.spin.append("try_wait" if t.kind == "mbarrier_wait" and "TRYWAIT" in ins.mods else "setmaxnreg" if t.kind == "regalloc" else None)
+            self.regs.append(next((int(op.text, 0) for op in ins.operands if op.kind == "imm"), 0) if ins.name == "USETMAXREG" else 0)
+            self.target.append(next((int(op.text, 0) // 16 for op in ins.operands if op.kind in ("label", "imm")), None)
+                               if ins.name == "BRA" else None)
+        self.frees = np.array([kind == "regfree" for kind in self.kind], bool)  # USETMAXREG.DEALLOC
 
 
 def _depbar(ins) -> tuple[int, int]:
@@ -157,7 +179,7 @@ def _latency(ins, t: OpTiming, arch: ArchConfig) -> int:
 class _Warp:
     __slots__ = ("cta", "slot", "sp", "pcs", "rows", "secs", "pos", "ready", "reason", "stall_end", "branch_end", "fetch_end", "imc_end", "last", "sb", "sb_long",
                  "copies", "stores", "feed", "bar", "start", "retire", "stalls", "throttle", "throttle_reason", "gmma_open", "gmma_groups",
-                 "expects", "waits")
+                 "expects", "waits", "regs", "again", "spin")
 
     def __init__(self, cta: int, slot: int, sp: int, pcs, rows, secs, start: int) -> None:
         self.cta, self.slot, self.sp = cta, slot, sp
@@ -179,6 +201,9 @@ class _Warp:
         self.gmma_groups: list[float] = []  # each closed wgmma group's completion
         self.expects = 0  # mbarrier arrives expecting copies (SYNCS.ARRIVE.TRANS64) the warp made
         self.waits = 0  # mbarrier waits (SYNCS.PHASECHK) the warp made
+        self.again = False  # its next SYNCS.PHASECHK repeats the wait that timed out (the same phase)
+        self.spin: tuple | None = None  # a try_wait issued before its copies: (its loop's branch, the trip to add, its [deadline, release])
+        self.regs = 0  # its registers a thread (setmaxnreg changes them)
         self.stores = 0.0
         self.feed = 0.0  # the first cycle its next shared-memory wavefront may reach the data path (``feed_interval`` after its last)
         self.bar = False
@@ -188,10 +213,11 @@ class _Warp:
 
 class SMModel:
     """One SM of ``arch`` running ``streams``' CTAs (those of one SM), with the trace rows' ``wavefronts``; ``share``: SMs
-    sharing DRAM; ``sizes``: the trace rows' ``size`` (a TMA copy's bytes)."""
+    sharing DRAM; ``sizes``: the trace rows' ``size`` (a TMA copy's bytes); ``registers``: a thread's registers at launch
+    (0: not known, and setmaxnreg's TRY_ALLOC never waits)."""
 
     def __init__(self, streams: WarpStreams, arch: ArchConfig, wavefronts: np.ndarray, resident: int, share: int,
-                 sizes: np.ndarray | None = None) -> None:
+                 sizes: np.ndarray | None = None, registers: int = 0) -> None:
         if arch.sm is None:
             raise ValueError(f"{arch.name} has no SM timing numbers")
         self.arch, self.sm, self.timing = arch, arch.sm, arch.timing
@@ -223,6 +249,10 @@ class SMModel:
         self.cg_writes: list[tuple[int, int, int]] = []  # each .cg copy's data write: its first and end cycle, its wavefronts
         self.stores_in_path: list[tuple[float, float]] = []  # each shared store from issue until its wavefronts have passed
         self.free_slots = list(range(self.sm.max_warps))
+        self.registers = registers
+        self.pool: dict[int, int] = {}  # CTA -> registers its warps' setmaxnreg.dec gave back and no .inc took yet
+        self.deallocs: dict[int, int] = {}  # CTA -> USETMAXREG.DEALLOC its warps have still to issue
+        self.spins: dict[str, int] = {}  # warp-instructions of spin loops' further trips, by loop
         self.pending = list(range(len(streams.ctas)))  # CTA positions not started
 
     # ---- CTAs
@@ -236,6 +266,8 @@ class SMModel:
                 continue
             slot = self.free_slots.pop(0)
             warp = _Warp(k, slot, slot % len(self.by_sp), self.streams.pcs[w].tolist(), self.streams.rows[w], self.streams.sectors[w], t)
+            warp.regs = self.registers
+            self.deallocs[k] = self.deallocs.get(k, 0) + int(self.static.frees[self.streams.pcs[w]].sum())
             ws.append(warp)
             self.warps.append(warp)
             self.by_sp[warp.sp].append(warp)
@@ -324,6 +356,11 @@ class SMModel:
         w.last = now
         self.pipe_free[sp][s.pipe[k]] = now + s.interval[k]
         kind = s.kind[k]
+        if w.spin is not None and w.pos == w.spin[0]:  # the branch of a try_wait issued before its copies: taken if it timed out
+            _, trip, (deadline, release) = w.spin
+            w.spin = None
+            if release is None or release > deadline:
+                self._trip(w, w.pos, trip, "try_wait")
         result = None  # the cycle its result is ready, where it waits on a scoreboard
         read = now + self.sm.read_release
         row = int(w.rows[w.pos])
@@ -386,22 +423,54 @@ class SMModel:
                 groups = self.tma_groups.setdefault(w.cta, {})
                 key = self.cta_expects.get(w.cta, 0)
                 groups[key] = max(groups.get(key, 0.0), done)
-                for x, b in self.mbarrier_waiters.get((w.cta, key), ()):  # waits that came before their copies
-                    _settle(x.sb[b], max(groups[key], float(now)))
+                for x, b, state in self.mbarrier_waiters.get((w.cta, key), ()):  # waits that came before their copies
+                    _settle(x.sb[b], max(groups[key], float(now)), state)
                     if not x.bar and x.pos < len(x.pcs):
                         self._prepare(x, now)
             else:
                 w.copies.append(done)
         elif kind == "mbarrier_wait":  # a warp's n-th wait is for the copies its CTA issues after its n-th expecting arrive
-            w.waits += 1
+            w.waits += 0 if w.again else 1
+            w.again = False
             groups = self.tma_groups.get(w.cta, {})
             long = True
+            timeout = self.sm.trywait_timeout if s.spin[k] == "try_wait" else None
+            loop = self._loop(w, w.pos) if timeout is not None else None
+            if timeout is not None and loop is None:
+                self.notes.add("a try_wait is not in a loop the timed SM knows: it waits for its phase, without a time-out")
             if w.waits in groups or s.write[k] is None:
                 result = max(float(now + s.latency[k]), groups.get(w.waits, 0.0))
+                if loop is not None and result > now + timeout:  # it times out: the loop's branch is taken, the try_wait again
+                    result = float(now + timeout)
+                    self._trip(w, *loop, "try_wait")
             else:  # its copies are not issued yet: released when they are (or, if none ever is, when nothing else can go)
-                self.mbarrier_waiters.setdefault((w.cta, w.waits), []).append((w, s.write[k]))
-                w.sb[s.write[k]].append(NEVER)
+                deadline = NEVER if loop is None else float(now + timeout)
+                state = [deadline, None]  # the release, once its copies are issued (``_settle``)
+                self.mbarrier_waiters.setdefault((w.cta, w.waits), []).append((w, s.write[k], state))
+                w.sb[s.write[k]].append(deadline)
                 w.sb_long[s.write[k]] = True
+                if loop is not None:
+                    w.spin = (*loop, state)
+        elif kind == "regalloc":  # setmaxnreg.inc: granted while the CTA's pool holds the registers, else its loop runs again
+            need = (s.regs[k] - w.regs) * 32
+            if not self.registers or need <= self.pool.get(w.cta, 0) or not self.deallocs.get(w.cta):
+                if self.registers and need > self.pool.get(w.cta, 0):
+                    self.notes.add("a setmaxnreg.inc found no setmaxnreg.dec left in its CTA to give it registers; it was granted")
+                self.pool[w.cta] = self.pool.get(w.cta, 0) - need
+                w.regs = s.regs[k]
+            elif (loop := self._loop(w, w.pos)) is not None:
+                self._trip(w, *loop, "setmaxnreg")
+            else:
+                self.notes.add("a setmaxnreg.inc the pool could not grant is not in a loop the timed SM knows; it was granted")
+            if s.write[k] is not None:
+                result = now + s.latency[k]
+        elif kind == "regfree":  # setmaxnreg.dec: the registers go to the CTA's pool
+            if self.registers:
+                self.pool[w.cta] = self.pool.get(w.cta, 0) + (w.regs - s.regs[k]) * 32
+                w.regs = s.regs[k]
+            self.deallocs[w.cta] -= 1
+            if s.write[k] is not None:
+                result = now + s.latency[k]
         elif s.write[k] is not None:
             result = now + s.latency[k]
         for b in (s.write[k], s.read[k]):
@@ -432,6 +501,53 @@ class SMModel:
             self._check_barriers(w.cta, now)
             return
         self._prepare(w, now)
+
+    def _loop(self, w: _Warp, at: int) -> tuple[int, list[int]] | None:
+        """The spin loop whose check warp ``w`` executes at stream position ``at``: the position of the guarded BRA after it
+        (within 16 instructions) that the loop takes when the check fails, and the instructions one more trip adds after that
+        branch, as the code has them: from the branch's target on to the check again (straight code), then, the check
+        passing, on until the stream goes on (the loop's branch not taken, unguarded branches followed). None where the
+        code has no such loop (or more than ``LOOP`` instructions to a trip)."""
+        s, pcs = self.static, w.pcs
+        check = s.spin[pcs[at]]
+        code = self.streams.code
+        q = next((j for j in range(at + 1, min(at + 17, len(pcs) - 1)) if code[pcs[j]].name in JUMPS), None)
+        if q is None or s.target[pcs[q]] is None or code[pcs[q]].guard is None:
+            return None
+        trip, pc = [], s.target[pcs[q]]
+        while len(trip) < LOOP and 0 <= pc < len(s.kind):
+            trip.append(pc)
+            if s.spin[pc] == check:
+                break
+            if code[pc].name in JUMPS:
+                if s.target[pc] is None or code[pc].guard is not None:
+                    return None
+                pc = s.target[pc]
+            else:
+                pc += 1
+        else:
+            return None
+        if s.spin[trip[-1]] != check:
+            return None
+        pc, back = trip[-1] + 1, pcs[q + 1]
+        while pc != back:
+            if len(trip) >= 2 * LOOP or not 0 <= pc < len(s.kind):
+                return None
+            trip.append(pc)
+            pc = s.target[pc] if s.target[pc] is not None and code[pc].guard is None else pc + 1
+        return q, trip
+
+    def _trip(self, w: _Warp, q: int, trip: list[int], loop: str) -> None:
+        """One more trip of a spin loop: ``trip`` issued after stream position ``q`` (the loop's branch, taken)."""
+        if self.spins.get(loop, 0) >= MAX_TRIPS * LOOP * max(1, len(self.warps)):
+            self.notes.add(f"{loop} loops ran more than {MAX_TRIPS} trips a warp; the rest were cut")
+            return
+        w.pcs[q + 1:q + 1] = trip
+        w.rows = np.insert(w.rows, q + 1, np.full(len(trip), -1))
+        w.secs = np.insert(w.secs, q + 1, np.full(len(trip), -1))
+        self.spins[loop] = self.spins.get(loop, 0) + len(trip)
+        if loop == "try_wait":
+            w.again = True
 
     def _prepare(self, w: _Warp, now: float) -> None:
         """The warp's next instruction: when it is fetched, its constants are cached and its scoreboards let it go."""
@@ -554,9 +670,9 @@ class SMModel:
                     best.throttle, best.throttle_reason = 0.0, "not_selected"
                     soonest = min(soonest, now + 1)
             if soonest == NEVER:  # every warp left waits at a barrier or an mbarrier the others will not reach in this model: let them go
-                waiting = [(x, b) for ws in self.mbarrier_waiters.values() for x, b in ws if NEVER in x.sb[b]]
-                for x, b in waiting:
-                    _settle(x.sb[b], float(now + self.sm.latency["mbarrier_wait"]))
+                waiting = [(x, b, state) for ws in self.mbarrier_waiters.values() for x, b, state in ws if NEVER in x.sb[b]]
+                for x, b, state in waiting:
+                    _settle(x.sb[b], float(now + self.sm.latency["mbarrier_wait"]), state)
                     if not x.bar and x.pos < len(x.pcs):
                         self._prepare(x, now)
                 if waiting:
@@ -588,7 +704,8 @@ class SMModel:
         return SMRun(active, sp_active, {r: int(v) for r, v in zip(REASONS, stalls)}, by_pc, len(self.streams.ctas), len(self.warps),
                      self.issued, dict(self.memory.sectors), self.resident, tuple(sorted(self.notes)),
                      self._store_clashes() + self.sm.split_store * split_stores(self.streams, self.static.store,
-                                                                                     [k == "shared" for k in self.static.kind]))
+                                                                                     [k == "shared" for k in self.static.kind]),
+                     dict(self.spins))
 
     def _store_clashes(self) -> float:
         """Store wavefronts added by .cg copies writing shared memory while a shared store is in flight on the SM: each
@@ -636,10 +753,14 @@ def split_stores(streams: WarpStreams, store: list[bool], shared: list[bool]) ->
     return n
 
 
-def _settle(pending: list[float], at: float) -> None:
-    """An mbarrier wait's place on its scoreboard (NEVER until its copies are known): released at ``at``."""
-    if NEVER in pending:
-        pending[pending.index(NEVER)] = at
+def _settle(pending: list[float], at: float, state: list) -> None:
+    """An mbarrier wait's place on its scoreboard, held until its copies are known (``state``: [its deadline, its release]; the
+    deadline NEVER, or a try_wait's time-out): released at ``at``, or at its time-out if that comes first."""
+    deadline = state[0]
+    if state[1] is None:
+        state[1] = at
+        if deadline in pending and at < deadline:
+            pending[pending.index(deadline)] = at
 
 
 def _union(spans: list[tuple[int, int]]) -> int:

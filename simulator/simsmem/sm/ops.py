@@ -8,7 +8,7 @@ after the stall count ptxas gave it or, where ptxas made it wait on a scoreboard
 ``latency`` (``SM.latency`` in the config). Hopper's asynchronous units: ``gmma`` (wgmma, the sub-partition's
 tensor pipe for N/2 cycles, ``size`` holding N/2) and ``gmma_wait`` (WARPGROUP.DEPBAR), ``tma``/``tma_store``
 (the copy engine), ``expect`` (an mbarrier arrive that expects the copies after it) and ``mbarrier_wait``
-(SYNCS.PHASECHK).
+(SYNCS.PHASECHK); ``regalloc`` and ``regfree`` (USETMAXREG.TRY_ALLOC and .DEALLOC: setmaxnreg's register pool).
 """
 
 from __future__ import annotations
@@ -87,6 +87,8 @@ def kind_of(ins: Instruction) -> OpTiming:
         if "PHASECHK" in ins.mods:
             return OpTiming("mbarrier_wait", "lsu")
         return OpTiming("expect" if "ARRIVE" in ins.mods and "TRANS64" in ins.mods else "other", "lsu")
+    if name == "USETMAXREG":  # setmaxnreg: .TRY_ALLOC takes registers from the CTA's pool (its loop retries until it can), .DEALLOC gives them
+        return OpTiming("regalloc" if "TRY_ALLOC" in ins.mods else "regfree", "uniform")
     if name in _BY_NAME:
         return OpTiming(*_BY_NAME[name])
     if ins.opcode.startswith("HFMA2"):
