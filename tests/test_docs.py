@@ -38,12 +38,13 @@ def _links(page):
     return out
 
 
-@pytest.mark.slow  # runs every corpus comparison the page tabulates (about 12 s); the README summary's test is quick
+@pytest.mark.slow  # runs every corpus comparison the page tabulates (about 12 s)
 def test_validation_page_is_what_the_data_gives():
     text = _generator().validation_page()
     assert (DOCS / "validation.md").read_text() == text, "docs/validation.md is out of date: run python docs/make_validation.py"
 
 
+@pytest.mark.slow  # counts every single-instruction row again (about 7 s), as test_calibration_v2 does in the quick suite
 def test_readme_validation_summary_is_what_the_data_gives():
     assert README.read_text() == _generator().readme_text(), "README.md's validation summary is out of date: run python docs/make_validation.py"
 
