@@ -60,9 +60,9 @@ def timed(entry: dict) -> tuple[float, float, int]:
     return time.perf_counter() - wall, time.process_time() - cpu, execution.executed
 
 
-def opcodes(entry: dict) -> None:
-    """One execution of ``entry`` with each step's CPU time added to its opcode's."""
-    program, launch = entry_launch(entry, REALK)
+def step_profile(program, launch, label=lambda ins: ins.name) -> tuple[int, int, float, Counter, Counter]:
+    """One whole-grid execution with each step's CPU time added to its instruction's ``label``: warp-instructions, steps,
+    CPU seconds, and the seconds and steps by label (the tracer's built steps wrapped; bench_trace_mma.py uses it too)."""
     spent, steps = Counter(), Counter()
 
     def timing(step, name):
@@ -76,13 +76,18 @@ def opcodes(entry: dict) -> None:
 
     built = tracer.program_steps(program, launch)
     held = next(k for k, v in tracer._STEPS.items() if v[1] is built)
-    tracer._STEPS[held] = (program, [s and timing(s, ins.name) for s, ins in zip(built, program.code)])
+    tracer._STEPS[held] = (program, [s and timing(s, label(ins)) for s, ins in zip(built, program.code)])
     execution = Execution()
     start = time.process_time()
     for _ in execute(program, launch, select_ctas(launch, None), execution=execution):
         pass
-    total = time.process_time() - start
-    print(f"{entry['name']}: {execution.executed:,} warp-instructions, {sum(steps.values()):,} steps, CPU {total:.2f} s "
+    return execution.executed, sum(steps.values()), time.process_time() - start, spent, steps
+
+
+def opcodes(entry: dict) -> None:
+    """One execution of ``entry`` with its CPU time per opcode."""
+    executed, nsteps, total, spent, steps = step_profile(*entry_launch(entry, REALK))
+    print(f"{entry['name']}: {executed:,} warp-instructions, {nsteps:,} steps, CPU {total:.2f} s "
           f"({total - sum(spent.values()):.2f} s outside the steps)")
     for name, seconds in spent.most_common(12):
         print(f"  {name:8s} {steps[name]:6,} steps {seconds * 1e3:7.1f} ms {seconds / steps[name] * 1e6:7.1f} us a step")

@@ -29,7 +29,6 @@ import json
 import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 
 import attrs
@@ -37,11 +36,11 @@ import numpy as np
 
 from simsmem.kernel.launch import make_launch
 from simsmem.kernel.program import load_program
-from simsmem.kernel import tracer
 from simsmem.kernel.tracer import Execution, execute, select_ctas
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_trace  # the HMMA cases
+import bench_trace_hopper  # step_profile
 
 HERE = Path(__file__).resolve().parent
 ISA = HERE.parent / "calibration" / "isa"
@@ -85,28 +84,10 @@ def timed(program, case: dict, ctas) -> tuple[float, float, int, object, str]:
 
 
 def opcodes(program, case: dict) -> None:
-    """One whole-grid execution of ``case`` with each step's CPU time added to its opcode's."""
+    """One whole-grid execution of ``case`` with its CPU time per opcode."""
     launch = make_launch(program, case["grid"], case["block"], case.get("smem", 0), case["args"], case["base"], 233472)
-    spent, steps = Counter(), Counter()
-
-    def timing(step, name):
-        def run(m, ex):
-            start = time.process_time()
-            step(m, ex)
-            spent[name] += time.process_time() - start
-            steps[name] += 1
-        run.plain = getattr(step, "plain", False)
-        return run
-
-    built = tracer.program_steps(program, launch)
-    held = next(k for k, v in tracer._STEPS.items() if v[1] is built)
-    tracer._STEPS[held] = (program, [s and timing(s, ins.opcode) for s, ins in zip(built, program.code)])
-    execution = Execution()
-    start = time.process_time()
-    for _ in execute(program, launch, select_ctas(launch, None), execution=execution):
-        pass
-    total = time.process_time() - start
-    print(f"{case['name']}: {execution.executed:,} warp-instructions, {sum(steps.values()):,} steps, CPU {total:.3f} s "
+    executed, nsteps, total, spent, steps = bench_trace_hopper.step_profile(program, launch, lambda ins: ins.opcode)
+    print(f"{case['name']}: {executed:,} warp-instructions, {nsteps:,} steps, CPU {total:.3f} s "
           f"({total - sum(spent.values()):.3f} s outside the steps)")
     for name, seconds in spent.most_common(6):
         print(f"  {name:20s} {steps[name]:6,} steps {seconds * 1e3:7.1f} ms {seconds / steps[name] * 1e6:7.1f} us a step")
