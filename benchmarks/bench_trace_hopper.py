@@ -28,7 +28,6 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-
 from simsmem.corpus import entry_launch
 from simsmem.kernel import tracer
 from simsmem.kernel.tracer import Execution, execute, select_ctas

@@ -33,7 +33,6 @@ from pathlib import Path
 
 import attrs
 import numpy as np
-
 from simsmem.kernel.launch import make_launch
 from simsmem.kernel.program import load_program
 from simsmem.kernel.tracer import Execution, execute, select_ctas
