@@ -9,14 +9,15 @@ manifest_hopper.json 5 more in timing_h200.json, runs/2026-11-29-timing) and mos
 
 - 38 kernels with try_wait loops (TMA and bulk-copy probes, held-out probes, the TMA-fed GEMMs, tensor maps in memory, a
   remote mbarrier arrive) count exactly the trace's instructions in every run: no try_wait of theirs ever timed out, so
-  sm_90 has no time-out (``trywait_timeout: null``) and the timed SM must add nothing there;
+  none waits as long as the H200's time-out (``trywait_timeout``, 7,800 cycles: the spin probes, tests/test_spin_probes.py)
+  and the timed SM must add nothing there;
 - the two warp-specialised GEMMs vary (ws_gemm_tma 17,600..17,620, ws_gemm_multicast 20,064..20,132, against the trace's
   17,284 and 19,564), and the extra is setmaxnreg's: the consumer warpgroups' ``USETMAXREG.TRY_ALLOC`` loop (4
   instructions a trip) runs until the producer warpgroup's ``USETMAXREG.DEALLOC`` has given the CTA's pool the registers
   (168 to 232 a thread, 2,048 a warp; the producer's four warps give back 4,096 each, 168 to 40), which the timed SM gives
   as 3 trips a consumer warp (+96 a CTA) where the H200 averages 2.5 (+79..+84) and 4 (+125..+142). No parameter was
   fitted to them: the gap is the producer's branch to a line of code not fetched yet (``icache_miss``), the period the
-  loop's stall counts and the TRY_ALLOC's result latency (``latency.other``, not measured). Each is judged within one trip
+  loop's stall counts and the TRY_ALLOC's result latency (``latency.regalloc``: the spin probes' 45.4 cycles a trip). Each is judged within one trip
   of its loop a spinning warp (``TRIP``) of the measured range.
 """
 

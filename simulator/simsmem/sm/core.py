@@ -444,6 +444,12 @@ class SMModel:
                     result = float(now + timeout)
                     self._trip(w, *loop, "try_wait")
             else:  # its copies are not issued yet: released when they are (or, if none ever is, when nothing else can go)
+                # A try_wait issued before its copies may wait for a phase the timed SM never sees complete (thread arrives,
+                # a remote CTA's arrive): it gets no time-out, lest it spin until the trip cap (the spin probes' waits on a
+                # delayed plain arrive, calibration/realk/runs/2026-11-29-spin; dsm_mbar_remote)
+                if loop is not None:
+                    loop = None
+                    self.notes.add("a try_wait issued before its copies waits for its phase, without a time-out")
                 deadline = NEVER if loop is None else float(now + timeout)
                 state = [deadline, None]  # the release, once its copies are issued (``_settle``)
                 self.mbarrier_waiters.setdefault((w.cta, w.waits), []).append((w, s.write[k], state))
