@@ -25,7 +25,11 @@ H100, H200 = load_arch("sm_90"), load_arch("sm_90_h200")
 COUNTER = "smsp__inst_executed.sum"
 ENTRIES = {e["name"]: e for e in json.loads((REALK / "spin.json").read_text())}
 #: The trace's counts (each spin loop's check passing once), from the model, written before the run.
-TRACE = {k: v["trace"] for k, v in json.loads((REALK / "runs/2026-11-29-spin/predicted_simsmem.json").read_text()).items()}
+#: The trace's counts (predicted_simsmem.json, written before the run); the sr_* ones less 12: the prediction counted the
+#: ``@P0 EXIT`` after ``@P0 BRA.U`` to it twice a warp, which the tracer no longer does (machine.branch: a branch to the
+#: next instruction parts no warp; sr_n0_m256, whose consumers spin not at all, measures the trace exactly)
+TRACE = {k: v["trace"] - (12 if k.startswith("sr_") else 0)
+         for k, v in json.loads((REALK / "runs/2026-11-29-spin/predicted_simsmem.json").read_text()).items()}
 #: Cycles from a timed-out try_wait's return to the next try_wait's issue on the H200 (the measured period, 7,822, less
 #: ``trywait_timeout``): the loop's branch back. Not measured apart; the timed SM's branch costs give 10-30.
 REISSUE = 22
@@ -149,12 +153,11 @@ def test_the_setmaxnreg_loop_period():
     assert 45.0 <= 4 / slope <= 45.8, 4 / slope
 
 
-#: The sr_* entries' tolerance: 12, the trace's count of ``@P0 EXIT`` twice a warp after the divergent ``@P0 BRA.U`` to
-#: it (sr_n0_m256, whose consumers ask after the registers are back, measures 12 below the trace in every run), one trip
-#: a consumer warp (4 x 8), and 2% of the measured extra: the timed SM's producer delay (its chain trip) and loop period
-#: against the H200's (65,660 cycles active at n2048 against the dumped 66,420; 45.4 a trip against 45.3).
+#: The sr_* entries' tolerance: one trip a consumer warp (4 x 8) and 2% of the measured extra: the timed SM's producer
+#: delay (its chain trip) and loop period against the H200's (65,660 cycles active at n2048 against the dumped 66,420;
+#: 45.4 a trip against 45.3).
 def sr_slack(name: str) -> float:
-    return 12 + 32 + 0.02 * max(0, np.mean(runs(name)) - TRACE[name])
+    return 32 + 0.02 * max(0, np.mean(runs(name)) - TRACE[name])
 
 
 @pytest.mark.slow  # traces and times 7 probes (about 8 s)

@@ -269,9 +269,13 @@ class Machine:
 
     def branch(self, ex: np.ndarray, taken: np.ndarray, target: int) -> None:
         """The executing threads ``taken`` go to ``target``, the others on; a warp whose threads part becomes two groups,
-        which run apart until a BSYNC joins them."""
+        which run apart until a BSYNC joins them. A branch to the next instruction parts nothing (sr_n0_m256 of
+        calibration/realk/spin.json: the H200 executes the ``@P0 EXIT`` after ``@P0 BRA.U`` to it once a warp)."""
         self.pc[ex & ~taken] += 1
         if not taken.any():
+            return
+        if self.index_of(target) == self.current.pc // 16 + 1:
+            self.pc[taken] += 1
             return
         self.jump(taken, target)
         split = taken.reshape(-1, LANES).any(axis=1) & (ex & ~taken).reshape(-1, LANES).any(axis=1)
