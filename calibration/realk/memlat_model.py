@@ -1,6 +1,6 @@
 """The timed SM's numbers for the memory-latency probes (manifest_memlat.json), as the probes measure them on the device:
 each warp's round trips, from the issue cycle of one round's clock read (CS2R SR_CLOCKLO) to the next, averaged over the
-warps of the simulated SM; long_scoreboard a warp and round; sm__cycles_active.max.
+warps of the simulated SM; long_scoreboard, lg_throttle, barrier and misc a warp and round; sm__cycles_active.max.
 
     python memlat_model.py [--arch sm_90_h200] [--json OUT.json] [NAME ...]
 
@@ -51,7 +51,7 @@ def model(entry: dict, arch) -> dict:
     scale = met["smsp__warps_launched.sum"] * int(entry["args"][5])  # warp-rounds
     return {"trips": [round(x, 1) for x in trips.mean(axis=0).tolist()], "trip0": round(float(trips[:, 0].mean()), 1),
             "trip": round(float(trips[:, 1:].mean()), 1),
-            **{r: round(met[f"smsp__warps_issue_stalled_{r}.sum"] / scale, 1) for r in ("long_scoreboard", "lg_throttle", "barrier")},
+            **{r: round(met[f"smsp__warps_issue_stalled_{r}.sum"] / scale, 1) for r in ("long_scoreboard", "lg_throttle", "barrier", "misc")},
             "active": int(met["sm__cycles_active.max"])}
 
 

@@ -151,8 +151,10 @@ class Memory:
     tma_store: int  # ... out of shared memory, to its bulk group's completion
     tma_bytes_per_cycle: int  # the SM's copy engine
     store_line_cycles: int  # cycles the L1 takes per 128-byte line a store (or atomic) touches
-    sm_bytes_per_cycle: int  # from L2 to one SM
+    sm_bytes_per_cycle: int  # the link between L2 and one SM, each way
     dram_bytes_per_cycle: int  # the chip's DRAM, shared by the SMs that run CTAs
+    l2_bytes_per_cycle: int  # the chip's L2 (sectors it sends the SMs), shared by the SMs that run CTAs
+    flight_cycles: float  # cycles a DRAM sector's trip grows for each sector its SM has in flight when it leaves
 
 
 @attrs.frozen
@@ -180,6 +182,7 @@ class SM:
     cg_store_clash: float  # store wavefronts (and store bank conflicts) a cp.async .cg copy adds per line it writes while a shared store is in flight
     split_store: float  # store wavefronts (and store bank conflicts) a shared store adds, on average, when a branch right after it splits its warp
     trywait_timeout: int | None  # cycles a suspended try_wait waits before it gives up and its loop runs again (None: it waits for its phase)
+    warp_loads: int  # global loads (LDG) a warp may have in flight; the next waits for the oldest back (issue stalls: misc)
     mio_depth: int  # shared-memory instructions a sub-partition's MIO queue holds (issue stalls: mio_throttle)
     lg_depth: int  # global-memory instructions a sub-partition's LSU queue holds (issue stalls: lg_throttle)
     memory: Memory
@@ -368,7 +371,7 @@ def _check(arch: ArchConfig, where: str) -> None:
         for pipe, interval in sm.pipes.items():
             if interval == 0:
                 raise ConfigError(f"{where}: sm.pipes.{pipe}", "must be positive (cycles between two instructions on the pipe)")
-        for name in ("sm_bytes_per_cycle", "dram_bytes_per_cycle", "tma_bytes_per_cycle"):
+        for name in ("sm_bytes_per_cycle", "dram_bytes_per_cycle", "l2_bytes_per_cycle", "tma_bytes_per_cycle"):
             if getattr(sm.memory, name) == 0:
                 raise ConfigError(f"{where}: sm.memory.{name}", "must be positive")
         missing = {"special", "mufu", "shuffle", "tensor", "fp64", "conv", "constant", "gmma", "gmma_a_regs", "mbarrier_wait", "other"} - set(sm.latency)

@@ -14,8 +14,9 @@ Every cycle a resident warp does not issue is put down to one stall reason, unde
 count), ``short_scoreboard``/``long_scoreboard`` (a scoreboard of an MIO or of an L1TEX instruction),
 ``barrier``, ``branch_resolving`` (after a branch), ``no_instruction`` (the instruction cache: a line's first fetch,
 the fetch at a taken branch's target), ``imc_miss`` (the constant cache, at an operand's first use of a line),
-``mio_throttle``/``lg_throttle``/``math_pipe_throttle`` (a queue or pipe was full), ``membar``, ``drain`` (after
-EXIT), and ``not_selected`` (ready, but another warp issued); the issuing cycle is ``selected``.
+``mio_throttle``/``lg_throttle``/``math_pipe_throttle`` (a queue or pipe was full), ``membar``, ``misc`` (a global
+load while its warp has ``SM.warp_loads`` in flight), ``drain`` (after EXIT), and ``not_selected`` (ready, but another
+warp issued); the issuing cycle is ``selected``.
 
 Spin loops: the trace holds each loop's check passing once (the tracer waits for what it checks), where the GPU may run
 the loop again. A warp whose check fails here issues one more trip of the loop as the code has it (``_loop``), its
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 
 #: ncu's warp stall reasons the model gives (``smsp__warps_issue_stalled_<reason>``), in the order they are checked.
 REASONS = ("selected", "wait", "branch_resolving", "no_instruction", "imc_miss", "short_scoreboard", "long_scoreboard", "barrier",
-           "membar", "mio_throttle", "lg_throttle", "math_pipe_throttle", "not_selected", "drain")
+           "membar", "misc", "mio_throttle", "lg_throttle", "math_pipe_throttle", "not_selected", "drain")
 _R = {r: k for k, r in enumerate(REASONS)}
 _LONG = frozenset({"load", "store", "atomic", "copy", "commit"})
 NEVER = float("inf")
@@ -179,7 +180,7 @@ def _latency(ins, t: OpTiming, arch: ArchConfig) -> int:
 class _Warp:
     __slots__ = ("cta", "slot", "sp", "pcs", "rows", "secs", "pos", "ready", "reason", "stall_end", "branch_end", "fetch_end", "imc_end", "last", "sb", "sb_long",
                  "copies", "stores", "feed", "bar", "start", "retire", "stalls", "throttle", "throttle_reason", "gmma_open", "gmma_groups",
-                 "expects", "waits", "regs", "again", "spin")
+                 "expects", "waits", "regs", "again", "spin", "loads")
 
     def __init__(self, cta: int, slot: int, sp: int, pcs, rows, secs, start: int) -> None:
         self.cta, self.slot, self.sp = cta, slot, sp
@@ -204,6 +205,7 @@ class _Warp:
         self.again = False  # its next SYNCS.PHASECHK repeats the wait that timed out (the same phase)
         self.spin: tuple | None = None  # a try_wait issued before its copies: (its loop's branch, the trip to add, its [deadline, release])
         self.regs = 0  # its registers a thread (setmaxnreg changes them)
+        self.loads: list[float] = []  # when each global load it issued is back (those in flight: later than now)
         self.stores = 0.0
         self.feed = 0.0  # the first cycle its next shared-memory wavefront may reach the data path (``feed_interval`` after its last)
         self.bar = False
@@ -306,6 +308,12 @@ class SMModel:
                 t = times[len(times) - n - 1]
                 if t > ready:
                     ready, reason = t, "long_scoreboard"
+        if s.kind[k] == "load" and len(w.loads) >= self.sm.warp_loads:  # a warp has at most warp_loads global loads in flight
+            w.loads[:] = [x for x in w.loads if x > now]
+            if len(w.loads) >= self.sm.warp_loads:
+                t = sorted(w.loads)[len(w.loads) - self.sm.warp_loads]
+                if t > ready:
+                    ready, reason = t, "misc"
         if s.kind[k] == "membar" and w.stores > ready:
             ready, reason = w.stores, "membar"
         if s.kind[k] == "gmma_wait":
@@ -381,6 +389,7 @@ class SMModel:
             at = self._tag(sp, now, secs, 1)
             back = self.memory.load(secs, at, s.cache[k]) if len(secs) else at + self.sm.memory.l1_hit
             result, _ = self._return(back, secs)
+            w.loads.append(float(result))
         elif kind == "store":
             secs = self._sectors(w)
             at = self._tag(sp, now, secs, self.sm.memory.store_line_cycles)

@@ -1,13 +1,23 @@
 """Global memory as one SM sees it: its L1, and the L2 and DRAM behind it, by 32-byte sector.
 
-As simple as the measurements allow: a sector's first touch comes from DRAM (ncu flushes the caches before
-each replay), later ones from L2, or from the L1 while it holds them; every sector from L2 queues on the link
-from L2 to the SM, every one from DRAM on the SM's share of the chip's DRAM bandwidth. Stores go through to L2
-and leave the L1 without the sector. No eviction from L2; the L1 evicts its oldest sectors when full.
+As simple as the measurements allow (calibration/realk/runs/2026-11-29-memlat): a sector's first touch comes from
+DRAM (ncu flushes the caches before each replay), later ones from L2, or from the L1 while it holds them. Every
+sector the L1 misses takes its turn, in issue order, on the SM's share of the chip's L2 bandwidth, and one from DRAM
+then on the SM's share of the chip's DRAM bandwidth (the SMs that run CTAs share both evenly). An L2 hit is there
+``l2_hit`` cycles after its turn; a DRAM sector ``dram`` cycles after its DRAM turn plus ``flight_cycles`` for each
+sector the SM has in flight at its turn (a loaded SM waits longer). Then the sectors come back over the link from
+L2 to the SM, ``sm_bytes_per_cycle``, in the order they are there. Stores go through to L2 over the link's other
+way, as fast, and leave the L1 without the sector. No eviction from L2; the L1 evicts its oldest sectors when full.
+
+Not modelled: the H200's DRAM latency is spread by address (the probes' single lines take ~570 to ~1,250 cycles;
+runs/2026-11-29-memlat/README.md), and the SMs' shares are even in time (a burst of one SM drains no faster when
+the others are idle).
 """
 
 from __future__ import annotations
 
+import heapq
+import math
 from collections import OrderedDict
 
 from ..config import Memory
@@ -16,21 +26,26 @@ SECTOR = 32
 
 
 class MemorySystem:
-    """One SM's L1 and the L2 and DRAM it reaches; ``share``: how many SMs share DRAM's bandwidth."""
+    """One SM's L1 and the L2 and DRAM it reaches; ``share``: how many SMs share the L2's and DRAM's bandwidth."""
 
     def __init__(self, memory: Memory, l1_bytes: int, share: int) -> None:
         self._m = memory
         self._l1: OrderedDict[int, float] = OrderedDict()  # sector -> cycle its data is there
         self._l1_sectors = max(1, l1_bytes // SECTOR)
         self._l2: dict[int, float] = {}
-        self._link = SECTOR / memory.sm_bytes_per_cycle  # cycles a sector holds the L2-to-SM link
+        self._write = SECTOR / memory.sm_bytes_per_cycle  # cycles a stored sector holds the link to L2
+        self._l2_turn = SECTOR * max(1, share) / memory.l2_bytes_per_cycle  # cycles a sector holds this SM's L2 share
         self._dram = SECTOR * max(1, share) / memory.dram_bytes_per_cycle  # cycles a sector holds this SM's DRAM share
-        self._link_free = 0.0
+        self._write_free = 0.0
+        self._l2_free = 0.0
         self._dram_free = 0.0
+        self._flight: list[float] = []  # when each sector the L1 missed is back in the SM (a heap)
+        self._link: dict[int, float] = {}  # cycle -> bytes the link from L2 carries to the SM in it
         self.sectors = {"l1_hit": 0, "l2_hit": 0, "dram": 0}
 
     def load(self, sectors, t: int, cache: bool = True) -> float:
-        """The cycle the last of ``sectors``, asked for at cycle ``t``, is back in the SM; ``cache``: keep them in L1."""
+        """The cycle the last of ``sectors``, asked for at cycle ``t``, is back in the SM; ``cache``: keep them in L1.
+        Calls come in order of ``t``."""
         m = self._m
         done = float(t + m.l1_hit)
         for s in sectors:
@@ -50,27 +65,50 @@ class MemorySystem:
 
     def _from_l2(self, s: int, t: int) -> float:
         m = self._m
+        turn = max(float(t), self._l2_free)  # the SM's share of the L2's bandwidth, in issue order
+        self._l2_free = turn + self._l2_turn
+        flight = self._flight
+        while flight and flight[0] <= turn:
+            heapq.heappop(flight)
         there = self._l2.get(s)
         if there is None:
             self.sectors["dram"] += 1
-            start = max(float(t), self._dram_free)
+            start = max(turn, self._dram_free)
             self._dram_free = start + self._dram
-            there = start + m.dram
+            there = start + m.dram + m.flight_cycles * len(flight)
             self._l2[s] = there
         else:
             self.sectors["l2_hit"] += 1
-            there = max(there, float(t + m.l2_hit))
-        arrive = max(there, self._link_free + self._link)
-        self._link_free = arrive
-        return arrive
+            there = max(there, turn + m.l2_hit)
+        back = self._carry(there, t)
+        heapq.heappush(flight, back)
+        return back
+
+    def _carry(self, there: float, t: int) -> float:
+        """The cycle a sector that L2 has at ``there`` is in the SM: the link takes ``sm_bytes_per_cycle`` a cycle, its
+        sectors in the order they are there (one that waits on DRAM holds up none that L2 has)."""
+        link, rate = self._link, self._m.sm_bytes_per_cycle
+        if len(link) > 4096:  # forget the cycles before the first load in flight can use
+            for c in [c for c in link if c < t]:
+                del link[c]
+        c = math.ceil(there)
+        while link.get(c, 0.0) >= rate:
+            c += 1
+        left = float(SECTOR)
+        while left > 0:
+            take = min(left, rate - link.get(c, 0.0))
+            link[c] = link.get(c, 0.0) + take
+            left -= take
+            c += 1
+        return float(c - 1)
 
     def store(self, sectors, t: int) -> float:
         """Write ``sectors`` through to L2 at cycle ``t``: the cycle L2 has the last of them."""
         done = float(t + self._m.store_ack)
         for s in sectors:
             self._l1.pop(s, None)
-            start = max(float(t), self._link_free)
-            self._link_free = start + self._link
+            start = max(float(t), self._write_free)
+            self._write_free = start + self._write
             done = max(done, start + self._m.store_ack)
             self._l2.setdefault(s, done)
         return done
