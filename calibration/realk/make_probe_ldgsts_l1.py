@@ -1,0 +1,61 @@
+"""Write manifest_ldgsts_l1.json: what adds L1-level LDGSTS bank conflicts (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts)
+to copies that make none alone, src/probe_ldgsts_l1.cu (one PTX, ptx/probe_ldgsts_l1.ptx; build: nvcc -arch=sm_90 -ptx -o
+ptx/probe_ldgsts_l1.ptx src/probe_ldgsts_l1.cu), launched by launch.cu and measured by measure_timing.sh
+(TIMING_GROUPS='l1c:manifest_ldgsts_l1.json:all:ncu_metrics_variance.txt', METRICS=ncu_metrics.txt), with the corpus's
+entries whose counter varies (ANCHORS) measured again beside them. Run from calibration/realk: python make_probe_ldgsts_l1.py
+Kernel l1c(out, in, op, src, dst, wait, n, wmask): one CTA of 32 warps (or GRID), the warps in wmask copy (see the source)."""
+import json
+from pathlib import Path
+
+OPS = {0: "cp.async.ca 16 B", 1: "cp.async.cg 16 B", 2: "cp.async.ca 8 B", 3: "cp.async.ca 4 B"}
+SRCS = {0: "fresh lines", 1: "the same lines every copy", 2: "lines the warp just loaded with ld.global.cg",
+        3: "half of each of 8 fresh lines", 4: "16 B of each of 32 fresh lines"}
+ALL = 0xFFFFFFFF
+#        name                  op src dst wait n   wmask       grid
+PLAN = [("l1c_ca16_w32_alias",  0, 0,  1,  0,  16, ALL,        1),
+        ("l1c_ca16_w32",        0, 0,  0,  0,  16, ALL,        1),
+        ("l1c_ca16_w16",        0, 0,  0,  0,  16, 0xFFFF,     1),
+        ("l1c_ca16_w8",         0, 0,  0,  0,  16, 0xFF,       1),
+        ("l1c_ca16_w4",         0, 0,  0,  0,  16, 0xF,        1),
+        ("l1c_ca16_w4_sp0",     0, 0,  0,  0,  16, 0x1111,     1),
+        ("l1c_ca16_w8_sp0",     0, 0,  0,  0,  16, 0x11111111, 1),
+        ("l1c_ca16_w2",         0, 0,  0,  0,  16, 0x3,        1),
+        ("l1c_ca16_w1",         0, 0,  0,  0,  64, 0x1,        1),
+        ("l1c_ca16_w32_wait",   0, 0,  0,  1,  16, ALL,        1),
+        ("l1c_ca16_w32_same",   0, 1,  0,  0,  16, ALL,        1),
+        ("l1c_ca16_w32_l2",     0, 2,  0,  0,  16, ALL,        1),
+        ("l1c_ca16_w32_g4",     0, 0,  0,  0,  16, ALL,        4),
+        ("l1c_cg16_w32",        1, 0,  0,  0,  16, ALL,        1),
+        ("l1c_cg16_w32_same",   1, 1,  0,  0,  16, ALL,        1),
+        ("l1c_ca8_w32",         2, 0,  0,  0,  16, ALL,        1),
+        ("l1c_ca4_w32",         3, 0,  0,  0,  16, ALL,        1),
+        ("l1c_cg16_w32_rows",   1, 3,  0,  0,  16, ALL,        1),
+        ("l1c_cg16_w32_scat",   1, 4,  0,  0,  16, ALL,        1),
+        ("l1c_cg16_w4_rows",    1, 3,  0,  0,  16, 0xF,        1),
+        ("l1c_cg16_w1_rows",    1, 3,  0,  0,  64, 0x1,        1),
+        ("l1c_ca16_w32_rows",   0, 3,  0,  0,  16, ALL,        1)]
+IN_BYTES = 4 * 32 * 16 * 4096  # src 4: 4 KiB a copy, 16 copies, 32 warps, 4 CTAs at most
+#: corpus entries whose L1-level LDGSTS conflicts varied (manifest.json, counters.json), measured again in the same run
+ANCHORS = {"manifest.json": ("hgemm_cpasync_plain", "hgemm_cpasync_swz", "triton_matmul_f16", "cpasync_forms"),
+           "counters.json": ("cpc_ca16_fresh_w32", "cpb_zfill4_rand", "tp_mm_128x128x32_w4")}
+
+
+def main() -> None:
+    entries = []
+    for name, op, src, dst, wait, n, wmask, grid in PLAN:
+        warps = bin(wmask).count("1")
+        entries.append({"name": name, "origin": "written here: L1-level LDGSTS conflict probe (src/probe_ldgsts_l1.cu)",
+                        "source": "src/probe_ldgsts_l1.cu", "ptx": "ptx/probe_ldgsts_l1.ptx", "kernel": "l1c",
+                        "grid": [grid, 1, 1], "block": [1024, 1, 1], "smem": 0,
+                        "args": [f"zeros:{16384 * grid}", f"zeros:{IN_BYTES}", str(op), str(src), str(dst), str(wait), str(n), str(wmask)],
+                        "problem": f"{grid} CTA(s) of 32 warps: {warps} warp(s) (mask {wmask:#x}) make {n} x {OPS[op]} of {SRCS[src]}, "
+                                   f"into {'row w % 8 (aliased)' if dst else 'their own rows'}, "
+                                   f"{'waiting after each' if wait else 'all in flight'}"})
+    for manifest, names in ANCHORS.items():
+        entries += [e for e in json.loads(Path(manifest).read_text()) if e["name"] in names]
+    Path("manifest_ldgsts_l1.json").write_text(json.dumps(entries, indent=1) + "\n")
+    print(len(entries), "entries:", " ".join(e["name"] for e in entries))
+
+
+if __name__ == "__main__":
+    main()
