@@ -3,7 +3,11 @@ to copies that make none alone, src/probe_ldgsts_l1.cu (one PTX, ptx/probe_ldgst
 ptx/probe_ldgsts_l1.ptx src/probe_ldgsts_l1.cu), launched by launch.cu and measured by measure_timing.sh
 (TIMING_GROUPS='l1c:manifest_ldgsts_l1.json:all:ncu_metrics_variance.txt', METRICS=ncu_metrics.txt), with the corpus's
 entries whose counter varies (ANCHORS) measured again beside them. Run from calibration/realk: python make_probe_ldgsts_l1.py
-Kernel l1c(out, in, op, src, dst, wait, n, wmask): one CTA of 32 warps (or GRID), the warps in wmask copy (see the source)."""
+Kernel l1c(out, in, op, src, dst, wait, n, wmask): one CTA of 32 warps (or GRID), the warps in wmask copy (see the source).
+Round 2 (manifest_ldgsts_l1_2.json, PLAN2, group l1c2): .ca 16 B copies of fresh lines at a sweep of footprints (the bytes
+of distinct lines copied: warps x n x 512), with fewer warps copying more, and with dynamic shared memory (SMEM bytes,
+unused by the kernel) taking L1's capacity away; round 1 found extras at 32 warps x 16 copies (256 KiB) and none at 16
+warps (128 KiB)."""
 import json
 from pathlib import Path
 
@@ -34,27 +38,53 @@ PLAN = [("l1c_ca16_w32_alias",  0, 0,  1,  0,  16, ALL,        1),
         ("l1c_cg16_w4_rows",    1, 3,  0,  0,  16, 0xF,        1),
         ("l1c_cg16_w1_rows",    1, 3,  0,  0,  64, 0x1,        1),
         ("l1c_ca16_w32_rows",   0, 3,  0,  0,  16, ALL,        1)]
+KIB = 1024
+#        name                  op src dst wait n    wmask       smem (dynamic, bytes)
+PLAN2 = [("l1c2_w32_n8",        0, 0,  0,  0,  8,   ALL,        0),
+         ("l1c2_w32_n10",       0, 0,  0,  0,  10,  ALL,        0),
+         ("l1c2_w32_n12",       0, 0,  0,  0,  12,  ALL,        0),
+         ("l1c2_w32_n13",       0, 0,  0,  0,  13,  ALL,        0),
+         ("l1c2_w32_n14",       0, 0,  0,  0,  14,  ALL,        0),
+         ("l1c2_w32_n16",       0, 0,  0,  0,  16,  ALL,        0),
+         ("l1c2_w32_n20",       0, 0,  0,  0,  20,  ALL,        0),
+         ("l1c2_w32_n24",       0, 0,  0,  0,  24,  ALL,        0),
+         ("l1c2_w32_n32",       0, 0,  0,  0,  32,  ALL,        0),
+         ("l1c2_w16_n32",       0, 0,  0,  0,  32,  0xFFFF,     0),
+         ("l1c2_w8_n64",        0, 0,  0,  0,  64,  0xFF,       0),
+         ("l1c2_w4_n128",       0, 0,  0,  0,  128, 0xF,        0),
+         ("l1c2_w1_n512",       0, 0,  0,  0,  512, 0x1,        0),
+         ("l1c2_w16_n16_s100",  0, 0,  0,  0,  16,  0xFFFF,     100 * KIB),
+         ("l1c2_w8_n16_s100",   0, 0,  0,  0,  16,  0xFF,       100 * KIB),
+         ("l1c2_w32_n8_s200",   0, 0,  0,  0,  8,   ALL,        200 * KIB),
+         ("l1c2_rows_w32_n8",   0, 3,  0,  0,  8,   ALL,        0),
+         ("l1c2_rows_w32_n4",   0, 3,  0,  0,  4,   ALL,        0),
+         ("l1c2_w32_n16_wait",  0, 0,  0,  1,  16,  ALL,        0),
+         ("l1c2_w32_n8_wait",   0, 0,  0,  1,  8,   ALL,        0)]
 IN_BYTES = 4 * 32 * 16 * 4096  # src 4: 4 KiB a copy, 16 copies, 32 warps, 4 CTAs at most
 #: corpus entries whose L1-level LDGSTS conflicts varied (manifest.json, counters.json), measured again in the same run
 ANCHORS = {"manifest.json": ("hgemm_cpasync_plain", "hgemm_cpasync_swz", "triton_matmul_f16", "cpasync_forms"),
            "counters.json": ("cpc_ca16_fresh_w32", "cpb_zfill4_rand", "tp_mm_128x128x32_w4")}
 
 
+def _entry(name: str, op: int, src: int, dst: int, wait: int, n: int, wmask: int, grid: int, smem: int = 0) -> dict:
+    warps = bin(wmask).count("1")
+    return {"name": name, "origin": "written here: L1-level LDGSTS conflict probe (src/probe_ldgsts_l1.cu)",
+            "source": "src/probe_ldgsts_l1.cu", "ptx": "ptx/probe_ldgsts_l1.ptx", "kernel": "l1c",
+            "grid": [grid, 1, 1], "block": [1024, 1, 1], "smem": smem,
+            "args": [f"zeros:{16384 * grid}", f"zeros:{IN_BYTES}", str(op), str(src), str(dst), str(wait), str(n), str(wmask)],
+            "problem": f"{grid} CTA(s) of 32 warps: {warps} warp(s) (mask {wmask:#x}) make {n} x {OPS[op]} of {SRCS[src]}, "
+                       f"into {'row w % 8 (aliased)' if dst else 'their own rows'}, {'waiting after each' if wait else 'all in flight'}"
+                       + (f"; {smem // KIB} KiB of dynamic shared memory, unused" if smem else "")}
+
+
 def main() -> None:
-    entries = []
-    for name, op, src, dst, wait, n, wmask, grid in PLAN:
-        warps = bin(wmask).count("1")
-        entries.append({"name": name, "origin": "written here: L1-level LDGSTS conflict probe (src/probe_ldgsts_l1.cu)",
-                        "source": "src/probe_ldgsts_l1.cu", "ptx": "ptx/probe_ldgsts_l1.ptx", "kernel": "l1c",
-                        "grid": [grid, 1, 1], "block": [1024, 1, 1], "smem": 0,
-                        "args": [f"zeros:{16384 * grid}", f"zeros:{IN_BYTES}", str(op), str(src), str(dst), str(wait), str(n), str(wmask)],
-                        "problem": f"{grid} CTA(s) of 32 warps: {warps} warp(s) (mask {wmask:#x}) make {n} x {OPS[op]} of {SRCS[src]}, "
-                                   f"into {'row w % 8 (aliased)' if dst else 'their own rows'}, "
-                                   f"{'waiting after each' if wait else 'all in flight'}"})
+    entries = [_entry(*p) for p in PLAN]
     for manifest, names in ANCHORS.items():
         entries += [e for e in json.loads(Path(manifest).read_text()) if e["name"] in names]
     Path("manifest_ldgsts_l1.json").write_text(json.dumps(entries, indent=1) + "\n")
-    print(len(entries), "entries:", " ".join(e["name"] for e in entries))
+    round2 = [_entry(name, op, src, dst, wait, n, wmask, 1, smem) for name, op, src, dst, wait, n, wmask, smem in PLAN2]
+    Path("manifest_ldgsts_l1_2.json").write_text(json.dumps(round2, indent=1) + "\n")
+    print(len(entries), "+", len(round2), "entries:", " ".join(e["name"] for e in entries + round2))
 
 
 if __name__ == "__main__":
