@@ -60,6 +60,9 @@ PLAN2 = [("l1c2_w32_n8",        0, 0,  0,  0,  8,   ALL,        0),
          ("l1c2_rows_w32_n4",   0, 3,  0,  0,  4,   ALL,        0),
          ("l1c2_w32_n16_wait",  0, 0,  0,  1,  16,  ALL,        0),
          ("l1c2_w32_n8_wait",   0, 0,  0,  1,  8,   ALL,        0)]
+#: round 3 (manifest_ldgsts_l1_3.json, group l1c3): the footprints that add extras by default, with L1 made smaller
+PLAN3 = [(f"l1c3_w32_n{n}_s{k}", 0, 0, 0, 0, n, ALL, k * KIB) for n, ks in ((16, (8, 32, 64, 100, 150, 200)), (32, (100, 200)), (10, (32, 64)))
+         for k in ks]
 IN_BYTES = 4 * 32 * 16 * 4096  # src 4: 4 KiB a copy, 16 copies, 32 warps, 4 CTAs at most
 #: corpus entries whose L1-level LDGSTS conflicts varied (manifest.json, counters.json), measured again in the same run
 ANCHORS = {"manifest.json": ("hgemm_cpasync_plain", "hgemm_cpasync_swz", "triton_matmul_f16", "cpasync_forms"),
@@ -84,7 +87,9 @@ def main() -> None:
     Path("manifest_ldgsts_l1.json").write_text(json.dumps(entries, indent=1) + "\n")
     round2 = [_entry(name, op, src, dst, wait, n, wmask, 1, smem) for name, op, src, dst, wait, n, wmask, smem in PLAN2]
     Path("manifest_ldgsts_l1_2.json").write_text(json.dumps(round2, indent=1) + "\n")
-    print(len(entries), "+", len(round2), "entries:", " ".join(e["name"] for e in entries + round2))
+    round3 = [_entry(name, op, src, dst, wait, n, wmask, 1, smem) for name, op, src, dst, wait, n, wmask, smem in PLAN3]
+    Path("manifest_ldgsts_l1_3.json").write_text(json.dumps(round3, indent=1) + "\n")
+    print(len(entries), "+", len(round2), "+", len(round3), "entries:", " ".join(e["name"] for e in entries + round2 + round3))
 
 
 if __name__ == "__main__":
