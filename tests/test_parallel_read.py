@@ -1,8 +1,8 @@
-"""``run FILE --jobs``: a trace file's chunks (.jsonl.gz, .npz) read, checked and counted on Dask workers give the serial
-run's result, and its errors are the serial run's, in the same order (a regression guard of simsmem's own output
-against itself: no hardware numbers). The result on the in-process cluster (threads, what ``--jobs`` starts) is in the
-quick suite; the errors, and a cluster of worker processes (what ``--scheduler`` reaches: pieces and results
-pickled), are slow tests."""
+"""``run FILE --jobs``: a trace file's chunks (.jsonl.gz, .npz) read, checked and counted on worker threads or Dask workers
+give the serial run's result, and its errors are the serial run's, in the same order (a regression guard of simsmem's
+own output against itself: no hardware numbers). The result on 2 threads (what ``--jobs 2`` starts) is in the quick
+suite; the errors, and a Dask cluster of worker processes (what ``--scheduler`` reaches: pieces and results pickled),
+are slow tests."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ from simsmem.results.report import to_csv
 from simsmem.scale.parallel import ordered
 from simsmem.traces import LANES, OPS, InstructionBatch, open_trace, write_stream
 from simsmem.traces.jsonl import read_jsonl
-from simsmem.traces.stream import stream_of
 from simsmem.traces.records import Trace
+from simsmem.traces.stream import stream_of
 
 distributed = pytest.importorskip("distributed")
 N, CHUNK = 25_000, 1_000  # a piece a block of the file (a megabyte of lines): 4 pieces
@@ -55,17 +55,12 @@ def trace(written, request):
     return written[request.param]
 
 
-@pytest.fixture(scope="module")
-def threads():
-    """An in-process cluster of 2 worker threads (``--jobs 2``'s for a trace file)."""
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
-                                  silence_logs=logging.ERROR) as c, distributed.Client(c) as client:
-        yield client
+#: ``--jobs 2`` for a trace file: 2 worker threads.
+THREADS = functools.partial(ordered, jobs=2)
 
 
-def analysed(path, client, keep="none"):
-    """``run``'s counting of ``path`` in chunks of ``CHUNK``: serially (``client`` None), or on the cluster."""
-    spread = None if client is None else functools.partial(ordered, client=client)
+def analysed(path, spread, keep="none"):
+    """``run``'s counting of ``path`` in chunks of ``CHUNK``: serially (``spread`` None), or spread by ``spread``."""
     stream = read_jsonl(path, CHUNK) if path.name.endswith(".jsonl.gz") else open_trace(path)
     return analyse_stream(stream, load_arch("sm_90"), keep=keep, worst=5, spread=spread)
 
@@ -76,8 +71,8 @@ def same(a, b) -> None:
                                                                                   b.unmodelled)
 
 
-def test_counted_on_workers_is_the_serial_count(trace, threads):
-    serial, spread = analysed(trace, None), analysed(trace, threads)
+def test_counted_on_workers_is_the_serial_count(trace):
+    serial, spread = analysed(trace, None), analysed(trace, THREADS)
     assert serial.instructions == N and serial.worst  # (a trace with conflicts)
     same(serial, spread)
 
@@ -88,7 +83,7 @@ def lines_of(path) -> list[bytes]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("edit", ["late bad line, earlier arch error", "cut short"])
-def test_errors_are_the_serial_runs(written, threads, tmp_path, edit):
+def test_errors_are_the_serial_runs(written, tmp_path, edit):
     """The first error in trace order is raised, whichever piece a worker finishes first (the JSON Lines trace edited)."""
     lines = lines_of(written["jsonl.gz"])
     if edit != "cut short":  # (the file's pieces: 10,488 lines, then about 5,244 each)
@@ -102,9 +97,9 @@ def test_errors_are_the_serial_runs(written, threads, tmp_path, edit):
     path = tmp_path / "t.jsonl.gz"
     path.write_bytes(gzip.compress(b"\n".join(lines)))
     errors = []
-    for client in (None, threads):
+    for spread in (None, THREADS):
         with pytest.raises(TraceError) as exc:
-            analysed(path, client)
+            analysed(path, spread)
         errors.append(str(exc.value))
     assert errors[0] == errors[1]
     assert {"late bad line, earlier arch error": "line 5001", "cut short": "count"}[edit] in errors[0]
@@ -116,7 +111,7 @@ def test_worker_processes_count_as_serially(trace, capsys):
     ``simsmem run FILE --scheduler`` prints the serial run's table."""
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                                   silence_logs=logging.ERROR) as c, distributed.Client(c) as client:
-        same(analysed(trace, None), analysed(trace, client))
+        same(analysed(trace, None), analysed(trace, functools.partial(ordered, client=client)))
         command = ["run", str(trace), "--engine", "analytic", "--quiet"]
         outputs = []
         for extra in (["--jobs", "1"], ["--scheduler", c.scheduler_address]):

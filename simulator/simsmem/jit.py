@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -23,7 +24,8 @@ import numpy as np
 #: few tens of milliseconds of plain Python (measured: docs/performance.md), a tenth of loading numba.
 PLAIN_WORK = 20_000
 _plain_work = [0]
-_inside = [False]  # whether compiled functions run as plain Python now (``plain_calls``)
+_inside = threading.local()  # ``on``: whether compiled functions run as plain Python now in this thread (``plain_calls``)
+_loading = threading.RLock()  # (worker threads may first need numba together)
 _ALL: list[Compiled] = []  # every function ``compiled`` made
 _SETUP: list[Callable[[], None]] = []  # what runs once numba is imported, before any compilation
 _numba: list = []  # the numba module, once loaded
@@ -43,7 +45,7 @@ class Compiled:
         _ALL.append(self)
 
     def __call__(self, *args: Any) -> Any:
-        if _inside[0]:  # called by a function running as plain Python
+        if getattr(_inside, "on", False):  # called by a function running as plain Python
             return self.py_func(*args)
         if self._dispatcher is None:
             if self.plain and _runs_plain(args):
@@ -81,12 +83,12 @@ def compiled(function: Callable | None = None, *, plain: bool = False, **options
 
 @contextlib.contextmanager
 def plain_calls() -> Iterator[None]:
-    """Within it, every compiled function runs as plain Python (what a small input gets)."""
-    was, _inside[0] = _inside[0], True
+    """Within it, every compiled function called in this thread runs as plain Python (what a small input gets)."""
+    was, _inside.on = getattr(_inside, "on", False), True
     try:
         yield
     finally:
-        _inside[0] = was
+        _inside.on = was
 
 
 def on_load(setup: Callable[[], None]) -> Callable[[], None]:
@@ -109,12 +111,13 @@ def _runs_plain(args: tuple) -> bool:
 
 def _load() -> None:
     """Import numba (once), run the setups, and make every compiled function's dispatcher."""
-    if not _numba:
-        import numba
+    with _loading:
+        if not _numba:
+            import numba
 
-        for setup in _SETUP:
-            setup()
-        _numba.append(numba)
-    for c in _ALL:
-        if c._dispatcher is None:
-            c._dispatcher = _numba[0].njit(**c.options)(c.py_func)
+            for setup in _SETUP:
+                setup()
+            _numba.append(numba)
+        for c in _ALL:
+            if c._dispatcher is None:
+                c._dispatcher = _numba[0].njit(**c.options)(c.py_func)

@@ -41,15 +41,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def spread(args: argparse.Namespace, size: int):
-    """How a trace file's chunks are read and counted on workers (``--jobs``, ``--scheduler``): ``parallel.ordered``,
-    starting a local cluster once the file's bytes left look like more than a few seconds of work (imported only
-    for a file read in pieces: 15 ms a small run does without)."""
+def spread(args: argparse.Namespace):
+    """How a trace file's chunks are read and counted on workers (``--jobs`` threads, ``--scheduler``): ``parallel.ordered``
+    (imported only for a file read in pieces: 15 ms a small run does without)."""
 
     def ordered(work, items, shared):
         from ..scale.parallel import ordered
 
-        return ordered(work, items, shared, args.jobs, args.scheduler, done=lambda counted: counted.done, total=size, processes=False)
+        return ordered(work, items, shared, args.jobs, args.scheduler)
     return ordered
 
 
@@ -62,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     with progress(f"counting {stream.name or args.trace}", total=stream.size or None, quiet=args.quiet or kernel) as advance:
         traced = warps_per_cta(stream.kernel) is not None  # its arrays are read from its first CTA
         keep = "cta" if full or traced or args.format == "json" else "none"
-        result = count(source, keep=keep, worst=args.worst, advance=advance, spread=None if kernel else spread(args, stream.size))
+        result = count(source, keep=keep, worst=args.worst, advance=advance, spread=None if kernel else spread(args))
     if source.sink is not None:
         fixes = args.what_if if args.what_if is not None else 3 if args.format == "table" else 0
         with progress(f"timing the launch: its {len(source.ctas)} CTAs of one SM" + (", and the what-ifs" if fixes else ""), quiet=args.quiet):

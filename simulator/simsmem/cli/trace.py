@@ -56,9 +56,9 @@ def add_launch_options(p: argparse.ArgumentParser, required: bool) -> None:
                         f"each for the warps at it) without ending; default: what about 30 s of one core allows, {max_steps(32):,} "
                         f"for one warp to {max_steps(4096):,} for 4096 threads")
     g.add_argument("--jobs", type=positive, metavar="N",
-                   help="run the CTAs' batches (run: a trace file's chunks, read and counted) on N local Dask worker processes once the "
-                        "run looks longer than a few seconds (default: this machine's cores; 1: all here); the output is a serial "
-                        "run's, byte for byte")
+                   help="run the CTAs' batches on N local Dask worker processes once the run looks longer than a few seconds "
+                        "(run: a trace file's chunks, read and counted on N threads); default: this machine's cores; 1: all here; "
+                        "the output is a serial run's, byte for byte")
     g.add_argument("--scheduler", metavar="ADDRESS", help="run the CTAs' batches (run: a trace file's chunks) on the Dask cluster at ADDRESS "
                                                           "(tcp://HOST:PORT)")
 

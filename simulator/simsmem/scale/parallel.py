@@ -25,6 +25,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import attrs
 import numpy as np
@@ -173,8 +174,8 @@ class Workers:
     """A Dask client: to the cluster at ``scheduler``, given, or to a local cluster of ``jobs`` worker processes started
     in the background (``start``); ``client`` is None until it is ready."""
 
-    def __init__(self, jobs: int, scheduler: str | None = None, client=None, processes: bool = True) -> None:
-        self.jobs, self.scheduler, self.client, self.processes = jobs, scheduler, client, processes
+    def __init__(self, jobs: int, scheduler: str | None = None, client=None) -> None:
+        self.jobs, self.scheduler, self.client = jobs, scheduler, client
         self.owned = client is None
         self.cluster = None
         self.failed: str | None = None
@@ -194,7 +195,7 @@ class Workers:
         try:
             from distributed import Client, LocalCluster
 
-            self.cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=self.processes, dashboard_address=None,
+            self.cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True, dashboard_address=None,
                                         silence_logs=logging.ERROR)
             self.client = Client(self.cluster)
         except Exception as exc:  # the run goes on here
@@ -371,46 +372,55 @@ def spread(work, items: list, shared: list, pick, jobs: int | None = None, sched
         workers.close()
 
 
-def ordered(work, items: Iterator, shared, jobs: int | None = None, scheduler: str | None = None, client=None, *,
-            done=lambda result: 0, total: int = 0, processes: bool = True) -> Iterator:
-    """``work(shared, item)`` for every item, the results in the items' order: here until the workers are ready, then
-    on them (``shared`` sent to each worker once, at most ``AHEAD`` items per worker in flight). A local cluster starts
-    in the background once the items left look like more than ``START_AFTER`` seconds of work here (``done(result)``:
-    how far a result got towards ``total``). An error, of an item's work or of ``items`` themselves, is raised where a
-    serial run would raise it: after every earlier item's result."""
-    workers = Workers(jobs_default(jobs), scheduler, client, processes)
+def ordered(work, items: Iterator, shared, jobs: int | None = None, scheduler: str | None = None, client=None) -> Iterator:
+    """``work(shared, item)`` for every item, the results in the items' order, at most ``AHEAD`` items per worker in
+    flight: on ``jobs`` threads of this process (``concurrent.futures``; 1: here), or on the Dask cluster at ``scheduler``
+    or ``client``'s (``shared`` sent to each worker once, each item scattered to one). ``work`` must spend its time
+    where the GIL is released (numba's ``nogil`` loops, numpy, gunzip) for threads to help: a trace file's chunks. An
+    error, of an item's work or of ``items`` themselves, is raised where a serial run would raise it: after every
+    earlier item's result.
+
+    Threads rather than an in-process Dask cluster: its event loop holds the GIL between tasks and its scatter hashes each
+    item's bytes (``simsmem run`` of 2M instructions on 2 threads: 4.5 s wall and 7.0 s CPU through Dask, 2.6 s and 4.7
+    s through ``concurrent.futures``; docs/performance.md)."""
     items = iter(items)
+    if scheduler is None and client is None:
+        jobs = jobs_default(jobs)
+        if jobs < 2:
+            yield from (work(shared, item) for item in items)
+            return
+        with ThreadPoolExecutor(jobs, thread_name_prefix="simsmem") as pool:
+            yield from _in_order(lambda item: pool.submit(work, shared, item), items, AHEAD * jobs)
+        return
+    workers = Workers(1, scheduler, client)
+    try:
+        remote = workers.client.scatter([shared], broadcast=True)[0]
+        size = max(1, len(workers.client.scheduler_info()["workers"]))
+        # (an item scattered first: sent to a worker as data, not in the task graph through the scheduler)
+        yield from _in_order(lambda item: workers.client.submit(work, remote, workers.client.scatter(item), pure=False), items, AHEAD * size)
+    finally:
+        workers.close()
+
+
+def _in_order(submit, items: Iterator, ahead: int) -> Iterator:
+    """The result of ``submit(item)`` (a future) for every item, in order, at most ``ahead`` submitted and not yet taken;
+    an error of ``items`` is raised after the results of the items before it."""
     pending: deque = deque()
-    remote, size, cut = None, 1, None
-    began = time.perf_counter()
+    cut: BaseException | None = None
     try:
         while True:
-            if workers.client is not None and remote is None:
-                remote = workers.client.scatter([shared], broadcast=True)[0]
-                size = max(1, len(workers.client.scheduler_info()["workers"]))
-            if remote is not None:
-                while cut is None and len(pending) < AHEAD * size:
-                    try:  # (an item scattered first: sent to a worker as data, not in the task graph through the scheduler)
-                        pending.append(workers.client.submit(work, remote, workers.client.scatter(next(items)), pure=False))
-                    except StopIteration:
-                        cut = StopIteration()
-                    except Exception as exc:  # raised once the items before it are taken
-                        cut = exc
-                if not pending:
-                    break
-                yield pending.popleft().result()
-                continue
-            item = next(items, StopIteration)
-            if item is StopIteration:
+            while cut is None and len(pending) < ahead:
+                try:
+                    pending.append(submit(next(items)))
+                except StopIteration as stop:
+                    cut = stop
+                except Exception as exc:  # raised once the items before it are taken
+                    cut = exc
+            if not pending:
                 break
-            result = work(shared, item)
-            yield result
-            reached = done(result)
-            if jobs_default(jobs) > 1 and 0 < reached < total and (time.perf_counter() - began) / reached * (total - reached) > START_AFTER:
-                workers.start()
-        if cut is not None and not isinstance(cut, StopIteration):
+            yield pending.popleft().result()
+        if not isinstance(cut, StopIteration):
             raise cut
     finally:
         for future in pending:
             future.cancel()
-        workers.close()
