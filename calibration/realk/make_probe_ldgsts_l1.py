@@ -63,6 +63,19 @@ PLAN2 = [("l1c2_w32_n8",        0, 0,  0,  0,  8,   ALL,        0),
 #: round 3 (manifest_ldgsts_l1_3.json, group l1c3): the footprints that add extras by default, with L1 made smaller
 PLAN3 = [(f"l1c3_w32_n{n}_s{k}", 0, 0, 0, 0, n, ALL, k * KIB) for n, ks in ((16, (8, 32, 64, 100, 150, 200)), (32, (100, 200)), (10, (32, 64)))
          for k in ks]
+#: round 4 (manifest_ldgsts_l1_4.json, group l1c4): src/probe_ldgsts_gemm.cu's lg, hgemm_cpasync_plain's loop with switches
+#        name              opa opb ldsm wait0 K     grid
+PLAN4 = [("lg_hgemm",         0,  1,  1,   0,    256,  2),
+         ("lg_cgcg",          0,  0,  1,   0,    256,  2),
+         ("lg_caca",          1,  1,  1,   0,    256,  2),
+         ("lg_cacg",          1,  0,  1,   0,    256,  2),
+         ("lg_hgemm_nold",    0,  1,  0,   0,    256,  2),
+         ("lg_cgcg_nold",     0,  0,  0,   0,    256,  2),
+         ("lg_caca_nold",     1,  1,  0,   0,    256,  2),
+         ("lg_hgemm_wait0",   0,  1,  1,   1,    256,  2),
+         ("lg_hgemm_1cta",    0,  1,  1,   0,    256,  1),
+         ("lg_hgemm_k1024",   0,  1,  1,   0,    1024, 2),
+         ("lg_cgcg_k1024",    0,  0,  1,   0,    1024, 2)]
 IN_BYTES = 4 * 32 * 16 * 4096  # src 4: 4 KiB a copy, 16 copies, 32 warps, 4 CTAs at most
 #: corpus entries whose L1-level LDGSTS conflicts varied (manifest.json, counters.json), measured again in the same run
 ANCHORS = {"manifest.json": ("hgemm_cpasync_plain", "hgemm_cpasync_swz", "triton_matmul_f16", "cpasync_forms"),
@@ -89,7 +102,15 @@ def main() -> None:
     Path("manifest_ldgsts_l1_2.json").write_text(json.dumps(round2, indent=1) + "\n")
     round3 = [_entry(name, op, src, dst, wait, n, wmask, 1, smem) for name, op, src, dst, wait, n, wmask, smem in PLAN3]
     Path("manifest_ldgsts_l1_3.json").write_text(json.dumps(round3, indent=1) + "\n")
-    print(len(entries), "+", len(round2), "+", len(round3), "entries:", " ".join(e["name"] for e in entries + round2 + round3))
+    round4 = [{"name": name, "origin": "written here: L1-level LDGSTS conflict probe (src/probe_ldgsts_gemm.cu)",
+               "source": "src/probe_ldgsts_gemm.cu", "ptx": "ptx/probe_ldgsts_gemm.ptx", "kernel": "lg",
+               "grid": [grid, grid, 1], "block": [128, 1, 1], "smem": 0,
+               "args": ["zeros:2048", f"zeros:{128 * k * 2}", f"zeros:{k * 128 * 2}", "128", str(k), str(opa), str(opb), str(ldsm), str(wait0)],
+               "problem": f"hgemm_cpasync_plain's loop on C(128x128), K={k}, {grid}x{grid} CTAs of 4 warps: A by cp.async.{'ca' if opa else 'cg'}, "
+                          f"B by .{'ca' if opb else 'cg'}, {'ldmatrix reads' if ldsm else 'no reads'}, wait_group {0 if wait0 else 1}"}
+              for name, opa, opb, ldsm, wait0, k, grid in PLAN4]
+    Path("manifest_ldgsts_l1_4.json").write_text(json.dumps(round4, indent=1) + "\n")
+    print(len(entries), "+", len(round2), "+", len(round3), "+", len(round4), "entries")
 
 
 if __name__ == "__main__":
