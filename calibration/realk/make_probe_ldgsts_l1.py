@@ -76,6 +76,16 @@ PLAN4 = [("lg_hgemm",         0,  1,  1,   0,    256,  2),
          ("lg_hgemm_1cta",    0,  1,  1,   0,    256,  1),
          ("lg_hgemm_k1024",   0,  1,  1,   0,    1024, 2),
          ("lg_cgcg_k1024",    0,  0,  1,   0,    1024, 2)]
+#: round 5 (manifest_ldgsts_l1_5.json, group l1c5): lgz, round 4's loop with copies in the src-size form (zf: A bit 0, B bit 1)
+#        name                 opa opb ldsm wait0 K     grid zf
+PLAN5 = [("lgz_cgcg_z3",         0,  0,  1,   0,    256,  2,   3),
+         ("lgz_cgcg_z3_nold",    0,  0,  0,   0,    256,  2,   3),
+         ("lgz_cgcg_z3_k1024",   0,  0,  1,   0,    1024, 2,   3),
+         ("lgz_cgcg_z3_1cta",    0,  0,  1,   0,    256,  1,   3),
+         ("lgz_cgcg_z3_wait0",   0,  0,  1,   1,    256,  2,   3),
+         ("lgz_cgcg_z1",         0,  0,  1,   0,    256,  2,   1),
+         ("lgz_caca_z3",         1,  1,  1,   0,    256,  2,   3),
+         ("lgz_hgemm_z1",        0,  1,  1,   0,    256,  2,   1)]
 IN_BYTES = 4 * 32 * 16 * 4096  # src 4: 4 KiB a copy, 16 copies, 32 warps, 4 CTAs at most
 #: corpus entries whose L1-level LDGSTS conflicts varied (manifest.json, counters.json), measured again in the same run
 ANCHORS = {"manifest.json": ("hgemm_cpasync_plain", "hgemm_cpasync_swz", "triton_matmul_f16", "cpasync_forms"),
@@ -102,15 +112,22 @@ def main() -> None:
     Path("manifest_ldgsts_l1_2.json").write_text(json.dumps(round2, indent=1) + "\n")
     round3 = [_entry(name, op, src, dst, wait, n, wmask, 1, smem) for name, op, src, dst, wait, n, wmask, smem in PLAN3]
     Path("manifest_ldgsts_l1_3.json").write_text(json.dumps(round3, indent=1) + "\n")
-    round4 = [{"name": name, "origin": "written here: L1-level LDGSTS conflict probe (src/probe_ldgsts_gemm.cu)",
-               "source": "src/probe_ldgsts_gemm.cu", "ptx": "ptx/probe_ldgsts_gemm.ptx", "kernel": "lg",
-               "grid": [grid, grid, 1], "block": [128, 1, 1], "smem": 0,
-               "args": ["zeros:2048", f"zeros:{128 * k * 2}", f"zeros:{k * 128 * 2}", "128", str(k), str(opa), str(opb), str(ldsm), str(wait0)],
-               "problem": f"hgemm_cpasync_plain's loop on C(128x128), K={k}, {grid}x{grid} CTAs of 4 warps: A by cp.async.{'ca' if opa else 'cg'}, "
-                          f"B by .{'ca' if opb else 'cg'}, {'ldmatrix reads' if ldsm else 'no reads'}, wait_group {0 if wait0 else 1}"}
-              for name, opa, opb, ldsm, wait0, k, grid in PLAN4]
+    round4 = [_gemm(name, opa, opb, ldsm, wait0, k, grid) for name, opa, opb, ldsm, wait0, k, grid in PLAN4]
     Path("manifest_ldgsts_l1_4.json").write_text(json.dumps(round4, indent=1) + "\n")
-    print(len(entries), "+", len(round2), "+", len(round3), "+", len(round4), "entries")
+    round5 = [_gemm(*p) for p in PLAN5]
+    Path("manifest_ldgsts_l1_5.json").write_text(json.dumps(round5, indent=1) + "\n")
+    print(len(entries), "+", len(round2), "+", len(round3), "+", len(round4), "+", len(round5), "entries")
+
+
+def _gemm(name: str, opa: int, opb: int, ldsm: int, wait0: int, k: int, grid: int, zf: int | None = None) -> dict:
+    return {"name": name, "origin": "written here: L1-level LDGSTS conflict probe (src/probe_ldgsts_gemm.cu)",
+            "source": "src/probe_ldgsts_gemm.cu", "ptx": "ptx/probe_ldgsts_gemm.ptx", "kernel": "lg" if zf is None else "lgz",
+            "grid": [grid, grid, 1], "block": [128, 1, 1], "smem": 0,
+            "args": ["zeros:2048", f"zeros:{128 * k * 2}", f"zeros:{k * 128 * 2}", "128", str(k), str(opa), str(opb), str(ldsm), str(wait0)]
+            + ([] if zf is None else [str(zf)]),
+            "problem": f"hgemm_cpasync_plain's loop on C(128x128), K={k}, {grid}x{grid} CTAs of 4 warps: A by cp.async.{'ca' if opa else 'cg'}, "
+                       f"B by .{'ca' if opb else 'cg'}, {'ldmatrix reads' if ldsm else 'no reads'}, wait_group {0 if wait0 else 1}"
+                       + (f"; src-size form for {' and '.join(x for b, x in ((1, 'A'), (2, 'B')) if zf & b)}" if zf else "")}
 
 
 if __name__ == "__main__":
