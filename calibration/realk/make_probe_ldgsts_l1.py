@@ -86,6 +86,9 @@ PLAN5 = [("lgz_cgcg_z3",         0,  0,  1,   0,    256,  2,   3),
          ("lgz_cgcg_z1",         0,  0,  1,   0,    256,  2,   1),
          ("lgz_caca_z3",         1,  1,  1,   0,    256,  2,   3),
          ("lgz_hgemm_z1",        0,  1,  1,   0,    256,  2,   1)]
+#: round 6 (manifest_ldgsts_l1_6.json, group l1c6): lg's hgemm form over 1 to 32 k-tiles, and the long loop on one CTA and swapped
+PLAN6 = [(f"lg_hgemm_k{k}", 0, 1, 1, 0, k, 2) for k in (64, 128, 512, 2048)] + [("lg_hgemm_1cta_k1024", 0, 1, 1, 0, 1024, 1),
+                                                                              ("lg_cacg_k1024", 1, 0, 1, 0, 1024, 2)]
 IN_BYTES = 4 * 32 * 16 * 4096  # src 4: 4 KiB a copy, 16 copies, 32 warps, 4 CTAs at most
 #: corpus entries whose L1-level LDGSTS conflicts varied (manifest.json, counters.json), measured again in the same run
 ANCHORS = {"manifest.json": ("hgemm_cpasync_plain", "hgemm_cpasync_swz", "triton_matmul_f16", "cpasync_forms"),
@@ -116,7 +119,9 @@ def main() -> None:
     Path("manifest_ldgsts_l1_4.json").write_text(json.dumps(round4, indent=1) + "\n")
     round5 = [_gemm(*p) for p in PLAN5]
     Path("manifest_ldgsts_l1_5.json").write_text(json.dumps(round5, indent=1) + "\n")
-    print(len(entries), "+", len(round2), "+", len(round3), "+", len(round4), "+", len(round5), "entries")
+    round6 = [_gemm(*p) for p in PLAN6]
+    Path("manifest_ldgsts_l1_6.json").write_text(json.dumps(round6, indent=1) + "\n")
+    print(len(entries), "+", len(round2), "+", len(round3), "+", len(round4), "+", len(round5), "+", len(round6), "entries")
 
 
 def _gemm(name: str, opa: int, opb: int, ldsm: int, wait0: int, k: int, grid: int, zf: int | None = None) -> dict:
