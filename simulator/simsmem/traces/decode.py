@@ -60,7 +60,10 @@ def batch_from_lines(data: bytes, lines: int | None = None) -> InstructionBatch 
     """The columns of JSON Lines ``data`` (one instruction object per line; ``lines`` of them, where the caller counted
     them) if every line is valid; None leaves the lines to the exact check, which names the first bad one."""
     scanned = scan(data, lines)
-    columns = {name: scanned.column(name, data) for name in COLUMNS} if scanned is not None else _decoded(data)
+    if scanned is not None:  # (its lanes placed, and each row's fields those its op takes)
+        batch = InstructionBatch(**{name: scanned.column(name, data) for name in COLUMNS})
+        return None if column_problem(batch, taken=True) else canonical_others(batch)
+    columns = _decoded(data)
     if columns is None or any(column is None for column in columns.values()):
         return None
     active = active_lanes(columns["op"], columns["num"], columns["mask"])

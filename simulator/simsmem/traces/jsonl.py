@@ -65,57 +65,37 @@ def read_jsonl(path: str | Path, chunk: int = CHUNK) -> TraceStream:
 
 
 def _pieces(f: Input, pending: bytes, where: str, count: int | None, chunk: int) -> Iterator[Piece]:
-    """The file's chunks as ``Piece``s: its blocks of whole lines, as read, gathered into at least ``chunk`` lines
-    each (as ``rechunk`` gathers batches), parsed when a piece is read. An error reading the file, or a ``count`` it
-    does not hold, is the error of the piece it cuts short, raised after its lines' own."""
-    first = held = done = 0
-    blocks: list[tuple[bytes, int]] = []  # (a block, its lines)
+    """The file's chunks as ``Piece``s: its whole lines as read, at least ``chunk`` a piece (the last: what is left),
+    each parsed in one pass when it is read. An error reading the file, or a ``count`` it does not hold, is the error of
+    the piece it cuts short, raised after its lines' own."""
+    first, held, done = 0, pending.count(b"\n"), f.done
+    parts = [pending]  # the piece's bytes so far (``held`` lines ended), the first what was left of the piece before
     error = None
     try:
-        for data, done in _blocks(f, pending):
-            blocks.append((data, data.count(b"\n") + 1))
-            held += blocks[-1][1]
-            if held >= chunk:
-                yield Piece(functools.partial(_read_piece, blocks, where, first, done))
-                first, blocks, held = first + held, [], 0
+        while block := f.read():
+            parts.append(block)
+            held += block.count(b"\n")
+            done = f.done
+            if held >= chunk:  # the piece ends with the block's last line
+                cut = block.rfind(b"\n")
+                parts[-1] = block[:cut]
+                yield Piece(functools.partial(_read_piece, b"".join(parts), where, first, held, done))
+                first, parts, held = first + held, [block[cut + 1 :]], 0
     except TraceError as exc:
         error = exc
-    if error is None and count is not None and first + held != count:
-        error = TraceError(f"{where}: count", f"the header says {count} instructions, the file holds {first + held} (is it cut short?)")
-    if blocks or error is not None:
-        yield Piece(functools.partial(_read_piece, blocks, where, first, done), error)
-
-
-def _read_piece(blocks: list[tuple[bytes, int]], where: str, first: int, done: int) -> Chunk:
-    """The chunk of ``blocks`` of whole lines (each with its count of lines), its first instruction ``first``."""
-    batches, index = [], first
-    for data, lines in blocks:
-        batches.append(_parse_block(data, where, index, 2 + index, lines))  # (line 1 is the header)
-        index += lines
-    return Chunk(InstructionBatch.concat(batches), first, done)
-
-
-def _blocks(f: Input, pending: bytes) -> Iterator[tuple[bytes, int]]:
-    """Blocks of whole lines (no final newline) as the file is read, each with the bytes of the file done."""
-    try:
-        while True:
-            block = f.read()
-            data = pending + block
-            if block:
-                cut = data.rfind(b"\n")
-                if cut < 0:  # a line longer than a block: read on
-                    pending = data
-                    continue
-                data, pending = data[:cut], data[cut + 1 :]
-            else:
-                data = data.removesuffix(b"\n")  # the file's final newline ends its last line
-                if not data:
-                    break
-            yield data, f.done
-            if not block:
-                break
     finally:
         f.close()
+    data = b"".join(parts).removesuffix(b"\n")  # the file's final newline ends its last line
+    lines = data.count(b"\n") + 1 if data else 0
+    if error is None and count is not None and first + lines != count:
+        error = TraceError(f"{where}: count", f"the header says {count} instructions, the file holds {first + lines} (is it cut short?)")
+    if lines or error is not None:
+        yield Piece(functools.partial(_read_piece, data, where, first, lines, done), error)
+
+
+def _read_piece(data: bytes, where: str, first: int, lines: int, done: int) -> Chunk:
+    """The chunk of the ``lines`` whole lines of ``data`` (no final newline), its first instruction ``first``."""
+    return Chunk(_parse_block(data, where, first, 2 + first, lines) if lines else InstructionBatch.empty(), first, done)  # (line 1: the header)
 
 
 def _parse_block(data: bytes, where: str, first: int, first_line: int, lines: int) -> InstructionBatch:

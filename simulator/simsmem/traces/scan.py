@@ -1,7 +1,8 @@
 """JSON Lines to columns in one compiled pass: the reader's fastest path, for the JSON a trace writer writes.
 
 ``scan`` reads a block of instruction lines byte by byte into an int64 value per field and row, the lane lists
-into their rows, the strings of ``others`` as spans, and which fields each row gives. It takes a strict subset of
+into their columns (each in its dtype, a lane that gives no value ``INACTIVE``: ``_place``), the strings of ``others``
+as spans, and which fields each row gives. It takes a strict subset of
 JSON: objects of known keys without escapes, non-negative integers without fraction or exponent, ``true``,
 ``false``, ``null`` in a lane list, ASCII strings without escapes, each field's value of the JSON type its kind's
 schema takes (``kinds.Kind.scanned``) and within its range. Anything else (a duplicate key, a float, ``"\\u..."``,
@@ -17,7 +18,7 @@ import numpy as np
 from ..jit import compiled
 from .kinds import BOX_BITS, NO_WAIT
 from .lanes import INACTIVE, LANES, no_sources
-from .records import COLUMNS, DTYPES, OP_FIELDS, OPS
+from .records import COLUMNS, DTYPES, IS_LANES, IS_MATRIX, OP_FIELDS, OPS
 
 #: How a field's value is read (``Kind.scanned``'s first item): its code in the compiled pass.
 SCANS = ("int", "bool", "wait", "mask", "choice", "text", "lanes", "word", "box")
@@ -27,6 +28,7 @@ NAMES = tuple(COLUMNS)
 _KIND = np.array([SCANS.index(f.kind.scanned()[0]) for f in COLUMNS.values()], dtype=np.int64)
 _LIMIT = np.array([f.kind.scanned()[1] for f in COLUMNS.values()], dtype=np.int64)
 LANE_FIELDS = tuple(name for name, f in COLUMNS.items() if f.kind.scanned()[0] == "lanes")
+assert LANE_FIELDS == ("addrs", "src"), "the pass fills two per-lane columns, a lane's addresses and its sources"
 _SLOT = np.array([LANE_FIELDS.index(name) if name in LANE_FIELDS else -1 for name in NAMES], dtype=np.int64)
 TEXT_FIELDS = tuple(name for name, f in COLUMNS.items() if f.kind.scanned()[0] == "text")
 _SPAN = np.array([TEXT_FIELDS.index(name) if name in TEXT_FIELDS else -1 for name in NAMES], dtype=np.int64)
@@ -52,30 +54,36 @@ _NEEDS = np.array([sum(1 << f for f, name in enumerate(NAMES) if name in spec.ne
 #: Each field's column value where a row leaves it out (text and lanes: in their own arrays).
 _DEFAULT = np.array([0 if _KIND[f] in (_TEXT, _LANES) else int(c.default) for f, c in enumerate(COLUMNS.values())], dtype=np.int64)
 assert len(NAMES) <= 64, "a row's fields are the bits of a uint64"
-_TENTH = (2**63 - 1) // 10
+#: The fields ``_place`` reads, by index: op, num, mask, and the two per-lane ones.
+_PLACED = np.array([NAMES.index(name) for name in ("op", "num", "mask", *LANE_FIELDS)], dtype=np.int64)
 
 
 class Scanned:
     """A block's rows as the compiled pass read them."""
 
     def __init__(self, n: int) -> None:
-        self.values = np.repeat(_DEFAULT[:, None], n, axis=1)  # (fields, n) int64: each field's column value
+        self.values = np.empty((len(NAMES), n), dtype=np.int64)  # each field's value in the rows that give it (else unset)
         self.present = np.zeros(n, dtype=np.uint64)  # bit f: the row gives field f
-        self.lanes = np.full((len(LANE_FIELDS), n, LANES), INACTIVE, dtype=np.int64)  # each per-lane field's rows
+        self.given = np.zeros(len(NAMES), dtype=np.int64)  # how many rows give each field
+        self.addrs = np.empty((n, LANES), dtype=DTYPES["addrs"])  # the per-lane columns (``_place`` fills what no list gave;
+        self.src = np.empty((n, LANES), dtype=DTYPES["src"])  # memory no row writes is never touched)
         self.spans = np.full((n, len(TEXT_FIELDS), 2), -1, dtype=np.int64)  # a text's bytes in the block
 
-    def column(self, name: str, data: bytes) -> np.ndarray | None:
-        """A field's column as ``decode`` holds it before its checks (``kinds.Kind.column``'s)."""
+    def column(self, name: str, data: bytes) -> np.ndarray:
+        """A field's column as ``decode`` holds it before its checks (``kinds.Kind.column``'s), a per-lane one placed."""
         f = NAMES.index(name)
+        n = len(self.present)
         if _KIND[f] == _LANES:
-            given = (self.present & np.uint64(1 << f)) != 0
-            return self.lanes[_SLOT[f]] if given.any() else no_sources(len(given))
+            return getattr(self, name) if name == "addrs" or self.given[f] else no_sources(n)
         if _KIND[f] == _TEXT:
-            spans = self.spans[:, _SPAN[f]]
-            if (spans[:, 0] < 0).all():
-                return np.zeros(len(spans), dtype="U1")
-            return np.array(["" if s < 0 else data[s:e].decode() for s, e in spans.tolist()], dtype=str)
+            if not self.given[f]:
+                return np.zeros(n, dtype="U1")
+            return np.array(["" if s < 0 else data[s:e].decode() for s, e in self.spans[:, _SPAN[f]].tolist()], dtype=str)
+        if not self.given[f]:
+            return np.full(n, _DEFAULT[f], dtype=DTYPES[name])
         values = self.values[f]
+        if self.given[f] < n:
+            values = np.where((self.present & np.uint64(1 << f)) != 0, values, _DEFAULT[f])
         return values.view(np.uint64).copy() if _KIND[f] == _WORD else values.astype(DTYPES[name])
 
 
@@ -85,16 +93,48 @@ def scan(data: bytes, lines: int | None = None) -> Scanned | None:
     or lacks one it needs."""
     out = Scanned(data.count(b"\n") + 1 if lines is None else lines)
     if not _scan(np.frombuffer(data, dtype=np.uint8), _KIND, _LIMIT, _KEYS, _KEY_LEN, _VOCAB, _VOCAB_LEN, _VOCAB_FROM, _VOCAB_COUNT, _SLOT,
-                 _SPAN, out.values, out.present, out.lanes, out.spans):
+                 _SPAN, out.values, out.present, out.given, out.addrs, out.src, out.spans):
+        return None
+    if out.given[0] < len(out.present):  # a row without its op
         return None
     op = out.values[0]
     if (op >= len(OPS)).any() or ((out.present & ~_TAKES[op]) != 0).any() or ((_NEEDS[op] & ~out.present) != 0).any():
         return None
+    _place(out.values, out.present, out.given, _PLACED, _DEFAULT, IS_LANES, IS_MATRIX, out.addrs, out.src)
     return out
 
 
 @compiled(cache=True, nogil=True, plain=True)
-def _scan(text, kind, limit, keys, key_len, vocab, vocab_len, vocab_from, vocab_count, slot, span, values, present, lanes, spans) -> bool:
+def _place(values, present, given, fields, default, is_lanes, is_matrix, addrs, src) -> None:  # pragma: no cover - compiled
+    """``INACTIVE`` in the lanes of the per-lane columns that give no value (``records.active_lanes``: those outside the
+    mask, or a matrix op's 8*num row lanes, and every lane of a block op or of a row that leaves the field out), in rows
+    valid for their op (``scan``'s checks); ``src`` only where a row gives it."""
+    op_f, num_f, mask_f, addrs_f, src_f = fields[0], fields[1], fields[2], fields[3], fields[4]
+    for row in range(len(present)):
+        op = values[op_f, row]
+        active = np.int64(0)
+        if is_matrix[op]:
+            num = values[num_f, row] if present[row] >> np.uint64(num_f) & np.uint64(1) else default[num_f]
+            active = np.int64(0xFFFFFFFF) if num >= 4 else (np.int64(1) << (8 * num)) - 1
+        elif is_lanes[op]:
+            active = values[mask_f, row] if present[row] >> np.uint64(mask_f) & np.uint64(1) else default[mask_f]
+        _clear(addrs, row, active if present[row] >> np.uint64(addrs_f) & np.uint64(1) else np.int64(0))
+        if given[src_f]:
+            _clear(src, row, active if present[row] >> np.uint64(src_f) & np.uint64(1) else np.int64(0))
+
+
+@compiled(cache=True, nogil=True, inline="always", plain=True)
+def _clear(lanes, row, active):  # pragma: no cover - compiled
+    """``INACTIVE`` in row ``row``'s lanes outside ``active`` (a bit a lane)."""
+    if active != 0xFFFFFFFF:
+        for lane in range(LANES):
+            if not (active >> lane) & 1:
+                lanes[row, lane] = INACTIVE
+
+
+@compiled(cache=True, nogil=True, plain=True)
+def _scan(text, kind, limit, keys, key_len, vocab, vocab_len, vocab_from, vocab_count, slot, span, values, present, given, addrs, src, spans
+          ) -> bool:
     """Fill the arrays row by row from ``text``; False at the first byte it does not take."""  # pragma: no cover - compiled
     at, end = 0, len(text)
     for row in range(values.shape[1]):
@@ -120,12 +160,13 @@ def _scan(text, kind, limit, keys, key_len, vocab, vocab_len, vocab_from, vocab_
                 if present[row] & bit:
                     return False
                 present[row] |= bit
+                given[f] += 1
                 at = _space(text, at, end)
                 if at == end or text[at] != 58:  # ":"
                     return False
                 at = _space(text, at + 1, end)
                 at = _value(text, at, end, row, f, kind[f], limit[f], vocab, vocab_len, vocab_from[f], vocab_count[f], slot[f], span[f],
-                            values, lanes, spans)
+                            values, addrs, src, spans)
                 if at < 0:
                     return False
                 at = _space(text, at, end)
@@ -142,7 +183,7 @@ def _scan(text, kind, limit, keys, key_len, vocab, vocab_len, vocab_from, vocab_
 
 
 @compiled(cache=True, nogil=True, inline="always", plain=True)
-def _value(text, at, end, row, f, kind, limit, vocab, vocab_len, first, count, slot, span, values, lanes, spans):  # pragma: no cover - compiled
+def _value(text, at, end, row, f, kind, limit, vocab, vocab_len, first, count, slot, span, values, addrs, src, spans):  # pragma: no cover - compiled
     """Read field ``f``'s value at ``at``; the position after it, or -1."""
     if at == end:
         return -1
@@ -171,7 +212,9 @@ def _value(text, at, end, row, f, kind, limit, vocab, vocab_len, first, count, s
         values[f, row] = choice - first
         return at if choice >= 0 else -1
     if kind == _LANES:
-        return _list(text, at, end, row, slot, limit, lanes)
+        if slot == 0:
+            return _list(text, at, end, limit, addrs[row])
+        return _list(text, at, end, limit, src[row])
     return _box(text, at, end, row, f, values)
 
 
@@ -261,29 +304,34 @@ def _find(text, start, stop, words, lengths, first, last):  # pragma: no cover -
 
 
 @compiled(cache=True, nogil=True, plain=True)
-def _list(text, at, end, row, slot, limit, lanes):  # pragma: no cover - compiled
-    """A list of 32 lanes (integers to ``limit``, or null) into ``lanes[slot, row]``; the position after it, or -1."""
+def _list(text, at, end, limit, lanes):  # pragma: no cover - compiled
+    """A list of 32 lanes (integers to ``limit``, or null: ``INACTIVE``) into ``lanes``; the position after it, or -1."""
     if at == end or text[at] != 91:  # "["
         return -1
     at += 1
     for lane in range(LANES):
         at = _space(text, at, end)
-        if at + 4 <= end and text[at] == 110 and text[at + 1] == 117 and text[at + 2] == 108 and text[at + 3] == 108:
+        if at == end:
+            return -1
+        if text[at] == 110:  # "null"
+            if at + 4 > end or text[at + 1] != 117 or text[at + 2] != 108 or text[at + 3] != 108:
+                return -1
+            lanes[lane] = INACTIVE
             at += 4
-        else:  # (``_int``, written out: a call a lane took twice the time)
-            if at == end or not 48 <= text[at] <= 57 or (text[at] == 48 and at + 1 < end and 48 <= text[at + 1] <= 57):
-                return -1
-            value = np.int64(0)
-            while at < end and 48 <= text[at] <= 57:
-                if value > _TENTH:  # (ten times it would pass 2**63)
-                    return -1
-                value = value * 10 + np.int64(text[at] - 48)
-                if value > limit:
-                    return -1
+        else:  # (``_int``, written out: a call a lane took twice the time; the digits' checks once they are read)
+            start, value = at, np.int64(0)
+            while at < end:
+                digit = np.int64(text[at]) - 48
+                if digit < 0 or digit > 9:
+                    break
+                value = value * 10 + digit
                 at += 1
-            if at < end and (text[at] == 46 or text[at] == 101 or text[at] == 69):
+            digits = at - start
+            if digits == 0 or digits > 18 or (digits > 1 and text[start] == 48) or value > limit:  # (18 digits fit an int64)
                 return -1
-            lanes[slot, row, lane] = value
+            if at < end and (text[at] == 46 or text[at] == 101 or text[at] == 69):  # a fraction or an exponent
+                return -1
+            lanes[lane] = value
         at = _space(text, at, end)
         if at == end or text[at] != (44 if lane < LANES - 1 else 93):  # "," or "]"
             return -1

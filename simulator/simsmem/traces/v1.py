@@ -55,12 +55,13 @@ FORMAT_VERSION = 1
 HEADER_FIELDS = frozenset({"simsmem_trace", "name", "arch", "ctas", "count", "kernel", "streams", "instructions"})
 
 
-def column_problem(b: InstructionBatch) -> Problem | None:
-    """The first row of ``b`` that breaks a v1 rule, as (row, field, what), or None if every row is valid.
+def column_problem(b: InstructionBatch, taken: bool = False) -> Problem | None:
+    """The first row of ``b`` that breaks a v1 rule, as (row, field, what), or None if every row is valid; ``taken``:
+    each row is known to hold the default in each field its op does not take (the compiled JSON pass checked it).
 
     For columns from any source: binary ``.npz`` columns are checked by this alone, JSON by this after the schema.
     """
-    problems = list(_op_problems(b))
+    problems = list(_op_problems(b, taken))
     for name, f in FIELDS.items():
         if not f.lanes:
             problems += f.kind.problems(b, name)
@@ -71,8 +72,8 @@ def column_problem(b: InstructionBatch) -> Problem | None:
     return min(problems) if problems else None
 
 
-def _op_problems(b: InstructionBatch) -> Iterator[Problem]:
-    """Unknown op codes, forms an op lacks, and fields set for an op that does not take them."""
+def _op_problems(b: InstructionBatch, taken: bool) -> Iterator[Problem]:
+    """Unknown op codes, forms an op lacks, and (unless ``taken``) fields set for an op that does not take them."""
     known = b.op < len(OPS)
     yield from first_problem(~known, "op", lambda i: f"unknown op code {b.op[i]} (codes 0..{len(OPS) - 1}: {', '.join(OPS)})")
     codes = np.unique(b.op[known]).tolist()
@@ -84,6 +85,8 @@ def _op_problems(b: InstructionBatch) -> Iterator[Problem]:
             allowed[list(spec.values)] = True
             form = getattr(b, spec.form)
             yield from first_problem((b.op == code) & ~allowed[form], spec.form, lambda i: f"expected {alternatives(spec.values)} for {name}, got {form[i]}")
+    if taken:
+        return
     op = np.where(known, b.op, 0)
     for field in sorted(set().union(*(FIELDS.keys() - OP_FIELDS[OPS[code]].takes for code in codes))):  # each field once, over every op
         kind, default = FIELDS[field].kind, FIELDS[field].default
