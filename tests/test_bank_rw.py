@@ -7,12 +7,13 @@ op_misc,op_misc_followup,op_misc_followup2}.json (single-instruction probes of c
 ncu 2025.3.1, runs 2026-11-22) and calibration/realk/manifest.json (whole kernels, five ncu runs). The analysis that
 found the rule, file by file, is calibration/bank_rw.py (holdout3.json scored last).
 
-What ncu counts beyond a kernel's shared-memory instructions (and so what these tests add to simsmem's part, never
-simsmem itself): the global loads and stores of the probe through L1, and the rounding. Every probe lane that runs
+What ncu counts beyond a probe's shared-memory instruction (and so what the probe tests add to simsmem's part; for a
+traced kernel simsmem counts it itself, ``kernel/l1.py``, ``metrics.bank_words``): the global accesses of the probe
+through L1, and the rounding. Every probe lane that runs
 the probed instruction first loads its offset with one LDG of a 128-byte array (LDGSTS probes: two, destination and
 source offsets; LDSM/STSM and the predicated LDS probe: every lane, no branch) and every thread stores out[tid]
-with one STG. An LDG reads its lanes' words from L1 and L1 writes the 8 words of every 32-byte sector it fills; an
-STG writes its lanes' words into L1 and reads them out again. Each SM reports its reads rounded down to even and
+with one STG. An LDG reads its lanes' words from L1 and L1 writes the 8 words of every 32-byte sector it fills (an
+LDGSTS .ca copy's sources too); an STG writes its lanes' words into L1 and reads them out again. Each SM reports its reads rounded down to even and
 its writes rounded up to even (one CTA here: one SM).
 """
 
@@ -23,12 +24,14 @@ import json
 
 import numpy as np
 import pytest
-from conftest import H100, REALK, trace_entry
+from conftest import H100, REALK, launch_entry
 from hypothesis import given
 from hypothesis import strategies as st
 from simsmem.banks import count, schedule
 from simsmem.corpus import corpus_trace, load_corpus, row_instruction
-from simsmem.results.metrics import BANK_READS, BANK_WRITES, PARTIAL, bank_metrics
+from simsmem.kernel.tracer import describe, trace_stream
+from simsmem.results.analysis import analyse_stream
+from simsmem.results.metrics import BANK_READS, BANK_WRITES, CA_PHASES, bank_metrics
 from simsmem.traces import InstructionBatch, Trace
 from strategies import instructions
 
@@ -46,14 +49,17 @@ def even_up(n: int) -> int:
 
 
 def probe_baseline(row: dict) -> tuple[int, int]:
-    """(reads, writes) of a single-instruction probe's own global traffic (the module docstring)."""
+    """(reads, writes) of a single-instruction probe's own global traffic (the module docstring), and L1's fill of an
+    LDGSTS .ca copy's source sectors."""
     mask = int(row["mask"], 16)
     if row["sass"].startswith(("LDSM", "STSM")) or row["name"].startswith("lds32_pred"):
         mask = 0xFFFFFFFF
     lanes = [lane for lane in range(32) if mask >> lane & 1]
     loads = 2 if row["sass"].startswith("LDGSTS") else 1
     sectors = len({lane // 8 for lane in lanes})  # offs[lane]: 4 bytes a lane, 8 lanes a sector
-    return loads * len(lanes) + 32, loads * SECTOR_WORDS * sectors + 32
+    ins = row_instruction(row)
+    filled = len({ins.src[lane] // 32 for lane in ins.active_lanes}) if ins.op == "LDGSTS" and not ins.bypass else 0
+    return loads * len(lanes) + 32, loads * SECTOR_WORDS * sectors + 32 + SECTOR_WORDS * filled
 
 
 @functools.cache
@@ -128,8 +134,8 @@ NAMED = [
     ("instructions_v2", "red_add1_stride0", (1, 1), (64, 66)),  # ATOMS.POPC.INC broadcasts
     ("instructions_v2", "red_add1_eight_same_word", (4, 4), (68, 68)),
     ("instructions_v2", "ldgsts_cg16_dst_same_src_lin", (0, 4), (96, 100)),  # .cg: the 16 bytes it writes
-    ("instructions_v2", "ldgsts_ca4_dst_lin_src_lin", (32, 64), (128, 160)),  # .ca: 32 words + 4 sectors filled
-    ("instructions_v2", "ldgsts_ca4_dst_lin_src_line_each", (32, 288), (128, 384)),  # 32 sectors filled
+    ("instructions_v2", "ldgsts_ca4_dst_lin_src_lin", (32, 32), (128, 160)),  # .ca: 32 words (+ L1's fill of 4 sectors)
+    ("instructions_v2", "ldgsts_ca4_dst_lin_src_line_each", (32, 32), (128, 384)),  # (+ 32 sectors filled)
 ]
 
 
@@ -147,7 +153,7 @@ def test_ca_reads_are_a_lower_bound_where_a_phase_takes_several_wavefronts(sm90)
     wavefronts). The H100 reads 624 = 96 + 528, the lanes' 32 words plus 16.5 a wavefront; simsmem counts 32."""
     row, reads, writes = _row("instructions_v2", "ldgsts_ca4_dst_same_src_lin")
     assert (row["ncu"][READS], row["ncu"][WRITES]) == (624, 160)
-    assert (reads, writes) == (32, 64) and ca_several_wavefronts(row, sm90)
+    assert (reads, writes) == (32, 32) and ca_several_wavefronts(row, sm90)
 
 
 def test_op_misc_probes_are_the_baseline_alone():
@@ -184,11 +190,11 @@ def test_bank_metrics_sum_the_rows_times_ctas(sm90):
     rows, c = corpus("r4")
     trace = Trace(corpus_trace(rows).instructions, ctas=3)
     assert bank_metrics(trace, c) == {READS: 3 * int(c.bank_reads.sum()), WRITES: 3 * int(c.bank_writes.sum())}
-    assert READS in PARTIAL and WRITES in PARTIAL  # ncu's whole counter adds global traffic: simsmem gives its part
 
 
-# --- whole kernels: calibration/realk (one warp, one CTA): simsmem's part from the traced kernel, the global part
-# from the kernel's source (calibration/realk/src/probe_rules.cu, probe_sts.cu), rounded as one SM reports it.
+# --- whole kernels: calibration/realk (one warp, one CTA): simsmem's whole count (``metrics.bank_words``: the traced
+# shared part plus the tracer's global part, kernel/l1.py), and the global part held against the kernel's source
+# (calibration/realk/src/probe_rules.cu, probe_sts.cu).
 MANIFEST = {e["name"]: e for e in json.loads((REALK / "manifest.json").read_text())}
 
 
@@ -216,25 +222,64 @@ REALK_EXACT = [n for n, e in MANIFEST.items() if e["kernel"] in ("cas_spin32", "
 
 
 @functools.cache
-def traced_part(name: str) -> tuple[int, int]:
-    _, _, trace = trace_entry(MANIFEST[name])
-    metrics = bank_metrics(trace, count(trace.instructions, _arch()))
-    return metrics[READS], metrics[WRITES]
+def counted(name: str):
+    """simsmem's result for a manifest entry, counted as ``simsmem run`` counts it (the header then holds ``l1_words``)."""
+    program, launch, ctas = launch_entry(MANIFEST[name])
+    header = describe(program, launch, ctas, MANIFEST[name]["args"], MANIFEST[name]["smem"])
+    return analyse_stream(trace_stream(program, launch, ctas, header), _arch())
 
 
 def test_realk_entries_chosen():
-    """10 ATOMS.CAST.SPIN loops (the form no single-instruction probe has), 34 LDGSTS kernels that copy every byte
+    """Of them, the reads of all but 2 (.ca copies with a phase of several wavefronts) are modelled. 10 ATOMS.CAST.SPIN loops (the form no single-instruction probe has), 34 LDGSTS kernels that copy every byte
     (.ca of one wavefront a phase, .cg: plain, predicate and src-size forms; the held-out ho_cg16_zf_dup_full among
     them), 8 one-CTA store-conflict kernels."""
     assert len(REALK_EXACT) == 52
+    assert sum(READS not in counted(name).metrics for name in REALK_EXACT) == 2
 
 
 @pytest.mark.parametrize("name", REALK_EXACT)
-def test_realk_kernel_is_its_global_part_plus_the_traced_shared_part(name):
+def test_realk_kernel_counts_as_ncu_measured(name):
+    """simsmem's whole counters are the H100's (the same in all five runs); its global part, but for L1's fill from an
+    LDGSTS .ca copy's sources, is what the kernel's source says."""
     entry = MANIFEST[name]
     assert entry["grid"] == [1, 1, 1]
-    reads, writes = traced_part(name)
-    gr, gw = _global(entry)
+    result = counted(name)
     runs = entry.get("ncu_varies", {})
-    assert entry["ncu"][READS] == even_down(reads + gr) and READS not in runs
-    assert entry["ncu"][WRITES] == even_up(writes + gw) and WRITES not in runs
+    assert READS not in runs and WRITES not in runs
+    assert result.metrics[WRITES] == entry["ncu"][WRITES]
+    if READS in result.metrics:
+        assert result.metrics[READS] == entry["ncu"][READS]
+    else:  # a .ca copy with a phase of several wavefronts: unknown (rule_cpa_ca16_tri_full, ca4_src128: exact here)
+        assert "_ca" in entry["kernel"] and result.unmodelled[READS] == CA_PHASES
+    (_, reads, writes), = result.kernel["l1_words"]
+    gr, gw = _global(entry)
+    assert reads == gr and (writes == gw if "_ca" not in entry["kernel"] else writes > gw)
+
+
+# --- every measured whole kernel (slow): each counter within its runs, or "not modelled" with a reason
+# (calibration/bank_rw_realk.py prints the same table; runs/2026-11-29-bankrw/NOTES.md says what was found).
+from calibration.bank_rw_realk import COUNTERS, MEASURED, runs, simulated  # noqa: E402
+
+#: the misses left (NOTES.md): an odd SM's rounding (4 CTAs), a generic atomic half on global memory (H200), .cg copies
+#: of fresh lines (H200)
+MISSES = {"hist256_smem_skewed", "hist256_warp_private_skewed", "params_lut_hist_spread", "params_lut_hist_narrow",
+          "gen_add_half", "gen2_exch_half", "cpc_cg16_fresh_w1", "cpc_cg16_fresh_w4", "cpc_cg16_fresh_w32"}
+CORPUS = [pytest.param(file, key, varies, entry, id=f"{machine}-{file}-{entry['name']}",
+                       marks=[pytest.mark.xfail(strict=True)] if entry["name"] in MISSES else [])
+          for file, key, varies, machine in MEASURED for entry in json.loads((REALK / file).read_text())
+          if all(runs(entry, key, varies, c) for c in COUNTERS)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("file, key, varies, entry", CORPUS)
+def test_corpus_kernel_within_its_runs_or_not_modelled(file, key, varies, entry):
+    metrics, unknown, _ = simulated(entry, _arch())
+    for name in COUNTERS:
+        measured = runs(entry, key, varies, name)
+        assert name in unknown or min(measured) <= metrics[name] <= max(measured), (name, metrics[name], measured)
+        assert (name in unknown) != (name in metrics)
+
+
+def test_corpus_scored():
+    """682 measured kernels: H100 manifest.json 245 and hopper.json 127; H200 hopper.json 171, counters.json 109, spin.json 30."""
+    assert len(CORPUS) == 682

@@ -76,7 +76,8 @@ def count(batch: InstructionBatch, arch: ArchConfig) -> Counts:
             passes = out[0, rows]
             out[0, rows] = passes * shape.rounds
             out[1, rows] += passes * (shape.rounds - 1)
-        reads, writes = bank_traffic(spec.counter, shape, arch, out[:, rows], batch.src[rows] if shape.source_positions else None)
+        zeroed = np.bitwise_count(batch.zeroed[rows] & batch.mask[rows]).astype(np.int64)
+        reads, writes = bank_traffic(spec.counter, shape, arch, out[:, rows], zeroed)
         out[6, rows] = reads
         out[7, rows] = writes
         if f.op == "ATOMS" and f.atom.startswith("unserved"):  # it fails: no bank traffic; a float one, no bytes either
@@ -94,9 +95,9 @@ def count(batch: InstructionBatch, arch: ArchConfig) -> Counts:
 OUT_ROWS = 8
 
 
-def bank_traffic(counter: str, shape: Shape, arch: ArchConfig, out: np.ndarray, src: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+def bank_traffic(counter: str, shape: Shape, arch: ArchConfig, out: np.ndarray, zeroed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(bank words read, bank words written) of instructions of one form, from ``count_rows``' columns ``out``
-    (reference.py, rule 8); ``src``: an LDGSTS's global sources (``INACTIVE`` where a lane has none)."""
+    (reference.py, rule 8); ``zeroed``: an LDGSTS's zero-filled lanes, by row."""
     k = shape.words_per_lane
     words, lanes, banks = out[3] * k, out[4] * k, out[5] * k
     zero = np.zeros_like(words)
@@ -109,17 +110,10 @@ def bank_traffic(counter: str, shape: Shape, arch: ArchConfig, out: np.ndarray, 
         return n, n
     if counter != "ldgsts":  # no rule for another op class
         return zero, zero
-    if shape.source_sector:  # LDGSTS .cg: the bytes it writes into shared memory; L1 holds none of it
-        return zero, out[2] // arch.bank_width
-    # LDGSTS .ca: each lane's words, read from L1 and written to shared memory, and L1's fill of the sectors read
-    sectors = np.where(src >= 0, src // FILL_SECTOR, -1)
-    sectors.sort(axis=1)
-    distinct = ((sectors[:, 1:] != sectors[:, :-1]) & (sectors[:, 1:] >= 0)).sum(axis=1) + (sectors[:, 0] >= 0)
-    return lanes, lanes + distinct * (FILL_SECTOR // arch.bank_width)
-
-
-#: bytes of the global sector L1 fills for an LDGSTS .ca copy (H100: 32)
-FILL_SECTOR = 32
+    if shape.source_sector:  # LDGSTS .cg: the bytes it writes into shared memory (L1 holds none of it); a zeroed lane's words are read
+        return zeroed * k, out[2] // arch.bank_width
+    # LDGSTS .ca: each lane's words, read from L1 (a zeroed lane: one) and written to shared memory (L1's fill: kernel/l1.py)
+    return lanes - zeroed * (k - 1), lanes
 
 
 def counted_sources(batch: InstructionBatch) -> np.ndarray:

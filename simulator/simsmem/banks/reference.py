@@ -51,18 +51,18 @@ The rule (it reproduces the H100 measurements in ``calibration/h100``; see ``RUL
    phase, the first: a lane whose word that pass does not serve fails, and the loop tries it again.
 
 Bank reads and writes (ncu's ``l1tex__data_bank_reads`` / ``_writes``, this instruction's part: ncu's totals add the
-kernel's global loads and stores through L1, and each SM reports its counts rounded to even; see
+kernel's global accesses through L1, ``kernel/l1.py``, and each SM reports its counts rounded to even; see
 ``calibration/bank_rw.py``, which holds this rule against every measured row):
 
 8. A wavefront reads (loads: LDS, LDSM) or writes (stores: STS, STSM) each distinct word it serves once; a store
    narrower than a word also reads the words it writes part of. An atomic reads and writes each word once per lane
    (no broadcast), or, where lanes share words (``ATOMS.POPC.INC``, and ``ATOMS.CAST.SPIN``'s single pass), each
    word its wavefronts serve. An LDGSTS ``.cg`` copy writes its bytes into shared memory (L1 holds none of them);
-   a ``.ca`` copy reads each lane's words out of L1 and writes them to shared memory, and L1 writes the 32-byte
-   sectors it fills from global memory (one per distinct source sector: an L1 that held none of them). Not in
-   the rule: zero-filled LDGSTS lanes (``zeroed`` says which lanes copy nothing; no field says which copy fewer
-   bytes) and the extra reads of a ``.ca`` copy whose phase takes several wavefronts (measured: more than the
-   lanes' words, by no rule found).
+   a ``.ca`` copy reads each lane's words out of L1 and writes them to shared memory (L1's fill of the sectors it
+   reads is the global side's, as a load's: ``kernel/l1.py``, which knows what L1 holds). A ``zeroed`` lane (src-size
+   0) of a ``.cg`` copy reads the words it zero-fills; of a ``.ca`` copy, one word. Not in the rule: lanes that copy
+   fewer bytes than their access (no field says which) and the extra reads of a ``.ca`` copy whose phase takes
+   several wavefronts (measured: more than the lanes' words, by no rule found).
 """
 
 from __future__ import annotations
@@ -164,10 +164,6 @@ def schedule(ins: Instruction, arch: ArchConfig) -> Schedule:
     return Schedule(shape, tuple(wavefronts), ideal, nbytes, reads, writes)
 
 
-#: bytes of the global sector L1 fills for an LDGSTS .ca copy (H100: 32)
-FILL_SECTOR = 32
-
-
 def _bank_traffic(ins: Instruction, counter: str, shape: Shape, wavefronts: list[Wavefront], nbytes: int, arch: ArchConfig) -> tuple[int, int]:
     """Rule 8: (bank words read, bank words written)."""
     served = sum(len({r.word for r in w.requests}) for w in wavefronts if w.round == 0)  # each wavefront's distinct words
@@ -181,10 +177,10 @@ def _bank_traffic(ins: Instruction, counter: str, shape: Shape, wavefronts: list
         return n, n
     if counter != "ldgsts":  # no rule for another op class
         return 0, 0
-    if shape.source_sector:  # LDGSTS .cg
-        return 0, nbytes // arch.bank_width
-    sectors = {ins.src[lane] // FILL_SECTOR for lane in ins.active_lanes}
-    return lanes, lanes + len(sectors) * (FILL_SECTOR // arch.bank_width)
+    zeroed = bin(ins.zeroed & ins.mask).count("1")
+    if shape.source_sector:  # LDGSTS .cg: a zeroed lane's words are read
+        return zeroed * shape.words_per_lane, nbytes // arch.bank_width
+    return lanes - zeroed * (shape.words_per_lane - 1), lanes  # .ca: a zeroed lane reads one word (L1's fill: kernel/l1.py)
 
 
 def _packed(ins: Instruction) -> bool:

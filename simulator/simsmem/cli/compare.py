@@ -3,8 +3,8 @@
 Reads ``ncu --csv`` output (the details page, or the raw page that ``ncu --page raw --csv`` writes), picks the kernel (``--kernel NAME|ID``;
 by default the one named like the trace, or the report's only kernel), and prints measured against
 simulated for every counter simsmem models. Exit status 1 if any differs (for CI), 0 if all match.
-Counters simsmem does not model (``op_misc``, totals that include it, bank reads and writes) are
-listed with the reason, never flagged; other shared-memory counters of the report are counted.
+Counters simsmem does not model (``op_misc``, totals that include it; for some traces bank reads and writes)
+are listed with the reason, never flagged; other shared-memory counters of the report are counted.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from rich.table import Table
 
 from ..errors import SimsmemError
 from ..progress import add_quiet_flag, progress
-from ..results.metrics import NOT_MODELLED, PARTIAL
+from ..results.metrics import NOT_MODELLED
 from ..results.ncu_csv import Kernel, number, pick, read_report
 from ..results.pipeline import count, open_source
 from . import Console
@@ -34,7 +34,7 @@ class Line:
     metric: str
     measured: int | float | None  # None: not in the report
     simulated: int | None  # None: not modelled
-    status: str  # "match", "MISMATCH", "part" (at most the measured total), "not in report" or "not modelled"
+    status: str  # "match", "MISMATCH", "not in report" or "not modelled"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -70,8 +70,6 @@ def run(args: argparse.Namespace) -> int:
     for line in lines:
         if line.status == "not modelled":
             console.print(f"not modelled: {line.metric}: {result.unmodelled.get(line.metric) or NOT_MODELLED[line.metric]}", style="dim")
-        elif line.metric in PARTIAL:
-            console.print(f"part: {line.metric}: {PARTIAL[line.metric]}", style="dim")
     listed = {line.metric for line in lines}
     shared = sum(bool(SHARED_MEMORY.search(m)) for m in set(kernel.metrics) - listed)
     console.print(f"not compared: {shared} other shared-memory counter totals of the report (no model for them), "
@@ -93,9 +91,6 @@ def compare(kernel: Kernel, simulated: dict[str, int], where: str, unknown: dict
             lines.append(Line(name, None, value, "not in report"))
             continue
         measured = number(kernel.metrics[name], f"{where}: kernel {kernel.id}: {name}")
-        if name in PARTIAL:  # simsmem's part of it: at most the total (each SM rounds its count to even: 1 more at most)
-            lines.append(Line(name, measured, value, "part" if value <= measured + 1 else "MISMATCH"))
-            continue
         lines.append(Line(name, measured, value, "match" if measured == value else "MISMATCH"))
     for name in sorted(set(kernel.metrics) & (set(NOT_MODELLED) | set(unknown or {})) - set(simulated)):
         lines.append(Line(name, _number_or_none(kernel.metrics[name]), None, "not modelled"))

@@ -24,6 +24,7 @@ from collections.abc import Callable
 import attrs
 import numpy as np
 
+from .l1 import L1Words, unruled
 from .memory import GlobalMemory, MemoryFault
 from .sass import PT, RZ, UPT, URZ, Instruction
 
@@ -153,6 +154,8 @@ class Machine:
         self.local = np.zeros((n, local_bytes), dtype=np.uint8) if local_bytes else np.zeros((n, 0), dtype=np.uint8)
         self.executed = 0  # warp-level instructions executed
         self.counted: dict[str, int] = {}  # more of ncu's instruction counters, as the instructions ``tally`` them
+        self.l1 = L1Words(len(ctas), self.cta_slot)  # the global accesses' L1 data-bank words, per CTA slot
+        self.l1.unknown = unruled(code, geometry.cluster_size)
         self.steps = 0
         self.on_shared: Callable[..., None] | None = None
         self.on_step: Callable[[Instruction, np.ndarray], None] | None = None

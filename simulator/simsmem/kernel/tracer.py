@@ -52,11 +52,26 @@ class Execution:
     ctas: int = 0
     load: float = 0.0  # the most any batch of CTAs took of its step limit (a fraction)
     counted: dict[str, int] = attrs.field(factory=dict)  # more of ncu's instruction counters of the traced CTAs (``Machine.tally``)
+    #: each traced CTA's global accesses' L1 data-bank words: linear CTA index -> [read, written] (``kernel/l1.py``)
+    l1_words: dict[int, list[int]] = attrs.field(factory=dict)
+    l1_unknown: str = ""  # why they are not the kernel's (``L1Words.unknown``)
 
-    def count(self, counted: dict[str, int]) -> None:
-        """Add a batch's ``counted``."""
+    def count(self, counted: dict[str, int], l1_words: dict[int, list[int]], l1_unknown: str) -> None:
+        """Add a batch's ``counted``, ``l1_words`` and ``l1_unknown``."""
         for name, n in counted.items():
             self.counted[name] = self.counted.get(name, 0) + n
+        self.l1_words.update(l1_words)
+        self.l1_unknown = self.l1_unknown or l1_unknown
+
+    def finish(self, header: dict) -> None:
+        """Fill in the trace header's ``executed``, ``counted`` and ``l1_words`` (``[CTA, read, written]``, CTAs rising), or
+        in its place ``l1_unknown``, why they are unknown."""
+        header["executed"] = self.executed
+        header["counted"] = self.counters()
+        if self.l1_unknown:
+            header["l1_unknown"] = self.l1_unknown
+        else:
+            header["l1_words"] = [[c, *self.l1_words[c]] for c in sorted(self.l1_words)]
 
     def counters(self) -> dict[str, int]:
         """``counted`` as a trace header gives it: every counter the steps tally (``isa.memory.COUNTED``), 0 where none was."""
@@ -196,7 +211,7 @@ def execute(program: Program, launch: Launch, ctas: list[int], limit: int | None
             who = f" (warp {exc.warp}, lane {exc.lane})" if exc.warp is not None else ""
             raise SimsmemError(where + who, exc.what) from None
         execution.executed += m.executed
-        execution.count(m.counted)
+        execution.count(m.counted, m.l1.per_cta(m.ctas), m.l1.unknown)
         execution.load = max(execution.load, m.steps / most)
         execution.ctas += len(group)
         if streams is not None:
@@ -260,8 +275,7 @@ def trace_stream(program: Program, launch: Launch, ctas: list[int], header: dict
         if pending:
             b = InstructionBatch.concat(pending)
             yield Chunk(b, first, execution.ctas)
-        header["executed"] = execution.executed
-        header["counted"] = execution.counters()
+        execution.finish(header)
 
     return TraceStream(program.where, program.entry, TRACED_ARCH, 1, len(ctas), chunks(), kernel=header)
 

@@ -25,7 +25,8 @@ from ..traces import InstructionBatch, Trace, TraceStream, stream_of
 from ..traces.records import IS_LANES, launch_of
 from ..traces.stream import Chunk, Piece
 from .kept import Kept, warps_per_cta
-from .metrics import INST_EXECUTED, instructions, kernel_metrics, labels, settled, unmodelled, with_kernel_counters
+from .metrics import (BANK_READS, BANK_WRITES, INST_EXECUTED, bank_unknown, bank_unmodelled, bank_words, instructions, kernel_metrics, labels,
+                      settled, unmodelled, with_kernel_counters)
 from .validate import check_against_arch
 
 
@@ -104,8 +105,10 @@ def analyse_stream(stream: TraceStream, arch: ArchConfig, *, keep: str = "none",
         batch, rows, values = kept.whole()
         whole = {"trace": Trace(batch, stream.name, stream.arch, stream.ctas, stream.kernel), "counts": Counts(*values) if values else count(batch, arch),
                  "rows": None if len(rows) == sums.total else rows}
-    unknown = settled(sums.unmodelled, stream.kernel)
-    metrics = {k: v for k, v in with_kernel_counters(sums.metrics, stream.kernel).items() if k not in unknown}
+    why = bank_unknown(stream.kernel, arch)
+    unknown = {**settled(sums.unmodelled, stream.kernel), **(dict.fromkeys((BANK_READS, BANK_WRITES), why) if why else {})}
+    words = bank_words(sums.bank_words, stream.kernel, arch)
+    metrics = {k: v for k, v in sorted({**with_kernel_counters(sums.metrics, stream.kernel), **words}.items()) if k not in unknown}
     return Result(stream.name, arch, stream.ctas, sums.total, sums.warps, metrics,
                   {k: tuple(int(x) for x in v) for k, v in sorted(sums.forms.items())}, tuple(sums.top),
                   {pc: tuple(int(x) for x in v) for pc, v in sorted(sums.by_pc.items())}, stream.kernel, tuple(stream.notes), **whole,
@@ -256,6 +259,7 @@ class _Sums:
         self.by_pc: dict[int, np.ndarray] = {}
         self.top: list[Worst] = []
         self.total = self.warps = 0
+        self.bank_words: dict[int, np.ndarray] = {}  # a traced kernel's CTAs: linear CTA -> bank words [read, written]
 
     def __getstate__(self) -> dict:  # (back from a worker: the totals; the arch and kernel stay with the caller)
         return {k: v for k, v in vars(self).items() if k not in ("arch", "kernel")}
@@ -270,6 +274,8 @@ class _Sums:
         for pc, sums in other.by_pc.items():
             self.by_pc[pc] = self.by_pc.get(pc, np.zeros(4, dtype=np.int64)) + sums
         self.top = sorted(self.top + other.top, key=lambda w: (-w.bank_conflicts, w.index))[: self.worst]
+        for cta, words in other.bank_words.items():
+            self.bank_words[cta] = self.bank_words.get(cta, 0) + words
         self.total += other.total
         self.warps = max(self.warps, other.warps)
 
@@ -278,6 +284,13 @@ class _Sums:
         for name, value in kernel_metrics(Trace(b, ctas=self.ctas), counts, self.arch).items():
             self.metrics[name] += value
         self.unmodelled.update(unmodelled(b, self.kernel, self.arch))
+        self.unmodelled.update(bank_unmodelled(b, counts, self.kernel))
+        wpc = warps_per_cta(self.kernel)
+        if wpc is not None and len(b):
+            ctas, which = np.unique(b.warp // wpc, return_inverse=True)
+            words = np.stack([np.bincount(which, weights=w, minlength=len(ctas)) for w in (counts.bank_reads, counts.bank_writes)], axis=1)
+            for cta, w in zip(ctas.tolist(), words.astype(np.int64)):
+                self.bank_words[cta] = self.bank_words.get(cta, 0) + w
         per_row = (instructions(b, self.arch), counts.wavefronts, counts.ideal, counts.bank_conflicts)
         # the SASS form of each row, labelled once per distinct form (``forms()``: every field a label depends on)
         keys, firsts, which = np.unique(b.forms(), return_index=True, return_inverse=True)

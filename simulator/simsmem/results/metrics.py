@@ -9,7 +9,8 @@ from ..banks.blocks import block_bytes
 from ..config import BANK_CONFLICTS, ArchConfig
 from ..traces import MATRIX_OPS, OPS, InstructionBatch, Trace
 from ..traces.lanes import INACTIVE
-from ..traces.records import BLOCK_OPS, IS_MATRIX, Form
+from ..traces.records import ATOM_KINDS, BLOCK_OPS, IS_MATRIX, Form
+from .kept import warps_per_cta
 
 TOTAL_BANK_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"
 DATA_BYTES = "smsp__sass_data_bytes_mem_shared.sum"
@@ -30,22 +31,60 @@ NOT_MODELLED = {
 }
 
 
-#: ncu's L1TEX data-bank counters (4-byte bank words read and written). ``bank_metrics`` gives the part a trace's
-#: shared-memory instructions make (``banks/reference.py``, rule 8; a wgmma's and a TMA copy's bytes, ``banks/blocks.py``):
-#: ncu's totals add every global load and store through L1 and are each SM's count rounded to even
-#: (calibration/bank_rw.py). ``kernel_metrics`` reports that part under ncu's names; ``PARTIAL`` says so.
+#: ncu's L1TEX data-bank counters (4-byte bank words read and written): a traced kernel's shared-memory instructions'
+#: words (``banks/reference.py`` rule 8; a wgmma's and a TMA copy's bytes, ``banks/blocks.py``) and its global accesses'
+#: through L1 (``kernel/l1.py``, the header's ``l1_words``), each SM's sum rounded to even, reads down and writes up
+#: (calibration/bank_rw.py, runs/2026-11-29-bankrw): ``bank_words``.
 BANK_READS = "l1tex__data_bank_reads.sum"
 BANK_WRITES = "l1tex__data_bank_writes.sum"
-#: Counters simsmem gives a part of, and which: ``compare`` holds them as at most the measured total.
-PARTIAL = {
-    BANK_READS: "the shared-memory instructions' part; ncu adds global loads and stores through L1",
-    BANK_WRITES: "the shared-memory instructions' part; ncu adds L1's fills for global loads and stores",
-}
+NO_GLOBAL_SIDE = "ncu adds the kernel's global accesses through L1, which only a traced kernel's header holds (l1_words: simsmem trace writes it)"
+#: Shared-memory instructions whose bank words vary run to run (H100, calibration/realk/runs/2026-11-29-bankrw/NOTES.md).
+CA_PHASES = ("an LDGSTS .ca copy reads more than its lanes' words where its phase takes several wavefronts (by no rule found) or "
+             "its CTA has several warps (hgemm_cpasync_*: 2,136 to 4,600 more of 184,000, varying run to run)")
+BYTE_STORES = "byte stores (STS.U8) of a CTA of several warps read more than their words, varying run to run (transpose_u8_*: 16 to 160)"
+SPIN_CAS = "ATOMS.CAST.SPIN loops of several warps retry as the hardware orders the warps, not the trace (smem_atomic_cas_spread4)"
+
+
+def bank_unknown(kernel: dict | None, arch: ArchConfig) -> str:
+    """Why a trace's ``BANK_READS`` and ``BANK_WRITES`` are unknown from its header alone ("": they are not)."""
+    if kernel and kernel.get("l1_unknown"):
+        return f"not modelled in a kernel with {kernel['l1_unknown']} (calibration/realk/runs/2026-11-29-bankrw)"
+    if not kernel or "l1_words" not in kernel:
+        return NO_GLOBAL_SIDE
+    if len(kernel["l1_words"]) > (arch.sm.sms if arch.sm else 1):
+        return ("more CTAs than SMs: CTAs that share an SM share its L1 and its rounding, in an order the trace does not have "
+                "(H200 pg16_thread_256: 61,440 fewer writes than one L1 a CTA)")
+    return ""
+
+
+def bank_unmodelled(b: InstructionBatch, counts: Counts, kernel: dict | None) -> dict[str, str]:
+    """``BANK_READS`` or ``BANK_WRITES`` that instructions ``b`` (``counts``: theirs) leave unknown, and why."""
+    out = {}
+    several = (warps_per_cta(kernel) or 1) > 1
+    ca = (b.op == OPS.index("LDGSTS")) & ~b.bypass
+    if (ca & ((counts.wavefronts > counts.ideal) | several)).any():
+        out[BANK_READS] = CA_PHASES
+    if several and ((b.op == OPS.index("STS")) & (b.width == 8)).any():
+        out[BANK_READS] = BYTE_STORES
+    if several and ((b.op == OPS.index("ATOMS")) & (b.atom == ATOM_KINDS.index("cast"))).any():
+        out[BANK_READS] = out[BANK_WRITES] = SPIN_CAS
+    return out
 
 
 def bank_metrics(trace: Trace, counts: Counts) -> dict[str, int]:
     """The shared-memory instructions' part of ``BANK_READS`` and ``BANK_WRITES``, times ``trace.ctas``."""
     return {BANK_READS: int(counts.bank_reads.sum()) * trace.ctas, BANK_WRITES: int(counts.bank_writes.sum()) * trace.ctas}
+
+
+def bank_words(shared: dict[int, np.ndarray], kernel: dict | None, arch: ArchConfig) -> dict[str, int]:
+    """``BANK_READS`` and ``BANK_WRITES`` of a traced kernel of at most one CTA an SM: each CTA's shared-memory
+    instructions' words (``shared``: linear CTA -> [read, written]) plus its global accesses' (``kernel["l1_words"]``),
+    its reads rounded down and its writes up to even, as its SM reports them. Empty where ``bank_unknown`` says why."""
+    if bank_unknown(kernel, arch):
+        return {}
+    words = np.array([[r, w] for _, r, w in kernel["l1_words"]] or [[0, 0]], dtype=np.int64)
+    words += np.array([shared.get(cta, np.zeros(2, np.int64)) for cta, _, _ in kernel["l1_words"]] or [[0, 0]], dtype=np.int64)
+    return {BANK_READS: int((words[:, 0] // 2 * 2).sum()), BANK_WRITES: int(((words[:, 1] + 1) // 2 * 2).sum())}
 
 
 #: What ``reported`` writes in place of a number simsmem does not model for a trace.
@@ -181,7 +220,6 @@ def kernel_metrics(trace: Trace, counts: Counts, arch: ArchConfig) -> dict[str, 
         if block.data_bytes:
             out[block.data_bytes] = out.get(block.data_bytes, 0) + int(block_bytes(b, rows).sum())
     out[DATA_BYTES] = int(counts.bytes.sum())
-    out[BANK_READS], out[BANK_WRITES] = int(counts.bank_reads.sum()), int(counts.bank_writes.sum())
     return {k: v * trace.ctas for k, v in sorted(out.items())}
 
 

@@ -150,13 +150,16 @@ class Part:
     writes: dict[int, tuple[np.ndarray, np.ndarray]] = attrs.field(factory=dict)  # buffer -> ([start, stop) ranges, their bytes)
     failed: bool = False
     counted: dict[str, int] = attrs.field(factory=dict)  # ``Execution.counted``
+    l1_words: dict[int, list[int]] = attrs.field(factory=dict)  # ``Execution.l1_words``
+    l1_unknown: str = ""  # ``Execution.l1_unknown``
 
 
 def _execute(program: Program, launch: Launch, ctas: list[int], limit: int | None, keep: frozenset[int], sms: int) -> Part:
     execution = Execution()
     sink = StreamSink(sms, keep) if keep else None
     batches = list(execute(program, launch, ctas, limit, execution, sink))
-    return Part(batches, execution.executed, execution.ctas, execution.load, sink.kept if sink else [], counted=execution.counted)
+    return Part(batches, execution.executed, execution.ctas, execution.load, sink.kept if sink else [], counted=execution.counted,
+                l1_words=execution.l1_words, l1_unknown=execution.l1_unknown)
 
 
 def run_on_worker(program: Program, launch: Launch, ctas: list[int], limit: int | None, keep: frozenset[int], sms: int) -> Part:
@@ -252,7 +255,7 @@ def parallel_stream(program: Program, launch: Launch, ctas: list[int], header: d
         rows = 0
         for first, part in _ordered(program, launch, tasks, limit, sink, jobs, scheduler, client):
             execution.executed += part.executed
-            execution.count(part.counted)
+            execution.count(part.counted, part.l1_words, part.l1_unknown)
             execution.ctas += part.ctas
             execution.load = max(execution.load, part.load)
             if sink is not None:
@@ -261,8 +264,7 @@ def parallel_stream(program: Program, launch: Launch, ctas: list[int], header: d
             for batch in part.batches:
                 rows += len(batch)
                 yield batch, execution.ctas
-        header["executed"] = execution.executed
-        header["counted"] = execution.counters()
+        execution.finish(header)
 
     return TraceStream(program.where, program.entry, "sm_90", 1, len(ctas), rechunk(parts()), kernel=header)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...traces.sass import sass_form
+from ..l1 import PARTIAL_COPY
 from ..machine import LANES, ExecError, Machine
 from ..memory import LOCAL_HI, SHARED_HI, MemoryFault, as_bytes, as_words
 from ..sass import Instruction, Operand
@@ -471,10 +472,11 @@ def _ldgsts(ins: Instruction, env: Env):
     # ncu's SASS-level counters tell the predicates apart (records.PREDICATES); its bytes, an immediate offset (imm)
     form = _form(ins, srcsize=zfill, pred=named, imm=operand(ins, 0).offset != 0)
 
+    bypass = bool(form.get("bypass"))  # .cg: the copy does not go through L1
     # the lanes whose source ncu's SASS-level wavefront count does not read (calibration/realk rule, lg and ho probes):
     # every lane of a .cg copy in the predicate form under P0; none under another predicate (!P0, P2: ho4_cg16_neg_*,
     # ho5_cg16_two_*), in the .ZFILL form, or of a .ca copy (whose zero-filled lanes, ``zeroed``, have no source)
-    unsourced_all = bool(form.get("bypass")) and copy is not None and named == "P0" and not zfill
+    unsourced_all = bypass and copy is not None and named == "P0" and not zfill
 
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
         ix = m.ex_ix if act is ex else np.flatnonzero(act)
@@ -501,6 +503,10 @@ def _ldgsts(ins: Instruction, env: Env):
                     data[k, : n[k]] = m.memory.load(s[k] + np.arange(n[k], dtype=np.uint64), 1).reshape(-1)
                 zeroed[ix] = n == 0
             shared_store(m, ix, a, data)
+            if n is not None and ((n > 0) & (n < size)).any():
+                m.l1.unknown = PARTIAL_COPY
+            if not bypass:  # a .ca copy's lanes that read global memory fill L1
+                m.l1.copy(ix if n is None else ix[n > 0], s if n is None else s[n > 0])
             if m.on_global is not None:  # every acting lane's source, zero-filling ones too: the timed SM takes their requests
                 m.on_global(ix, s, size)  # as memory accesses (H200: the LDGSTS rule probes' stalls fit that, not sourceless ones)
         unsourced = act if unsourced_all else np.zeros(m.n, dtype=bool)
@@ -540,6 +546,7 @@ def _ld(ins: Instruction, env: Env):
                 rest = ~(shared_lanes | local_lanes)
                 if rest.any():
                     out[rest] = m.memory.load(a[rest], size)
+                    m.l1.load(ix[rest], a[rest], size)
                     if m.on_global is not None:
                         m.on_global(ix[rest], a[rest], size)
                 if shared_lanes.any():
@@ -636,6 +643,7 @@ def _st(ins: Instruction, env: Env):
                 if rest.any():
                     order = store_order(ix[rest], size)
                     m.memory.store(a[rest][order], data[rest][order])
+                    m.l1.store(ix[rest], a[rest], size)
                     if m.on_global is not None:
                         m.on_global(ix[rest], a[rest], size)
                 if shared_lanes.any():
@@ -737,6 +745,7 @@ def _atomg(ins: Instruction, env: Env):
         if glob.any():
             g = np.flatnonzero(glob)
             m.memory.locate(a[g], size * words)  # in a buffer, and aligned to the lane's bytes
+            m.l1.atomic(ix[g], size * words)
             if m.on_global is not None:
                 m.on_global(ix[g], a[g], size * words)
             g_words = (g[:, None] * words + np.arange(words)).reshape(-1)
