@@ -90,11 +90,11 @@ def _op_problems(b: InstructionBatch, taken: bool) -> Iterator[Problem]:
     op = np.where(known, b.op, 0)
     for field in sorted(set().union(*(FIELDS.keys() - OP_FIELDS[OPS[code]].takes for code in codes))):  # each field once, over every op
         kind, default = FIELDS[field].kind, FIELDS[field].default
-        refused = known & ~TAKEN[field][op]
-        if isinstance(kind, FormValue):
-            yield from first_problem(refused & (getattr(b, field) != 0), field, lambda i: f"must be 0 for {OPS[b.op[i]]}")
-        else:
-            yield from first_problem(refused & kind.given(getattr(b, field), default), field, lambda i: f"{OPS[b.op[i]]} takes no {field}")
+        form = isinstance(kind, FormValue)
+        given = getattr(b, field) != 0 if form else kind.given(getattr(b, field), default)
+        if given.any():  # (most fields hold their default in every row)
+            yield from first_problem(known & ~TAKEN[field][op] & given, field,
+                                     lambda i: f"must be 0 for {OPS[b.op[i]]}" if form else f"{OPS[b.op[i]]} takes no {field}")
 
 
 def canonical_others(batch: InstructionBatch) -> InstructionBatch:
