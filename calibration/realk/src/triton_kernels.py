@@ -27,6 +27,7 @@ Kernels (what each sends through shared memory on sm_80):
   attention_fwd    one head of softmax(Q K^T * scale) V, online softmax over key blocks (flash-attention style):
                    Q, K, V tiles through shared memory (cp.async, ldmatrix, ldmatrix.trans), two mma.sync dots.
 """
+import inspect
 import json
 import os
 import re
@@ -322,7 +323,7 @@ def compile_one(k):
     sig = {n: sig[n] for n in fn.arg_names}  # parameter order
     src = ASTSource(fn, signature=sig, constexprs=k["constexprs"], attrs=_attrs(fn, k["signature"]))
     ck = triton.compile(src, target=GPUTarget("cuda", k.get("arch", 80), 32),
-                        options={"num_warps": k["num_warps"], "num_stages": k["num_stages"]})
+                        options={"num_warps": k["num_warps"], "num_stages": k["num_stages"], **k.get("options", {})})
     return ck
 
 
@@ -347,16 +348,16 @@ def sass_shared_counts(sass_text):
     return dict(sorted(counts.items()))
 
 
-def write_sass(realk, bindir, names=None):
-    """ptxas -arch=sm_90 each ptx/triton_NAME.ptx, cuobjdump -sass, encodings stripped -> sass/triton_NAME.sass
-    (the format of shared/realk/sass/). Returns {name: sass_shared counts}."""
+def write_sass(realk, bindir, names=None, kernels=None):
+    """ptxas -arch=sm_90 each ptx/NAME.ptx of ``kernels`` (default: corpus()), cuobjdump -sass, encodings stripped ->
+    sass/NAME.sass (the format of shared/realk/sass/). Returns {name: sass_shared counts}."""
     import subprocess
     import tempfile
     ver = subprocess.run([os.path.join(bindir, "ptxas"), "--version"], capture_output=True, text=True).stdout
     ver = re.search(r"V(\d+\.\d+\.\d+)", ver).group(1)
     os.makedirs(os.path.join(realk, "sass"), exist_ok=True)
     out = {}
-    for k in corpus():
+    for k in kernels or corpus():
         if names and k["name"] not in names:
             continue
         ptx = os.path.join(realk, "ptx", k["name"] + ".ptx")
@@ -377,19 +378,19 @@ def write_sass(realk, bindir, names=None):
     return out
 
 
-def write_manifest(realk, sass_counts):
-    """manifest_triton.json: the shared/realk manifest format without the measured fields."""
+def write_manifest(realk, sass_counts, kernels=None, manifest="manifest_triton.json"):
+    """The manifest of ``kernels`` (default: corpus()): the shared/realk manifest format without the measured fields."""
     entries = []
-    for k in corpus():
+    for k in kernels or corpus():
         md = json.load(open(os.path.join(realk, "ptx", k["name"] + ".json")))
         ptx = open(os.path.join(realk, "ptx", k["name"] + ".ptx")).read()
         kernel = re.search(r"\.entry\s+(\w+)", ptx).group(1)
         assert md["num_warps"] * 32 == k["block"][0] and md["name"] == kernel
-        entries.append({"name": k["name"], "origin": k["origin"], "source": "src/triton_kernels.py",
+        entries.append({"name": k["name"], "origin": k["origin"], "source": "src/" + os.path.basename(_source(k)),
                         "ptx": "ptx/" + k["name"] + ".ptx", "kernel": kernel, "grid": k["grid"], "block": k["block"],
                         "smem": md["shared"], "args": k["args"], "problem": k["problem"],
                         "sass_shared": sass_counts[k["name"]]})
-    with open(os.path.join(realk, "manifest_triton.json"), "w") as f:
+    with open(os.path.join(realk, manifest), "w") as f:
         json.dump(entries, f, indent=1)
         f.write("\n")
     return entries
@@ -423,26 +424,37 @@ def main(argv=None):
 
 def compile_all(realk, only):
     make_data(os.path.join(realk, "data"))
-    os.makedirs(os.path.join(realk, "ptx"), exist_ok=True)
     for k in corpus():
-        if only and k["name"] not in only:
-            continue
-        ck = compile_one(k)
-        md = ck.metadata._asdict()
-        md = {key: (str(v) if key == "target" else v) for key, v in md.items()}
-        ptx = ck.asm["ptx"]
-        ptx = "\n".join(_relpaths(l, __file__) if l.lstrip().startswith(".file") else l for l in ptx.split("\n"))
-        with open(os.path.join(realk, "ptx", k["name"] + ".ptx"), "w") as f:
-            f.write(ptx)
-        mdj = json.loads(_relpaths(json.dumps(md), __file__))
-        with open(os.path.join(realk, "ptx", k["name"] + ".json"), "w") as f:
-            json.dump(mdj, f, indent=1, sort_keys=True)
-        entry = re.search(r"\.entry\s+(\w+)\s*\(([^)]*)\)", ptx)
-        nparams = len(re.findall(r"\.param\b", entry.group(2)))
-        assert nparams == len(k["args"]), (k["name"], nparams, len(k["args"]))
-        assert md["num_warps"] * 32 == k["block"][0]
-        print(f"{k['name']:24s} entry={entry.group(1)} params={nparams} shared={md['shared']} "
-              f"num_warps={md['num_warps']} num_stages={md['num_stages']}")
+        if not only or k["name"] in only:
+            write_ptx(realk, k)
+
+
+def _source(k):
+    """The .py file that defines kernel ``k``'s @triton.jit function."""
+    return inspect.getsourcefile(k["fn"].fn)
+
+
+def write_ptx(realk, k):
+    """Compile kernel ``k`` into ptx/NAME.ptx and its metadata ptx/NAME.json (machine paths made relative); returns
+    the metadata."""
+    os.makedirs(os.path.join(realk, "ptx"), exist_ok=True)
+    ck = compile_one(k)
+    md = ck.metadata._asdict()
+    md = {key: (str(v) if key == "target" else v) for key, v in md.items()}
+    ptx = ck.asm["ptx"]
+    ptx = "\n".join(_relpaths(l, _source(k)) if l.lstrip().startswith(".file") else l for l in ptx.split("\n"))
+    with open(os.path.join(realk, "ptx", k["name"] + ".ptx"), "w") as f:
+        f.write(ptx)
+    mdj = json.loads(_relpaths(json.dumps(md), _source(k)))
+    with open(os.path.join(realk, "ptx", k["name"] + ".json"), "w") as f:
+        json.dump(mdj, f, indent=1, sort_keys=True)
+    entry = re.search(r"\.entry\s+(\w+)\s*\(([^)]*)\)", ptx)
+    nparams = len(re.findall(r"\.param\b", entry.group(2)))
+    assert nparams == len(k["args"]), (k["name"], nparams, len(k["args"]))
+    assert md["num_warps"] * 32 == k["block"][0]
+    print(f"{k['name']:24s} entry={entry.group(1)} params={nparams} shared={md['shared']} "
+          f"num_warps={md['num_warps']} num_stages={md['num_stages']}")
+    return md
 
 
 if __name__ == "__main__":
