@@ -36,6 +36,8 @@ OPEN = {
     "pg_block": MBARRIER, "pg16_producer": MBARRIER, "pg16_producer_256": MBARRIER,
     "cpc_ca16_fresh_w32": "32 warps of cp.async.ca 16 B: 1-12 more load wavefronts and conflicts than the ideal, varying run to run",
     "cpb_pred4_spin_on": "a clock64 spin loop: its trip count is the hardware's timing",
+    "cpb_zfill4_rand": "one warp's four .ZFILL copies with zero-filling lanes: ncu's L1-level LDGSTS conflicts 2-6, varying run to run, "
+                       "above the one-warp rule's 0 (bank model rule 11), which simsmem prints",
 }
 
 

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from simsmem.banks import count, schedule
+from simsmem.banks.reference import l1_bank_conflicts
 from simsmem.traces import Instruction, InstructionBatch
 from strategies import instructions
 
@@ -23,6 +24,8 @@ def test_vectorised_equals_reference(sm90, batch):
     for i, ins in enumerate(batch):
         s = schedule(ins, sm90)
         assert (c.wavefronts[i], c.ideal[i], c.bytes[i]) == (len(s.wavefronts), s.ideal, s.bytes), ins
+        l1 = l1_bank_conflicts(ins, sm90) if ins.op == "LDGSTS" else s.bank_conflicts  # rule 11: an LDGSTS's L1-level count
+        assert c.l1_bank_conflicts[i] == l1, ins
 
 
 @given(instructions())

@@ -72,6 +72,9 @@ class OpSpec:
     #: bytes of a global sector: a ``.cg`` copy is served in sector moves between source and destination
     #: sectors (``banks/reference.py``, rule 5); 0 for an op without ``bypass_widths``
     source_sector: int = 0
+    #: classes of the global lines an LDGSTS reads (line ``l``: ``(l ^ l >> log2(classes)) % classes``): L1 serves one line
+    #: of each class at a time (``banks/reference.py``, rule 11); 0: no rule for ncu's L1-level LDGSTS bank conflicts
+    line_classes: int = 0
     #: ncu's SASS-level counter of its instructions: those a lane executed with its guard true ("": none measured)
     sass_instructions: str = ""
     #: ncu metrics of its wavefronts and bank conflicts (default: the ``l1tex__`` ones of ``counter``)
@@ -412,6 +415,8 @@ def _check(arch: ArchConfig, where: str) -> None:
             raise ConfigError(f"{at}.bypass_widths", "must be some of the op's widths, and given with source_sector")
         if op.source_sector and (op.source_sector & (op.source_sector - 1) or not max(op.bypass_widths) // 8 < op.source_sector < op.source_line):
             raise ConfigError(f"{at}.source_sector", f"must be a power of two between the widest .cg copy and source_line, got {op.source_sector}")
+        if op.line_classes and (op.line_classes & (op.line_classes - 1) or not op.source_line):
+            raise ConfigError(f"{at}.line_classes", f"must be a power of two, with source_line, got {op.line_classes}")
         if name == "ATOMS" and not op.atoms:
             raise ConfigError(f"{at}.atoms", "ATOMS needs its atomic operations")
         forms = op.widths or op.nums

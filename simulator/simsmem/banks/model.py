@@ -22,6 +22,7 @@ from ..traces.records import (
     INACTIVE,
     IS_LANES,
     LANES,
+    OPS,
     PREDICATES,
     Form,
     InstructionBatch,
@@ -40,6 +41,9 @@ class Counts:
     bytes: np.ndarray  # int64: distinct bytes touched
     bank_reads: np.ndarray  # int64: bank words read (ncu's l1tex__data_bank_reads, this instruction's part)
     bank_writes: np.ndarray  # int64: bank words written (l1tex__data_bank_writes, this instruction's part)
+    #: int64: bank conflicts as ncu's L1-level counters count them: an LDGSTS's ``l1tex__..._op_ldgsts`` part, its warp
+    #: alone (reference.py, rule 11; -1: the arch has no rule), every other instruction's ``bank_conflicts``
+    l1_bank_conflicts: np.ndarray
 
 
 def loaded() -> bool:
@@ -67,6 +71,8 @@ def count(batch: InstructionBatch, arch: ArchConfig) -> Counts:
         if shape.group > 1 and batch.generic[rows].any():  # a generic load never packs (docs/bank-model.md, rule 9)
             generic = rows[batch.generic[rows]]
             count_rows(batch.addrs, batch.src, generic, attrs.evolve(shape, group=1), arch, out)
+        if shape.source_positions:
+            count_l1(batch, rows, spec, f.width, arch, out)
         if shape.source_sector:
             count_predicate_form(batch, sources, rows, spec, f.width, arch, out)
             count_src_size(batch, rows, spec, shape, arch, out)
@@ -87,12 +93,26 @@ def count(batch: InstructionBatch, arch: ArchConfig) -> Counts:
     out[2] += batch.elsewhere  # a generic instruction's bytes outside shared memory count too
     imm = np.flatnonzero(batch.imm)  # an LDGSTS with an immediate offset: one lane's bytes (docs/bank-model.md, rule 10)
     out[2, imm] = np.where(batch.mask[imm] != 0, batch.width[imm].astype(np.int64) // 8, 0)
-    return Counts(out[0], out[0] - out[1], out[1], out[2], out[6], out[7])
+    conflicts = out[0] - out[1]
+    l1 = np.where(batch.op == OPS.index("LDGSTS"), out[8], conflicts)
+    return Counts(out[0], conflicts, out[1], out[2], out[6], out[7], l1)
 
 
 #: rows of ``count_rows``' output: wavefronts, ideal wavefronts, bytes, the distinct units of each group (a phase, or
-#: a merged pair) summed, active lanes, the unit banks each phase touches summed; then bank reads and writes
-OUT_ROWS = 8
+#: a merged pair) summed, active lanes, the unit banks each phase touches summed; then bank reads and writes, and an
+#: LDGSTS's L1-level bank conflicts (``count_l1``)
+OUT_ROWS = 9
+
+
+def count_l1(batch: InstructionBatch, rows: np.ndarray, spec: OpSpec, width: int, arch: ArchConfig, out: np.ndarray) -> None:
+    """LDGSTS ``rows`` (of one width): their L1-level bank conflicts into ``out[8]`` (reference.py, rule 11; -1 where
+    ``spec`` has no ``line_classes``)."""
+    if not spec.line_classes:
+        out[8, rows] = -1
+        return
+    shape = shape_of(spec, arch, width, 0)
+    _l1_conflicts(batch.addrs, batch.src, batch.zeroed, batch.bypass, rows, shape.access_bytes, shape.lanes_per_phase, spec.source_line,
+                  spec.line_classes, out)
 
 
 def bank_traffic(counter: str, shape: Shape, arch: ArchConfig, out: np.ndarray, zeroed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -356,6 +376,58 @@ def _count_sector_moves(addrs, src, rows, chunk, sector, line, row, out):  # pra
         out[2, i] = c * chunk
         out[3, i] = c
         out[4, i] = (addrs[i] >= 0).sum()
+
+
+@compiled(cache=True, nogil=True, plain=True)
+def _l1_conflicts(addrs, src, zeroed, bypass, rows, access, per_phase, line, classes, out):  # pragma: no cover - compiled
+    """Rule 11 (reference.py): per row, the chains of each phase's passes (the k-th line of each class) and of its
+    zeroed lanes, their wavefronts less one summed into ``out[8]``."""
+    shift = np.int64(0)
+    while (np.int64(1) << shift) < classes:
+        shift += 1
+    n = addrs.shape[1]
+    group = np.empty(n, dtype=np.int64)  # a lane's pass; -1: zeroed; -2: no part
+    after = np.zeros(n, dtype=np.int64)  # the wavefront a lane takes in its group
+    seen = np.zeros(classes, dtype=np.int64)  # lines of each class met so far in the phase
+    for i in rows:
+        conflicts = 0
+        for p0 in range(0, n, per_phase):
+            seen[:] = 0
+            for j in range(p0, p0 + per_phase):
+                group[j] = -2
+                if addrs[i, j] < 0:
+                    continue
+                if zeroed[i] >> np.uint32(j) & np.uint32(1):
+                    group[j] = -1
+                elif not bypass[i]:
+                    lj = np.int64(src[i, j]) // line
+                    group[j] = -3
+                    for m in range(p0, j):  # a line met before: its pass
+                        if group[m] >= 0 and np.int64(src[i, m]) // line == lj:
+                            group[j] = group[m]
+                            break
+                    if group[j] == -3:
+                        c = (lj ^ (lj >> shift)) & (classes - 1)
+                        group[j] = seen[c]
+                        seen[c] += 1
+            most = np.zeros(per_phase + 1, dtype=np.int64)  # per group (pass k at k, zeroed at per_phase): its last wavefront
+            for j in range(p0, p0 + per_phase):
+                if group[j] < -1:
+                    continue
+                after[j] = 0
+                bank = np.int64(addrs[i, j]) // access % per_phase
+                for m in range(p0, j):
+                    if group[m] != group[j]:
+                        continue
+                    clash = np.int64(addrs[i, m]) // access % per_phase == bank
+                    if group[j] >= 0 and np.int64(src[i, m]) % line // access == np.int64(src[i, j]) % line // access:
+                        clash = True
+                    if clash and after[m] + 1 > after[j]:
+                        after[j] = after[m] + 1
+                g = group[j] if group[j] >= 0 else per_phase
+                most[g] = max(most[g], after[j])
+            conflicts += most.sum()
+        out[8, i] = conflicts
 
 
 @compiled(cache=True, nogil=True, inline="always", plain=True)

@@ -50,6 +50,20 @@ The rule (it reproduces the H100 measurements in ``calibration/h100``; see ``RUL
 7. The compare-and-store of the compiler's atomic loops (``ATOMS.CAST.SPIN``) makes a single pass per
    phase, the first: a lane whose word that pass does not serve fails, and the loop tries it again.
 
+ncu's L1-level LDGSTS bank conflicts (``l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts``, which ncu's total
+adds; not the SASS-level counter of rules 4-6), one warp's copy alone (``l1_bank_conflicts``):
+
+11. Rule 4's phases of a ``.ca`` copy of the instruction's width (16 bytes a lane: quarter-warps, ``.cg`` too). In a
+   phase, L1 serves the copying lanes in passes: a source line ``l`` (``src // source_line``) has the class
+   ``(l ^ l >> log2(line_classes)) % line_classes``, and the k-th distinct line of each class, in lane order, goes to
+   pass k. Each lane of a pass takes the wavefront after the latest earlier lane of the pass that reads its source
+   position or writes its destination bank (a chain in lane order: not the fewest wavefronts that would carry them);
+   the pass's conflicts are its wavefronts less one. The ``zeroed`` lanes are written apart, by the same chain over
+   their destination banks alone. A ``.cg`` copy's copying lanes make no conflicts (its zeroed lanes do, as above).
+   Exact on all 480 designed H100 ``.ca`` rows and all 1830 ``.cg`` rows (calibration/h100), and on 142 of the 144
+   one-warp LDGSTS entries of calibration/realk (runs/2026-11-29-l1ldgsts/NOTES.md: the two it misses, and the random
+   rows whose lines' classes take address bits above the 2 KiB a trace's offsets fix).
+
 Bank reads and writes (ncu's ``l1tex__data_bank_reads`` / ``_writes``, this instruction's part: ncu's totals add the
 kernel's global accesses through L1, ``kernel/l1.py``, and each SM reports its counts rounded to even; see
 ``calibration/bank_rw.py``, which holds this rule against every measured row):
@@ -162,6 +176,41 @@ def schedule(ins: Instruction, arch: ArchConfig) -> Schedule:
         return Schedule(shape, tuple(wavefronts), ideal, 0 if ins.atom == "unserved_float" else nbytes)
     reads, writes = _bank_traffic(ins, spec.counter, shape, wavefronts, nbytes, arch)
     return Schedule(shape, tuple(wavefronts), ideal, nbytes, reads, writes)
+
+
+def l1_bank_conflicts(ins: Instruction, arch: ArchConfig) -> int | None:
+    """Rule 11: ncu's L1-level bank conflicts of an LDGSTS ``ins``, its warp alone (None: the arch has no rule)."""
+    spec = arch.op(ins.op)
+    if not spec.line_classes:
+        return None
+    shape = shape_of(spec, arch, ins.width, 0)  # .cg too: the phases of a .ca copy of 16 bytes a lane
+    shift = spec.line_classes.bit_length() - 1
+    conflicts = 0
+    for first in range(0, arch.warp_size, shape.lanes_per_phase):
+        lanes = [lane for lane in range(first, first + shape.lanes_per_phase) if lane in ins.active_lanes]
+        zeroed = [lane for lane in lanes if ins.zeroed >> lane & 1]
+        copying = [] if ins.bypass else [lane for lane in lanes if lane not in zeroed]
+        line = {lane: ins.src[lane] // spec.source_line for lane in copying}
+        order = list(dict.fromkeys(line.values()))  # the phase's lines, in lane order
+        kind = {n: (n ^ n >> shift) % spec.line_classes for n in order}
+        turn = {n: sum(kind[m] == kind[n] for m in order[: order.index(n)]) for n in order}  # the k-th line of its class
+        passes = [[lane for lane in copying if turn[line[lane]] == k] for k in set(turn.values())]
+        conflicts += sum(_chain(group, ins, shape, spec.source_line) - 1 for group in passes)
+        conflicts += _chain(zeroed, ins, shape, None) - 1 if zeroed else 0
+    return conflicts
+
+
+def _chain(lanes: list[int], ins: Instruction, shape: Shape, line: int | None) -> int:
+    """Wavefronts of ``lanes`` served in lane order, each one after the latest earlier lane that writes its destination
+    bank or, with ``line``, reads its position in a ``line``-byte source line (rule 11)."""
+    def clash(a: int, b: int) -> bool:
+        bank = ins.addrs[a] // shape.access_bytes % shape.lanes_per_phase == ins.addrs[b] // shape.access_bytes % shape.lanes_per_phase
+        return bank or line is not None and ins.src[a] % line // shape.access_bytes == ins.src[b] % line // shape.access_bytes
+
+    after: dict[int, int] = {}
+    for i, lane in enumerate(lanes):
+        after[lane] = max((after[m] + 1 for m in lanes[:i] if clash(m, lane)), default=0)
+    return max(after.values()) + 1
 
 
 def _bank_traffic(ins: Instruction, counter: str, shape: Shape, wavefronts: list[Wavefront], nbytes: int, arch: ArchConfig) -> tuple[int, int]:
