@@ -184,6 +184,7 @@ class SM:
     barrier: int  # cycles from the last warp's arrival at a barrier to the warps' next issue
     cg_store_clash: float  # store wavefronts (and store bank conflicts) a cp.async .cg copy adds per line it writes while a shared store is in flight
     split_store: float  # store wavefronts (and store bank conflicts) a shared store adds, on average, when a branch right after it splits its warp
+    membar_gpu: int  # cycles a GPU-scope MEMBAR holds its warp once L2 has acknowledged the warp's global stores (stall reason membar)
     trywait_timeout: int | None  # cycles a suspended try_wait waits before it gives up and its loop runs again (None: it waits for its phase)
     warp_loads: int  # global loads (LDG) a warp may have in flight; the next waits for the oldest back (issue stalls: misc)
     mio_depth: int  # shared-memory instructions a sub-partition's MIO queue holds (issue stalls: mio_throttle)

@@ -109,6 +109,7 @@ class _Static:
         self.cache: list[bool] = []
         self.store: list[bool] = []
         self.bypass: list[bool] = []  # LDGSTS.E.BYPASS (cp.async .cg)
+        self.fence_gpu: list[bool] = []  # MEMBAR of GPU or system scope (a fence beyond the CTA, or a cluster barrier's release)
         self.bar_warps: list[int] = []
         self.constants: list[tuple[tuple[int, int], ...]] = []  # the 64-byte constant-bank lines of its operands
         self.gsb: list[bool] = []  # a wgmma that closes a group (``gsb0``)
@@ -134,6 +135,7 @@ class _Static:
             self.cache.append(not any(m in ins.mods for m in ("STRONG", "VOLATILE", "MMIO", "CG", "BYPASS")))
             self.store.append(ins.name in ("STS", "STSM"))
             self.bypass.append(ins.name == "LDGSTS" and "BYPASS" in ins.mods)
+            self.fence_gpu.append(ins.name == "MEMBAR" and bool({"GPU", "SYS"} & set(ins.mods)))
             self.bar_warps.append(_bar_warps(ins))
             self.constants.append(tuple({(op.bank, op.offset // 64) for op in ins.operands if op.kind == "c" and not op.terms}))
             self.spin.append("try_wait" if t.kind == "mbarrier_wait" and "TRYWAIT" in ins.mods else "setmaxnreg" if t.kind == "regalloc" else None)
@@ -180,7 +182,7 @@ def _latency(ins, t: OpTiming, arch: ArchConfig) -> int:
 class _Warp:
     __slots__ = ("cta", "slot", "sp", "pcs", "rows", "secs", "pos", "ready", "reason", "stall_end", "branch_end", "fetch_end", "imc_end", "last", "sb", "sb_long",
                  "copies", "stores", "feed", "bar", "start", "retire", "stalls", "throttle", "throttle_reason", "gmma_open", "gmma_groups",
-                 "expects", "waits", "regs", "again", "spin", "loads")
+                 "expects", "waits", "regs", "again", "spin", "loads", "acked")
 
     def __init__(self, cta: int, slot: int, sp: int, pcs, rows, secs, start: int) -> None:
         self.cta, self.slot, self.sp = cta, slot, sp
@@ -207,6 +209,7 @@ class _Warp:
         self.regs = 0  # its registers a thread (setmaxnreg changes them)
         self.loads: list[float] = []  # when each global load it issued is back (those in flight: later than now)
         self.stores = 0.0
+        self.acked = 0.0  # when L2 has acknowledged its global stores and atomics
         self.feed = 0.0  # the first cycle its next shared-memory wavefront may reach the data path (``feed_interval`` after its last)
         self.bar = False
         self.retire = NEVER
@@ -314,8 +317,10 @@ class SMModel:
                 t = sorted(w.loads)[len(w.loads) - self.sm.warp_loads]
                 if t > ready:
                     ready, reason = t, "misc"
-        if s.kind[k] == "membar" and w.stores > ready:
-            ready, reason = w.stores, "membar"
+        if s.kind[k] == "membar":  # a GPU-scope fence waits for L2 to acknowledge the warp's stores, then ``membar_gpu``
+            t = max(w.acked, float(now)) + self.sm.membar_gpu if s.fence_gpu[k] else w.stores
+            if t > ready:
+                ready, reason = t, "membar"
         if s.kind[k] == "gmma_wait":
             b, n = _depbar(self.streams.code[k])
             w.gmma_groups[:] = [x for x in w.gmma_groups if x > now]
@@ -393,12 +398,14 @@ class SMModel:
         elif kind == "store":
             secs = self._sectors(w)
             at = self._tag(sp, now, secs, self.sm.memory.store_line_cycles)
-            self.memory.store(secs, at)
+            w.acked = max(w.acked, self.memory.store(secs, at))
             w.stores = max(w.stores, float(at + self.sm.exit_drain))
         elif kind == "atomic":
             secs = self._sectors(w)
             at = self._tag(sp, now, secs, self.sm.memory.store_line_cycles)
             result = self.memory.atomic(secs, at) if len(secs) else at + self.sm.memory.l2_hit
+            if len(secs):  # one on global memory (a shared-memory one through a generic address has no sector)
+                w.acked = max(w.acked, float(result))
             w.stores = max(w.stores, float(at + self.sm.exit_drain))
         elif kind == "copy":
             secs = self._sectors(w)
