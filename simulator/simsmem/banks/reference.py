@@ -61,8 +61,8 @@ adds; not the SASS-level counter of rules 4-6), one warp's copy alone (``l1_bank
    the pass's conflicts are its wavefronts less one. The ``zeroed`` lanes are written apart, by the same chain over
    their destination banks alone. A ``.cg`` copy's copying lanes make no conflicts (its zeroed lanes do, as above).
    Exact on all 480 designed H100 ``.ca`` rows and all 1830 ``.cg`` rows (calibration/h100), and on 142 of the 144
-   one-warp LDGSTS entries of calibration/realk (runs/2026-11-29-l1ldgsts/NOTES.md: the two it misses, and the random
-   rows whose lines' classes take address bits above the 2 KiB a trace's offsets fix).
+   one-warp LDGSTS entries of calibration/realk; 94 of the 162 random H100 ``.ca`` rows, whose sources spread over
+   32 KiB (runs/2026-11-29-l1ldgsts/NOTES.md: the misses, and what is not found for copies from many lines).
 
 Bank reads and writes (ncu's ``l1tex__data_bank_reads`` / ``_writes``, this instruction's part: ncu's totals add the
 kernel's global accesses through L1, ``kernel/l1.py``, and each SM reports its counts rounded to even; see
