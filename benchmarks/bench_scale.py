@@ -9,7 +9,8 @@
   accept_interval 1, 2), each counted and its launch timed on the timed SM (``--engine full``).
 
 Each is timed on a local cluster of 1 worker, then of WORKERS (default: this machine's cores), the clusters started
-before the clock (their start is printed apart), and once serially with no cluster. Efficiency = (1 worker's time /
+(as simsmem starts them: ``parallel.WORKER_CONFIG``, ``parallel.warm``) before the clock (their start is printed apart),
+and once serially with no cluster. Efficiency = (1 worker's time /
 WORKERS' time) / WORKERS. The load average is printed, and the trace's CPU seconds here and on the workers against
 the serial run's (what the workers cost besides the work): on a shared machine other processes take cores too.
 On a bigger machine: the same command with WORKERS = its cores (a cluster: start ``dask scheduler`` and ``dask
@@ -63,6 +64,7 @@ def _point(source, point):
 
 
 def main() -> None:
+    import dask
     from distributed import Client, LocalCluster
 
     workers = int(sys.argv[1]) if len(sys.argv) > 1 else parallel.jobs_default(None)
@@ -81,10 +83,11 @@ def main() -> None:
         results["serial"] += (swept(sources, grid[:2], None) / 2 * len(grid),)
         for n in (1, workers):
             start = time.perf_counter()
-            with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                              silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+            with dask.config.set(parallel.WORKER_CONFIG), LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                                                        dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
+                    Client(cluster) as client:
+                client.run(parallel.warm)  # (as a cluster simsmem starts: parallel.Workers)
                 began = time.perf_counter() - start
-                client.run(lambda: __import__("simsmem.results.analysis"))
                 cpu = [time.process_time(), sum(client.run(time.process_time).values())]
                 trace_time = traced(data, k, parallel.runner(client=client))[0]
                 cpu = [time.process_time() - cpu[0], sum(client.run(time.process_time).values()) - cpu[1]]

@@ -51,13 +51,13 @@ class Compiled:
             if self.plain and _runs_plain(args):
                 with plain_calls():
                     return self.py_func(*args)
-            _load()
+            load()
         return self._dispatcher(*args)
 
     @property
     def dispatcher(self) -> Any:
         """numba's dispatcher of the function (numba imported, and every ``compiled`` function made, on first use)."""
-        _load()
+        load()
         return self._dispatcher
 
     @property
@@ -109,7 +109,7 @@ def _runs_plain(args: tuple) -> bool:
     return True
 
 
-def _load() -> None:
+def load() -> None:
     """Import numba (once), run the setups, and make every compiled function's dispatcher."""
     with _loading:
         if not _numba:

@@ -18,6 +18,7 @@ at once. At most ``AHEAD`` batches per worker are in flight, so memory stays bou
 from __future__ import annotations
 
 import contextlib
+import importlib
 import logging
 import os
 import sys
@@ -30,6 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 import attrs
 import numpy as np
 
+from .. import jit
 from ..errors import SimsmemError
 from ..kernel.launch import Launch
 from ..kernel.memory import Buffer, GlobalMemory
@@ -43,6 +45,9 @@ from ..traces.stream import TraceStream, rechunk
 START_AFTER = 2.0
 #: Batches in flight per worker.
 AHEAD = 2
+#: Dask's settings for the workers of a local cluster: no statistical profiler (it samples every thread's stack every
+#: 10 ms; a worker tracing bench_scale's SGEMM took about 7% more CPU with it, docs/performance.md).
+WORKER_CONFIG = {"distributed.worker.profile.enabled": False}
 
 
 @attrs.define(eq=False)
@@ -196,11 +201,15 @@ class Workers:
 
     def _local(self) -> None:
         try:
+            import dask
             from distributed import Client, LocalCluster
 
-            self.cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True, dashboard_address=None,
-                                        silence_logs=logging.ERROR)
-            self.client = Client(self.cluster)
+            with dask.config.set(WORKER_CONFIG):
+                self.cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True, dashboard_address=None,
+                                            silence_logs=logging.ERROR)
+            client = Client(self.cluster)
+            client.run(warm)
+            self.client = client
         except Exception as exc:  # the run goes on here
             self.failed = f"{type(exc).__name__}: {exc}"
 
@@ -213,6 +222,14 @@ class Workers:
                     self.client.close()
                 if self.cluster is not None:
                     self.cluster.close()
+
+
+def warm() -> None:
+    """What a worker's first task would load otherwise (run on each worker of a local cluster as it starts): the tracer,
+    the counting, numba and the compiled functions' dispatchers (0.35 s of CPU a worker)."""
+    for module in ("simsmem.kernel.tracer", "simsmem.results.analysis", "simsmem.sm"):
+        importlib.import_module(module)
+    jit.load()
 
 
 def connect(scheduler: str):
