@@ -82,3 +82,22 @@ def test_small_run_imports_no_numba():
             "print('numba' in sys.modules, file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert done.stderr.strip() == "False"
+
+
+def test_plain_calls_are_per_thread():
+    """A thread inside ``plain_calls`` (a small input) leaves another thread's calls compiled (``--jobs`` reads a trace
+    file's chunks on threads)."""
+    import threading
+
+    probe = jit.Compiled(lambda: "plain", {}, plain=True)
+    probe._dispatcher = lambda: "compiled"  # (a stand-in for numba's: what the call path picks is under test)
+    try:
+        seen = []
+        with jit.plain_calls():
+            worker = threading.Thread(target=lambda: seen.append(probe()))
+            worker.start()
+            worker.join()
+            seen.append(probe())
+        assert seen == ["compiled", "plain"]
+    finally:
+        jit._ALL.remove(probe)
