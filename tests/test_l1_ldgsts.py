@@ -38,8 +38,6 @@ ENTRIES = [e for f in ("manifest.json", "counters.json") for e in json.loads((RE
 VARYING = {e["name"] for e in ENTRIES if L1 in e.get("ncu_varies", {})}
 MISSES = {
     "ho3_cg16_zf_rand1": "a .ZFILL copy with random zero-filling lanes: the rule gives 4, ncu 5 in every run (H100 and H200); not found",
-    "ho6_ca4_ca_rand": "4-byte .ca copies from lines over 30 KiB: the rule gives 2, ncu 3 (its twin ho6_ca4_caneg_rand: 3, exact); "
-                       "as on the H100's random rows, the rule is not whole for copies from many lines",
 }
 
 
@@ -50,9 +48,9 @@ def runs(entry: dict, counter: str) -> list[int]:
 def test_h100_rows():
     """All 1830 .cg rows (0: a copy that bypasses L1 makes none) and the 480 designed .ca rows (130 ldgsts_*, 125 three-lane
     S3_*, 225 four-lane S4_*): the compiled model and the readable reference give ncu's count on every one; on the 162
-    random .ca rows they agree with each other and give ncu's on 94 (a regression guard of NOTES.md's figure)."""
+    random .ca rows they agree with each other and give ncu's on 98 (a regression guard of NOTES.md's figure)."""
     arch = load_arch("sm_90")
-    for rows, exact in ((DESIGNED, len(DESIGNED)), (RANDOM, 94)):
+    for rows, exact in ((DESIGNED, len(DESIGNED)), (RANDOM, 98)):
         trace = corpus_trace(rows)
         model = count(trace.instructions, arch).l1_bank_conflicts
         reference = [l1_bank_conflicts(trace.instructions[i], arch) for i in range(len(rows))]
@@ -73,14 +71,14 @@ def simulated(name: str):
                                   for e in ENTRIES if e["name"] not in VARYING])
 def test_one_warp_entries(name):
     """Each of the 144 one-warp entries whose count is the same in every run: simsmem prints ncu's L1-level LDGSTS conflicts
-    and the total of the bank conflicts (every op's), exactly; the two MISSES are strict xfails."""
+    and the total of the bank conflicts (every op's), exactly; the one in MISSES is a strict xfail."""
     entry = next(e for e in ENTRIES if e["name"] == name)
     result = simulated(name)[1]
     assert (result.metrics.get(L1), result.metrics.get(TOTAL_BANK_CONFLICTS)) == (entry["ncu"][L1], entry["ncu"][TOTAL_BANK_CONFLICTS])
 
 
 def test_the_entries_counted():
-    """144 one-warp entries the same every run (two of them MISSES), one that varies: cpb_zfill4_rand, four .ZFILL copies,
+    """144 one-warp entries the same every run (one of them in MISSES), one that varies: cpb_zfill4_rand, four .ZFILL copies,
     1-7 in five H200 runs where the rule gives 0, which simsmem prints (tests/test_counters.py: a strict xfail)."""
     assert len(ENTRIES) - len(VARYING) == 144 and VARYING == {"cpb_zfill4_rand"}
     result = simulated("cpb_zfill4_rand")[1]

@@ -416,8 +416,8 @@ def _check(arch: ArchConfig, where: str) -> None:
             raise ConfigError(f"{at}.bypass_widths", "must be some of the op's widths, and given with source_sector")
         if op.source_sector and (op.source_sector & (op.source_sector - 1) or not max(op.bypass_widths) // 8 < op.source_sector < op.source_line):
             raise ConfigError(f"{at}.source_sector", f"must be a power of two between the widest .cg copy and source_line, got {op.source_sector}")
-        if op.line_classes and (op.line_classes & (op.line_classes - 1) or not op.source_line):
-            raise ConfigError(f"{at}.line_classes", f"must be a power of two, with source_line, got {op.line_classes}")
+        if op.line_classes and (op.line_classes & (op.line_classes - 1) or op.line_classes > 64 or not op.source_line):
+            raise ConfigError(f"{at}.line_classes", f"must be a power of two up to 64, with source_line, got {op.line_classes}")
         if name == "ATOMS" and not op.atoms:
             raise ConfigError(f"{at}.atoms", "ATOMS needs its atomic operations")
         forms = op.widths or op.nums

@@ -380,19 +380,19 @@ def _count_sector_moves(addrs, src, rows, chunk, sector, line, row, out):  # pra
 
 @compiled(cache=True, nogil=True, plain=True)
 def _l1_conflicts(addrs, src, zeroed, bypass, rows, access, per_phase, line, classes, out):  # pragma: no cover - compiled
-    """Rule 11 (reference.py): per row, the chains of each phase's passes (the k-th line of each class) and of its
-    zeroed lanes, their wavefronts less one summed into ``out[8]``."""
+    """Rule 11 (reference.py): per row, the chains of each phase's passes (lines fill a pass, in lane order, until one's
+    class is in it) and of its zeroed lanes, their wavefronts less one summed into ``out[8]``."""
     shift = np.int64(0)
     while (np.int64(1) << shift) < classes:
         shift += 1
     n = addrs.shape[1]
     group = np.empty(n, dtype=np.int64)  # a lane's pass; -1: zeroed; -2: no part
     after = np.zeros(n, dtype=np.int64)  # the wavefront a lane takes in its group
-    seen = np.zeros(classes, dtype=np.int64)  # lines of each class met so far in the phase
     for i in rows:
         conflicts = 0
         for p0 in range(0, n, per_phase):
-            seen[:] = 0
+            k = np.int64(0)  # the pass the phase's lines fill, and the classes it holds
+            held = np.int64(0)
             for j in range(p0, p0 + per_phase):
                 group[j] = -2
                 if addrs[i, j] < 0:
@@ -406,10 +406,13 @@ def _l1_conflicts(addrs, src, zeroed, bypass, rows, access, per_phase, line, cla
                         if group[m] >= 0 and np.int64(src[i, m]) // line == lj:
                             group[j] = group[m]
                             break
-                    if group[j] == -3:
-                        c = (lj ^ (lj >> shift)) & (classes - 1)
-                        group[j] = seen[c]
-                        seen[c] += 1
+                    if group[j] == -3:  # a new line: into the pass, or opening the next where its class is in it
+                        c = np.int64(1) << ((lj ^ (lj >> shift)) & (classes - 1))
+                        if held & c:
+                            k += 1
+                            held = np.int64(0)
+                        held |= c
+                        group[j] = k
             most = np.zeros(per_phase + 1, dtype=np.int64)  # per group (pass k at k, zeroed at per_phase): its last wavefront
             for j in range(p0, p0 + per_phase):
                 if group[j] < -1:

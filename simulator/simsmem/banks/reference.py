@@ -55,13 +55,13 @@ adds; not the SASS-level counter of rules 4-6), one warp's copy alone (``l1_bank
 
 11. Rule 4's phases of a ``.ca`` copy of the instruction's width (16 bytes a lane: quarter-warps, ``.cg`` too). In a
    phase, L1 serves the copying lanes in passes: a source line ``l`` (``src // source_line``) has the class
-   ``(l ^ l >> log2(line_classes)) % line_classes``, and the k-th distinct line of each class, in lane order, goes to
-   pass k. Each lane of a pass takes the wavefront after the latest earlier lane of the pass that reads its source
-   position or writes its destination bank (a chain in lane order: not the fewest wavefronts that would carry them);
-   the pass's conflicts are its wavefronts less one. The ``zeroed`` lanes are written apart, by the same chain over
+   ``(l ^ l >> log2(line_classes)) % line_classes``, and the phase's lines, in lane order, fill a pass until one whose
+   class the pass holds opens the next. Each lane of a pass takes the wavefront after the latest earlier lane of the
+   pass that reads its source position or writes its destination bank (a chain in lane order: not the fewest
+   wavefronts that would carry them); the pass's conflicts are its wavefronts less one. The ``zeroed`` lanes are written apart, by the same chain over
    their destination banks alone. A ``.cg`` copy's copying lanes make no conflicts (its zeroed lanes do, as above).
-   Exact on all 480 designed H100 ``.ca`` rows and all 1830 ``.cg`` rows (calibration/h100), and on 142 of the 144
-   one-warp LDGSTS entries of calibration/realk; 94 of the 162 random H100 ``.ca`` rows, whose sources spread over
+   Exact on all 480 designed H100 ``.ca`` rows and all 1830 ``.cg`` rows (calibration/h100), and on 143 of the 144
+   one-warp LDGSTS entries of calibration/realk; 98 of the 162 random H100 ``.ca`` rows, whose sources spread over
    32 KiB (runs/2026-11-29-l1ldgsts/NOTES.md: the misses, and what is not found for copies from many lines).
 
 Bank reads and writes (ncu's ``l1tex__data_bank_reads`` / ``_writes``, this instruction's part: ncu's totals add the
@@ -191,10 +191,16 @@ def l1_bank_conflicts(ins: Instruction, arch: ArchConfig) -> int | None:
         zeroed = [lane for lane in lanes if ins.zeroed >> lane & 1]
         copying = [] if ins.bypass else [lane for lane in lanes if lane not in zeroed]
         line = {lane: ins.src[lane] // spec.source_line for lane in copying}
-        order = list(dict.fromkeys(line.values()))  # the phase's lines, in lane order
-        kind = {n: (n ^ n >> shift) % spec.line_classes for n in order}
-        turn = {n: sum(kind[m] == kind[n] for m in order[: order.index(n)]) for n in order}  # the k-th line of its class
-        passes = [[lane for lane in copying if turn[line[lane]] == k] for k in set(turn.values())]
+        turn: dict[int, int] = {}  # each line's pass: the phase's lines, in lane order, fill a pass until one's class is in it
+        held: set[int] = set()
+        k = 0
+        for n in dict.fromkeys(line.values()):
+            kind = (n ^ n >> shift) % spec.line_classes
+            if kind in held:  # the line opens the next pass
+                k, held = k + 1, set()
+            held.add(kind)
+            turn[n] = k
+        passes = [[lane for lane in copying if turn[line[lane]] == j] for j in set(turn.values())]
         conflicts += sum(_chain(group, ins, shape, spec.source_line) - 1 for group in passes)
         conflicts += _chain(zeroed, ins, shape, None) - 1 if zeroed else 0
     return conflicts
