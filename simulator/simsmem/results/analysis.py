@@ -247,6 +247,13 @@ def _lanes_only(kept: InstructionBatch, rows: np.ndarray, b: InstructionBatch) -
     return attrs.evolve(kept, issue=(kept.issue + extra).astype(kept.issue.dtype))
 
 
+def _grouped(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``values``, sorted, and the index among them of each value (``np.unique``'s, without its sort of
+    every row: a chunk holds few forms and SASS instructions)."""
+    keys = np.unique(values)
+    return keys, np.searchsorted(keys, values)
+
+
 class _Sums:
     """What ``analyse_stream`` adds up chunk by chunk."""
 
@@ -293,17 +300,22 @@ class _Sums:
                 self.bank_words[cta] = self.bank_words.get(cta, 0) + w
         per_row = (instructions(b, self.arch), counts.wavefronts, counts.ideal, counts.bank_conflicts)
         # the SASS form of each row, labelled once per distinct form (``forms()``: every field a label depends on)
-        keys, firsts, which = np.unique(b.forms(), return_index=True, return_inverse=True)
+        keys, which = _grouped(b.forms())
+        firsts = np.full(len(keys), len(b))
+        np.minimum.at(firsts, which, np.arange(len(b)))
         sums = [np.bincount(which, weights=w, minlength=len(keys)) for w in per_row]
         for i, label in enumerate(labels(b.take(firsts))):
             self.forms[label] = self.forms.get(label, np.zeros(4, dtype=np.int64)) + np.array([int(s[i]) for s in sums])
         placed = np.flatnonzero(b.pc >= 0)
         if len(placed):
-            pcs, which = np.unique(b.pc[placed], return_inverse=True)
+            pcs, which = _grouped(b.pc[placed])
             sums = [np.bincount(which, weights=w[placed], minlength=len(pcs)) for w in per_row]
             for k, pc in enumerate(pcs.tolist()):
                 self.by_pc[pc] = self.by_pc.get(pc, np.zeros(4, dtype=np.int64)) + np.array([int(s[k]) for s in sums]) * self.ctas
         rows = np.flatnonzero(counts.bank_conflicts > 0)
+        if len(rows) > self.worst:  # those with at least the conflicts of the worst-th most, then sorted
+            conflicts = counts.bank_conflicts[rows]
+            rows = rows[conflicts >= np.partition(conflicts, len(rows) - self.worst)[len(rows) - self.worst]]
         rows = rows[np.argsort(-counts.bank_conflicts[rows], kind="stable")[: self.worst]]
         self.top += [Worst(first + int(i), int(b.warp[i]), name, int(counts.wavefronts[i]), int(counts.ideal[i]), int(counts.bank_conflicts[i]))
                      for i, name in zip(rows, labels(b.take(rows)))]
