@@ -7,6 +7,7 @@ import numpy as np
 from ..banks import Counts
 from ..banks.blocks import block_bytes
 from ..config import BANK_CONFLICTS, ArchConfig
+from ..kernel.l1 import UNRULED
 from ..traces import MATRIX_OPS, OPS, InstructionBatch, Trace
 from ..traces.lanes import INACTIVE
 from ..traces.records import ATOM_KINDS, BLOCK_OPS, IS_MATRIX, Form
@@ -90,14 +91,24 @@ def bank_words(shared: dict[int, np.ndarray], kernel: dict | None, arch: ArchCon
 NOT_MODELLED_MARK = "not modelled"
 
 
+#: Why ``TOTAL_BANK_CONFLICTS`` is unknown in a kernel with an mbarrier: ncu's total holds op_misc's bank conflicts too.
+MBARRIER_CONFLICTS = ("the total holds op_misc's bank conflicts, which simsmem does not model: an mbarrier's traffic (try_wait loops, "
+                      "arrives, invalidations) made 125-131 in triton_tma_attention (H200, runs/2026-11-29-triton-tma), 0 in every "
+                      "other measured Hopper kernel (hopper.json, the two TMA matmuls)")
+
+
 GENERIC_SHARED = ("a generic access counts as a shared one where a lane acted on the CTA's own shared memory, which only a "
                   "kernel's execution tells (simsmem trace writes it in the header)")
 
 
 def settled(unknown: dict[str, str], kernel: dict | None) -> dict[str, str]:
     """``unknown`` once a trace has been read to its end: a traced kernel's header then holds what generic accesses left
-    unknown (``kernel.counted``), which the chunks, counted before the header was complete, could not see."""
-    return {k: v for k, v in unknown.items() if not (v == GENERIC_SHARED and kernel and "counted" in kernel)}
+    unknown (``kernel.counted``) and whether the kernel has an mbarrier (``l1_unknown`` names it), which the chunks, counted
+    before the header was complete, could not see."""
+    out = {k: v for k, v in unknown.items() if not (v == GENERIC_SHARED and kernel and "counted" in kernel)}
+    if kernel and UNRULED["SYNCS"] in kernel.get("l1_unknown", ""):
+        out[TOTAL_BANK_CONFLICTS] = out.get(TOTAL_BANK_CONFLICTS, MBARRIER_CONFLICTS)
+    return out
 
 
 def unmodelled(b: InstructionBatch, kernel: dict | None, arch: ArchConfig) -> dict[str, str]:

@@ -750,7 +750,8 @@ def split_stores(streams: WarpStreams, store: list[bool], shared: list[bool]) ->
     the SM runs one warp. The H200 variance probes (calibration/realk/runs/2026-11-29-variance2, -variance3) show such
     stores adding a store wavefront, counted as a store bank conflict too, on 1-2% of them, varying run to run; the same
     stores and loads if-converted, or with their registers overwritten right after, add none, and so do stores of a split
-    warp that no load follows before it reconverges (the corpus's stencils and scans)."""
+    warp that no load follows before it reconverges (the corpus's stencils and scans) and those of one thread split off
+    (the elected thread that edits a tensor map in shared memory: triton_tma_*, none in 5 runs; runs/2026-11-29-triton-tma)."""
     if not streams.active or len(streams.pcs) < 2:
         return 0
     is_store = np.asarray(store, bool)
@@ -768,6 +769,7 @@ def split_stores(streams: WarpStreams, store: list[bool], shared: list[bool]) ->
             begun[after] = b[after] + 1
             split |= after
         at, begun = at[split], begun[split]
+        at, begun = at[active[begun] > 1], begun[active[begun] > 1]
         rejoined = np.flatnonzero(active == whole)
         until = np.append(rejoined, len(pcs))[np.searchsorted(rejoined, begun, "right")]
         loads = np.flatnonzero(is_load[pcs])
