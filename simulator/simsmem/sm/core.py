@@ -414,7 +414,7 @@ class SMModel:
             wf = max(1, int(self.wavefronts[row])) if row >= 0 else 1
             first, last = self._reserve(back, wf)
             w.copies.append(last + 1)
-            if s.bypass[k] and len(secs):  # a copy with its guard false in every lane writes nothing
+            if s.bypass[k] and (row < 0 or self.wavefronts[row] > 0):  # a copy with its guard false in every lane writes nothing
                 self.cg_writes.append((first, last + 1, wf))
         elif kind == "commit":
             w.sb[0].append(max(w.copies, default=float(now)))
