@@ -8,7 +8,9 @@ the low word of clock64 at each round's start and after the last. Per entry and 
 round trip (the next record minus this one, mod 2**32) averaged over the recorded warps (rounds values: round 0 first);
 `trip_min`/`trip_max`, the same rounds' smallest and largest over the warps; `sms`, the distinct SMs the recorded warps
 ran on; `ctas_per_sm`, the most recorded CTAs one SM ran; `first_sm`, `trips` over the warps of the SM that ran CTA 0
-only. A warp whose record is incomplete (a clock word 0) is left out and counted in `incomplete`.
+only; `warp_trips` (a cold probe on one SM only: grid 1, hot 0), each recorded warp's round trips (warps in the order
+of their records, rounds as `trips`), whose lines lie at known offsets in the buffer. A warp whose record is incomplete
+(a clock word 0) is left out and counted in `incomplete`.
 """
 import argparse
 import json
@@ -28,7 +30,7 @@ def records(path: Path, rounds: int) -> np.ndarray:
     return np.fromfile(path, dtype=np.uint32).reshape(-1, rounds + 2)
 
 
-def summary(rec: np.ndarray) -> dict:
+def summary(rec: np.ndarray, per_warp: bool = False) -> dict:
     head, clocks = rec[:, 0], rec[:, 1:].astype(np.int64)
     done = (clocks != 0).all(axis=1)  # a slot no warp wrote is all zeros (SM 0 and CTA 0 make a head of 0 too)
     rec, head, clocks = rec[done], head[done], clocks[done]
@@ -41,7 +43,7 @@ def summary(rec: np.ndarray) -> dict:
     return {"trips": [round(float(x), 1) for x in trips.mean(axis=0)], "trip_min": trips.min(axis=0).tolist(), "trip_max": trips.max(axis=0).tolist(),
             "first_sm": [round(float(x), 1) for x in trips[first].mean(axis=0)] if first.any() else [],
             "sms": len(per_sm), "ctas_per_sm": max((len(v) for v in per_sm.values()), default=0), "warps": int(len(rec)),
-            "incomplete": int((~done).sum())}
+            "incomplete": int((~done).sum()), **({"warp_trips": trips.tolist()} if per_warp else {})}
 
 
 def main(argv=None) -> int:
@@ -66,7 +68,8 @@ def main(argv=None) -> int:
                 if e is None:
                     continue
                 rounds = int(e["args"][5])
-                out.setdefault(name, {})[k] = summary(records(f, rounds))
+                one_sm_cold = e["grid"][0] == 1 and e["args"][4] == "0"
+                out.setdefault(name, {})[k] = summary(records(f, rounds), one_sm_cold)
     result = {n: {"runs": [out[n][k] for k in sorted(out[n])]} for n in entries if n in out}
     (HERE / a.json).write_text("{\n" + ",\n".join(f"{json.dumps(n)}: {json.dumps(v)}" for n, v in result.items()) + "\n}\n")  # an entry a line
     print(f"{a.json}: {len(result)} of {len(entries)} entries, runs per entry {sorted({len(v['runs']) for v in result.values()})}")

@@ -9,9 +9,9 @@ sector the SM has in flight at its turn (a loaded SM waits longer). Then the sec
 L2 to the SM, ``sm_bytes_per_cycle``, in the order they are there. Stores go through to L2 over the link's other
 way, as fast, and leave the L1 without the sector. No eviction from L2; the L1 evicts its oldest sectors when full.
 
-Not modelled: the H200's DRAM latency is spread by address (the probes' single lines take ~570 to ~1,250 cycles;
-runs/2026-11-29-memlat/README.md), and the SMs' shares are even in time (a burst of one SM drains no faster when
-the others are idle).
+Not modelled: the H200's DRAM latency has two modes ~190 cycles apart by a line's 8 KiB block, and a tail in time
+(runs/2026-11-29-memlat/README.md, "DRAM's latency by address": where the corpus's buffers start in that pattern is
+not known); and the SMs' shares are even in time (a burst of one SM drains no faster when the others are idle).
 """
 
 from __future__ import annotations
