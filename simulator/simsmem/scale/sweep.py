@@ -29,6 +29,7 @@ from ..explain.arrays import arrays_of, find
 from ..explain.fixes import apply, candidates
 from ..kernel.streams import WarpStreams
 from ..results.analysis import analyse, with_launch, with_timeline
+from ..results.metrics import reported
 from ..traces import Trace
 from .parallel import pack, unpack
 
@@ -135,7 +136,7 @@ def evaluate(source: Source, point: Point, timed: bool = True) -> dict:
             metrics = dict(with_launch(result, source.streams, source.resources, source.code).metrics)
         elif timed:
             metrics[CYCLES] = with_timeline(result).timeline.cycles
-        return {"status": "ok", **metrics}
+        return {"status": "ok", **reported(metrics, result.unmodelled)}
     except SimsmemError as exc:
         return {"status": f"error: {exc}"}
     except Exception as exc:  # a fault of simsmem's own: named, and the other points go on
