@@ -21,14 +21,25 @@ PLAN = [("gsp_st_w1",        0,  0x01, 16, 1),
         ("gsp_st128_w8",     4,  0xFF, 16, 1)]
 
 
+#: round 2 (manifest_generic_st2.json): plain generic stores (mode 0) of 2, 4 or 8 warps, on one or two sub-partitions
+#: (warps w and w + 4 share one), over 1 to 64 rounds
+PLAN2 = [("gsp2_st_w2_sp2", 0, 0x03, 16, 1), ("gsp2_st_w2_sp1", 0, 0x11, 16, 1), ("gsp2_st_w4_sp4", 0, 0x0F, 16, 1),
+         ("gsp2_st_w4_sp2", 0, 0x33, 16, 1), ("gsp2_st_w8_n1", 0, 0xFF, 1, 1), ("gsp2_st_w8_n4", 0, 0xFF, 4, 1),
+         ("gsp2_st_w8_n64", 0, 0xFF, 64, 1), ("gsp2_st128_w2_sp2", 4, 0x03, 16, 1)]
+
+
+def _entries(plan) -> list[dict]:
+    return [{"name": name, "origin": "written here: generic-store probe (src/probe_generic_st.cu)", "source": "src/probe_generic_st.cu",
+             "ptx": "ptx/probe_generic_st.ptx", "kernel": "gsp", "grid": [grid, 1, 1], "block": [256, 1, 1], "smem": 0,
+             "args": [f"zeros:{1024 * grid}", "npy:data/f32_red.npy", str(mode), str(wmask), str(n)],
+             "problem": f"{grid} CTA(s) of 8 warps: warps {wmask:#x} make {n} rounds of {MODES[mode]}, a barrier after each"}
+            for name, mode, wmask, n, grid in plan]
+
+
 def main() -> None:
-    entries = [{"name": name, "origin": "written here: generic-store probe (src/probe_generic_st.cu)", "source": "src/probe_generic_st.cu",
-                "ptx": "ptx/probe_generic_st.ptx", "kernel": "gsp", "grid": [grid, 1, 1], "block": [256, 1, 1], "smem": 0,
-                "args": [f"zeros:{1024 * grid}", "npy:data/f32_red.npy", str(mode), str(wmask), str(n)],
-                "problem": f"{grid} CTA(s) of 8 warps: warps {wmask:#x} make {n} rounds of {MODES[mode]}, a barrier after each"}
-               for name, mode, wmask, n, grid in PLAN]
-    Path("manifest_generic_st.json").write_text(json.dumps(entries, indent=1) + "\n")
-    print(len(entries), "entries")
+    Path("manifest_generic_st.json").write_text(json.dumps(_entries(PLAN), indent=1) + "\n")
+    Path("manifest_generic_st2.json").write_text(json.dumps(_entries(PLAN2), indent=1) + "\n")
+    print(len(PLAN), "+", len(PLAN2), "entries")
 
 
 if __name__ == "__main__":
