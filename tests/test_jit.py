@@ -74,6 +74,8 @@ def test_patterns(seed):
     p = Patterns.of(column.astype(np.int32))
     plain, compiled = both(p.column)
     assert np.array_equal(plain, compiled) and np.array_equal(compiled, column)
+    plain, compiled = both(Patterns.quick, column.astype(np.int32))
+    assert all(np.array_equal(getattr(plain, k), getattr(compiled, k)) for k in ("base", "pattern", "table"))
 
 
 def test_small_run_imports_no_numba():

@@ -38,6 +38,7 @@ from ..kernel.memory import Buffer, GlobalMemory
 from ..kernel.program import Program
 from ..kernel.streams import WarpStreams
 from ..kernel.tracer import Execution, StreamSink, ctas_per_batch, execute, trace_stream
+from ..traces.patterns import Patterns
 from ..traces.records import InstructionBatch
 from ..traces.stream import TraceStream, rechunk
 
@@ -46,8 +47,10 @@ START_AFTER = 2.0
 #: Batches in flight per worker.
 AHEAD = 2
 #: Dask's settings for the workers of a local cluster: no statistical profiler (it samples every thread's stack every
-#: 10 ms; a worker tracing bench_scale's SGEMM took about 7% more CPU with it, docs/performance.md).
-WORKER_CONFIG = {"distributed.worker.profile.enabled": False}
+#: 10 ms; a worker tracing bench_scale's SGEMM took about 7% more CPU with it), and glibc's own heap trimming, not the
+#: 64 KiB threshold Dask's nanny sets (it returns freed memory to the system at once: an SGEMM batch took 0.45 to 0.48 s
+#: of CPU with it, 0.40 to 0.43 s without; docs/performance.md).
+WORKER_CONFIG = {"distributed.worker.profile.enabled": False, "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
 
 
 @attrs.define(eq=False)
@@ -128,17 +131,19 @@ class Same:
 
 def pack(batch: InstructionBatch) -> dict:
     """A batch's columns for the way back from a worker, those of one value as ``Same`` (most are: a kernel's trace
-    leaves most fields at their left-out values)."""
+    leaves most fields at their left-out values), a per-lane one as its lane patterns (``Patterns.quick``: an SGEMM
+    batch's ``addrs``, 9.7 MB, as 0.6 MB made in 6 ms; receiving costs Dask's client about 2 ms of CPU a MB)."""
     out = {}
     for name in attrs.fields_dict(InstructionBatch):
         v = getattr(batch, name)
         view = v.size > 0 and not any(v.strides)
-        out[name] = Same(v.flat[0].item(), v.shape, v.dtype, view) if view or (v.size and (v == v.flat[0]).all()) else v
+        out[name] = (Same(v.flat[0].item(), v.shape, v.dtype, view) if view or (v.size and (v == v.flat[0]).all())
+                     else Patterns.quick(v) if v.ndim == 2 else v)
     return out
 
 
 def unpack(columns: dict) -> InstructionBatch:
-    return InstructionBatch(**{k: v.array() if isinstance(v, Same) else v for k, v in columns.items()})
+    return InstructionBatch(**{k: v.array() if isinstance(v, Same) else v.column() if isinstance(v, Patterns) else v for k, v in columns.items()})
 
 
 @attrs.frozen(eq=False)

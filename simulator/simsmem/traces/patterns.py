@@ -35,6 +35,15 @@ class Patterns:
         _, first, pattern = np.unique(rows, return_index=True, return_inverse=True)
         return Patterns(base, pattern.ravel().astype(np.int32), offsets[first])
 
+    @staticmethod
+    def quick(column: np.ndarray) -> Patterns:
+        """The patterns of ``column`` (n, 32) in one compiled pass (``of`` sorts every row: 18 ms for 75,000 rows, this
+        about a tenth), its table in first-seen order, a pattern repeated where two share a slot of the pass's hash."""
+        n = len(column)
+        base, pattern, table = np.empty(n, dtype=column.dtype), np.empty(n, dtype=np.int32), np.empty((n, LANES), dtype=column.dtype)
+        p = _encode(np.ascontiguousarray(column), base, pattern, table, np.full(1 << 12, -1, dtype=np.int64))
+        return Patterns(base, pattern, table[:p].copy())
+
     def problem(self) -> str | None:
         """What makes these arrays (of one integer dtype, ``pattern``'s int32) no column: the decoding would fail or overflow."""
         if self.base.ndim != 1 or self.pattern.shape != self.base.shape or self.table.ndim != 2 or self.table.shape[1] != LANES:
@@ -65,3 +74,38 @@ def _decode(table: np.ndarray, pattern: np.ndarray, base: np.ndarray, out: np.nd
         for lane in range(out.shape[1]):
             v = row[lane]
             out[i, lane] = v if v == INACTIVE else v + b
+
+
+@compiled(cache=True, nogil=True, plain=True)
+def _encode(column: np.ndarray, base: np.ndarray, pattern: np.ndarray, table: np.ndarray, slots: np.ndarray) -> int:  # pragma: no cover - compiled
+    """Each row's base (its lowest value; 0 without one) and pattern (its offsets from the base, ``INACTIVE`` kept): the
+    pattern a hash slot of ``slots`` last saw where it is the same, else a new row of ``table``; the table's rows used."""
+    used = 0
+    for i in range(column.shape[0]):
+        row = column[i]
+        b, given = row[0], False
+        for lane in range(LANES):
+            if row[lane] != INACTIVE and (not given or row[lane] < b):
+                b, given = row[lane], True
+        if not given:
+            b = row[0] - row[0]  # (0 of the column's dtype)
+        h = np.int64(0)  # (of each offset's low 24 bits, kept below 2**40: no overflow, plain or compiled)
+        for lane in range(LANES):
+            h = (h * 31 + ((np.int64(row[lane]) - np.int64(b)) & 0xFFFFFF if row[lane] != INACTIVE else 0xFFFFFF)) & 0xFFFFFFFFFF
+        slot = (h ^ (h >> 17)) & (len(slots) - 1)
+        k = slots[slot]
+        same = k >= 0
+        if same:
+            for lane in range(LANES):
+                if table[k, lane] != (row[lane] - b if row[lane] != INACTIVE else INACTIVE):
+                    same = False
+                    break
+        if not same:
+            k = used
+            for lane in range(LANES):
+                table[k, lane] = row[lane] - b if row[lane] != INACTIVE else INACTIVE
+            slots[slot] = k
+            used += 1
+        base[i] = b
+        pattern[i] = k
+    return used
