@@ -329,7 +329,7 @@ class Machine:
             return
         # BSYNC Bn: a warp's threads go on once every member of Bn still alive waits at this BSYNC
         at_bsync = waiting & (self.bar_id == -1)
-        for at in np.unique(self.pc[at_bsync]):
+        for at in np.unique(self.pc[at_bsync]) if at_bsync.any() else ():
             there = at_bsync & (self.pc == at)
             b = self.code[int(at)].operands[0].index
             missing = (self.convergence[b] & self.alive & ~there).reshape(-1, LANES).any(axis=1)
@@ -342,7 +342,7 @@ class Machine:
                 self.next_group += 1
         # BAR n: a CTA's threads go on once all its threads still alive wait at a BAR n, or the count is met
         at_bar = waiting & (self.bar_id >= 0)
-        for slot in np.unique(self.cta_slot[at_bar]):
+        for slot in np.unique(self.cta_slot[at_bar]) if at_bar.any() else ():
             cta = self.cta_slot == slot
             for bar in np.unique(self.bar_id[at_bar & cta]):
                 there = at_bar & cta & (self.bar_id == bar)

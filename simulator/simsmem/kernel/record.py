@@ -135,19 +135,24 @@ class Recorder:
                                              "desc_a": 0 if info["a"] is None else info["a"], "desc_b": info["b"],
                                              "tnsp": info["trans_a"] + 2 * info["trans_b"], "sparse": info["sparse"]})
 
-    def copy(self, ins: Instruction, slot: int, info: dict) -> None:
-        """A TMA or bulk copy (``isa.tma``): one row; ``info["off"]``: its warp executed it with the guard false in every
-        lane (mask 0, nothing copied)."""
-        off = info.get("off", False)
-        fields = {"smem": 0, "size": 0, "mask": 0} if off else {"smem": info["smem"], "size": info["bytes"]}
-        if info["kind"] == "tma":
-            op = "UTMALDG" if info["dir"] == "load" else "UTMASTG"
-            fields |= ({"box": pack_box((1,)), "elem": 1} if off else
-                       {"box": pack_box(info["box"]), "elem": info["elem"], "swizzle": (info["swizzle"] // 16).bit_length() - 1 if info["swizzle"] else 0})
-        else:
-            op = "UBLKCP"
-            fields["store"] = info["dir"] == "store"
-        self._block(ins, np.array([slot]), 1, op, fields)
+    def copy(self, ins: Instruction, slots: np.ndarray, infos: list[dict]) -> None:
+        """One step's TMA or bulk copies (``isa.tma``), one instruction's: a row each, from the warp slots ``slots``;
+        ``info["off"]``: its warp executed it with the guard false in every lane (mask 0, nothing copied)."""
+        rows = []
+        for info in infos:
+            off = info.get("off", False)
+            fields = {"smem": 0, "size": 0, "mask": 0} if off else {"smem": info["smem"], "size": info["bytes"]}
+            if info["kind"] == "tma":
+                fields |= ({"box": pack_box((1,)), "elem": 1} if off else
+                           {"box": pack_box(info["box"]), "elem": info["elem"], "swizzle": (info["swizzle"] // 16).bit_length() - 1 if info["swizzle"] else 0})
+            else:
+                fields["store"] = info["dir"] == "store"
+            rows.append(fields)
+        info = infos[0]
+        op = "UBLKCP" if info["kind"] != "tma" else "UTMALDG" if info["dir"] == "load" else "UTMASTG"
+        names = set().union(*rows)
+        self._block(ins, slots, 1, op, {name: np.array([r.get(name, FIELDS[name].default if name in FIELDS else 0) for r in rows])
+                                        for name in names})
 
     def take(self, at_least: int = CHUNK) -> Iterator[InstructionBatch]:
         """Batches of the rows gathered so far, each of at least ``at_least`` rows (all of them if ``at_least`` is 0)."""

@@ -76,8 +76,8 @@ class StreamRecorder:
     def _gmma(self, ins, groups, info) -> None:
         self._place(np.asarray(groups))
 
-    def _copy(self, ins, slot, info) -> None:
-        self._place(np.array([slot]))
+    def _copy(self, ins, slots, infos) -> None:
+        self._place(np.asarray(slots))
 
     def _global(self, threads: np.ndarray, addr: np.ndarray, size: int) -> None:
         warp = threads // LANES

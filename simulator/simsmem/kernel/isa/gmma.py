@@ -41,7 +41,7 @@ with np.errstate(invalid="ignore"):  # the NaN codes
 def values(codes: np.ndarray, kind: str) -> np.ndarray:
     """Element bit patterns (uint32) of ``kind`` as float64, exactly (tf32: the float32's top 19 bits)."""
     if kind == "f16":
-        return codes.astype(np.uint16).view(np.float16).astype(np.float64)
+        return codes.astype(np.uint16, copy=False).view(np.float16).astype(np.float64)
     if kind in ("bf16", "tf32"):
         bits = codes << np.uint32(16) if kind == "bf16" else codes & np.uint32(0xFFFFE000)
         return bits.astype(np.uint32).view(np.float32).astype(np.float64)
@@ -66,6 +66,18 @@ def _operand(desc: int, rows: int, k: int, size: int, mn_major: bool) -> tuple[n
     index = a // size
     index.flags.writeable = False
     return index, int(a.min()), int(a.max())
+
+
+@functools.lru_cache(maxsize=1024)
+def _operands(slots: tuple[int, ...], descs: tuple[int, ...], rows: int, k: int, size: int, mn_major: bool, width: int,
+              transposed: bool) -> tuple[np.ndarray, int, int]:
+    """``_operand`` of each (CTA slot, descriptor) as indices into the CTAs' windows as one run of ``width`` elements a
+    CTA: (groups, rows, k), or (groups, k, rows) ``transposed``; with the least and greatest byte address of them all;
+    kept, as the warpgroups of a step repeat theirs from one K step to the next."""
+    held = [_operand(desc, rows, k, size, mn_major) for desc in descs]
+    index = np.stack([at.T if transposed else at for at, _, _ in held]) + (np.array(slots) * width)[:, None, None]
+    index.flags.writeable = False
+    return index, min(low for _, low, _ in held), max(high for _, _, high in held)
 
 
 def _a_fragment(k: int, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -145,24 +157,20 @@ def _gmma(ins: Instruction, env: Env):
     a_rows, a_cols = _a_fragment(ka, size)
     placed: dict[int, np.ndarray] = {}  # groups -> where each accumulator element of each group is in the matmul's results
 
-    def operand_values(m: Machine, slots: np.ndarray, descs: np.ndarray, count: int, k: int, kind: str, mn_major: bool) -> np.ndarray:
-        """A shared-memory operand of each warpgroup (CTA ``slots``), ``count`` x ``k`` float64 values; read once for
-        warpgroups of a CTA with the same descriptor."""
+    def operand_values(m: Machine, slots: np.ndarray, descs: np.ndarray, count: int, k: int, kind: str, mn_major: bool,
+                       transposed: bool = False) -> np.ndarray:
+        """A shared-memory operand of each warpgroup (CTA ``slots``), ``count`` x ``k`` float64 values (``transposed``:
+        k x ``count``), gathered at once from the CTAs' windows as one run of elements."""
         esize, window = SIZES[kind], m.shared.shape[1]
-        distinct: dict[tuple[int, int], int] = {}
-        which = [distinct.setdefault(key, len(distinct)) for key in zip(slots.tolist(), descs.tolist())]
-        index = []
-        for _, desc in distinct:
-            try:
-                at, low, high = _operand(desc, count, k, esize, mn_major)
-            except ValueError as exc:
-                raise ExecError(f"{ins.text}: {exc}", ins.pc) from None
-            if low < 0 or high + esize > window:
-                raise ExecError(f"{ins.text}: an operand reaches past the CTA's shared window ({window:#x} bytes: {m.window['describe']})", ins.pc)
-            index.append(at)
-        elements = m.shared[:, : window - window % esize].view(f"<u{esize}")  # each CTA's window as elements
-        codes = elements[np.array([slot for slot, _ in distinct])[:, None, None], np.stack(index)]
-        return values(codes, kind) if len(distinct) == len(which) else values(codes, kind)[which]
+        width = window // esize
+        try:
+            index, low, high = _operands(tuple(slots.tolist()), tuple(descs.tolist()), count, k, esize, mn_major, width, transposed)
+        except ValueError as exc:
+            raise ExecError(f"{ins.text}: {exc}", ins.pc) from None
+        if low < 0 or high + esize > window:
+            raise ExecError(f"{ins.text}: an operand reaches past the CTA's shared window ({window:#x} bytes: {m.window['describe']})", ins.pc)
+        elements = np.ascontiguousarray(m.shared[:, : width * esize]).view(f"<u{esize}").reshape(-1)  # a copy only for a window of odd size
+        return values(elements.take(index), kind)
 
     def sparse_a(m: Machine, first: np.ndarray, packed: np.ndarray) -> np.ndarray:
         """A's compressed K/2 columns spread to K by the metadata: row r's group q of 4 K takes columns 2q, 2q+1 at the
@@ -192,8 +200,8 @@ def _gmma(ins: Instruction, env: Env):
             A[:, a_rows, a_cols] = values(codes, shape.a)
         if shape.sparse:
             A = sparse_a(m, first, A)
-        B = operand_values(m, slots, db, shape.n, shape.k, shape.b, trans_b)
-        D = np.matmul(-A if neg_a else A, (-B if neg_b else B).transpose(0, 2, 1))
+        B = operand_values(m, slots, db, shape.n, shape.k, shape.b, trans_b, transposed=True)  # B^T, (k, N) a group
+        D = np.matmul(-A if neg_a else A, -B if neg_b else B)
         g = len(first)
         if g not in placed:
             placed[g] = fragment[:, None, :] + (np.arange(g) * 64 * shape.n)[None, :, None]

@@ -14,7 +14,7 @@ import numpy as np
 from ..machine import LANES, ExecError, Machine
 from ..sass import Instruction
 from . import Env, alu, operand
-from .operands import BuildError, lanes, read, write
+from .operands import BuildError, int_value, lanes, read, write
 
 U32 = np.uint32
 M32 = np.uint64(0xFFFF_FFFF)
@@ -94,6 +94,15 @@ def _imad(ins: Instruction, env: Env):
                 carry_out(m, ix, r < p)
         return high
 
+    if carry_in is None and carry_out is None:  # the low word: in uint32, whose product and sum wrap as the 64-bit ones masked do
+
+        def quick(m: Machine, ix: np.ndarray) -> None:
+            r = np.empty(len(ix), dtype=U32)
+            np.multiply(a(m, ix), b(m, ix), out=r)
+            r += c(m, ix)
+            d(m, ix, r)
+        return quick
+
     def low(m: Machine, ix: np.ndarray) -> None:
         r = (_w(a(m, ix)) * _w(b(m, ix)) & M32) + _w(c(m, ix))
         if carry_in is not None:
@@ -160,6 +169,14 @@ def _iadd3(ins: Instruction, env: Env):
     ins_preds = [read(p, "pred") for p in rest if p.kind in ("P", "UP")] if extended else []
     terms = [_addend(o, env) for o in rest if o.kind not in ("P", "UP")]
     ones = sum(n for _, n in terms)
+    if not outs and not ins_preds:  # no carry in or out: the sum in uint32, which wraps as the 64-bit one masked does
+
+        def quick(m: Machine, ix: np.ndarray) -> None:
+            total = np.full(len(ix), ones, dtype=U32)
+            for t, _ in terms:
+                total += t(m, ix)
+            d(m, ix, total)
+        return quick
 
     def f(m: Machine, ix: np.ndarray) -> None:
         total = np.full(len(ix), ones, dtype=np.uint64)
@@ -261,6 +278,17 @@ def _shf(ins: Instruction, env: Env):
     signed = bool({"S32", "S64"} & mods)
     wide = bool({"U64", "S64"} & mods)
     wrap = "W" in mods
+    amount = operand(ins, 2)
+    if amount.kind == "imm":  # a fixed shift: wrapped or clamped once, here
+        n = int_value(amount.text)
+        n = np.uint64(n & (63 if wide else 31) if wrap else min(n, 64 if wide else 32))
+        if n < 64:
+
+            def fixed(m: Machine, ix: np.ndarray) -> None:
+                v = (_w(hi(m, ix)) << np.uint64(32)) | _w(lo(m, ix))
+                r = v << n if left else (v.view(np.int64) >> n.astype(np.int64)).view(np.uint64) if signed else v >> n
+                d(m, ix, lanes(((r >> np.uint64(32)) if high else (r & M32)).astype(U32), len(ix)))
+            return fixed
 
     def f(m: Machine, ix: np.ndarray) -> None:
         n = _w(s(m, ix))
@@ -318,7 +346,7 @@ def _lop3(ins: Instruction, env: Env):
     pin = read(ops[5], "pred") if len(ops) > 5 else None
 
     def f(m: Machine, ix: np.ndarray) -> None:
-        r = np.asarray(fn(*(lanes(np.asarray(x, dtype=U32), len(ix)) for x in (a(m, ix), b(m, ix), c(m, ix)))), dtype=U32)
+        r = lanes(np.asarray(fn(a(m, ix), b(m, ix), c(m, ix)), dtype=U32), len(ix))  # (operands: uint32 columns or scalars)
         d(m, ix, r)
         if pred_out is not None:
             p = r != 0
@@ -751,11 +779,15 @@ def _r2ur(ins: Instruction, env: Env):
 
     def f(m: Machine, ix: np.ndarray) -> None:
         v = lanes(np.asarray(a(m, ix), dtype=U32), len(ix))
-        slots = ix // LANES  # ascending, as the machine gives ix: each warp's threads together
-        starts = np.empty(len(ix), dtype=bool)
-        starts[:1] = True
-        np.not_equal(slots[1:], slots[:-1], out=starts[1:])
-        u = v[np.maximum.accumulate(np.where(starts, np.arange(len(ix)), 0))]  # the value of the first of its warp's
+        first = ix[::LANES]
+        if len(ix) % LANES == 0 and not (first % LANES).any() and (ix[LANES - 1 :: LANES] - first == LANES - 1).all():  # whole warps
+            u = np.repeat(v[::LANES], LANES)  # (ix ascends: each run of 32 from a warp's lane 0 is the warp)
+        else:
+            slots = ix // LANES  # ascending, as the machine gives ix: each warp's threads together
+            starts = np.empty(len(ix), dtype=bool)
+            starts[:1] = True
+            np.not_equal(slots[1:], slots[:-1], out=starts[1:])
+            u = v[np.maximum.accumulate(np.where(starts, np.arange(len(ix)), 0))]  # the value of the first of its warp's
         d(m, ix, u)
         if flag is not None:
             flag(m, ix, (v != u) | (before(m, ix) if before is not None else False))

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..machine import LANES, ExecError, Machine
 from ..memory import MemoryFault, items, windows
-from ..sass import Instruction
+from ..sass import URZ, Instruction
 from ..tensormap import TensorMap, TensorMapError
 from . import Env, operand, refuse, step
 from .operands import BuildError, lanes, pair, read, write
@@ -135,7 +135,7 @@ def _shared_bytes(m: Machine, t: int, addr: np.ndarray, what: str, size: int = 1
 def _tensor_map(m: Machine, t: int, file_index: int, ins: Instruction) -> TensorMap:
     """The tensor map at the generic address in uniform registers ``file_index``, ``file_index + 1`` (a parameter's, or
     one in global memory), as the driver lays them out (``tensormap``)."""
-    address = int(pair(m, "UR", file_index, np.array([t]))[0])
+    address = m.UR[file_index, t].item() | m.UR[file_index + 1, t].item() << 32 if file_index != URZ else 0
     try:
         return _decode(m.memory.span(address, 128))
     except TensorMapError as exc:
@@ -145,9 +145,10 @@ def _tensor_map(m: Machine, t: int, file_index: int, ins: Instruction) -> Tensor
 _decode = functools.lru_cache(maxsize=64)(TensorMap.decode)  # a kernel's few maps, each read at every copy
 
 
-def _report(m: Machine, ins: Instruction, t: int, info: dict) -> None:
-    if getattr(m, "on_copy", None) is not None:
-        m.on_copy(ins, t // LANES, info)
+def _report(m: Machine, ins: Instruction, copies: list[tuple[int, dict]]) -> None:
+    """Tell ``on_copy`` of a step's copies at once, each (its leader thread, what it did), in order."""
+    if copies and getattr(m, "on_copy", None) is not None:
+        m.on_copy(ins, np.array([t for t, _ in copies]) // LANES, [info for _, info in copies])
 
 
 def _mask_of(ins: Instruction, k: int) -> int | None:
@@ -175,14 +176,15 @@ def _land(m: Machine, loads: list[tuple]) -> None:
         full = np.zeros((sum(counts), piece), dtype=np.uint8)
         full[np.concatenate([np.ones(n, dtype=bool) if inside is None else inside for n, (_, _, inside, _, _, _) in zip(counts, loads)])] = data
         data = full
-    starts = np.cumsum([0] + counts[:-1])
-    slots = np.concatenate([np.full(len(shared), cta) for _, _, _, shared, targets, _ in loads for cta in targets])
-    dest = np.concatenate([shared for _, _, _, shared, targets, _ in loads for _ in targets])
-    rows = np.concatenate([s + np.arange(n) for s, n, (_, _, _, _, targets, _) in zip(starts, counts, loads) for _ in targets])
-    if int(np.bitwise_or.reduce(dest)) % piece:  # pieces off their alignment: byte windows
-        windows(m.shared.reshape(-1), piece)[slots * m.shared.shape[1] + dest] = data[rows]
+    if any(len(targets) > 1 for _, _, _, _, targets, _ in loads):  # multicast: a copy's pieces again for each CTA
+        starts = np.cumsum([0] + counts[:-1])
+        data = data[np.concatenate([s + np.arange(n) for s, n, (_, _, _, _, targets, _) in zip(starts, counts, loads) for _ in targets])]
+    window = m.shared.shape[1]
+    at = np.concatenate([shared + cta * window for _, _, _, shared, targets, _ in loads for cta in targets])  # in all CTAs' windows
+    if int(np.bitwise_or.reduce(at)) % piece:  # pieces off their alignment: byte windows
+        windows(m.shared.reshape(-1), piece)[at] = data
     else:  # in order: a later copy's bytes win
-        items(m.shared, piece)[slots, dest // piece] = items(data, piece)[rows, 0]
+        items(m.shared.reshape(-1), piece)[at // piece] = items(data, piece)[:, 0]
 
 
 @step("UTMALDG", control=True, hopper="TMA (cp.async.bulk.tensor)")
@@ -197,13 +199,14 @@ def _utma(ins: Instruction, env: Env):
 
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
         landing: list[tuple] = []  # the loads, moved together once their checks are done
+        copies: list[tuple[int, dict]] = []
         for t in _leaders(m, act):
             tmap = _tensor_map(m, t, tmap_reg, ins)
             if tmap.rank != rank:
                 raise ExecError(f"{ins.text}: a {rank}D copy of a {tmap.rank}D tensor map", ins.pc)
-            regs = m.UR[:, t]
-            smem = int(regs[first]) & 0xFF_FFFF
-            coords = tuple(int(np.int32(regs[first + (2 if load else 1) + d])) for d in range(rank))
+            regs = m.UR[:, t].tolist()
+            smem = regs[first] & 0xFF_FFFF
+            coords = tuple((regs[first + (2 if load else 1) + d] ^ 0x8000_0000) - 0x8000_0000 for d in range(rank))  # signed
             if coords[0] * tmap.elem % 16:
                 raise ExecError(f"{ins.text}: the box starts {coords[0]} elements ({coords[0] * tmap.elem} bytes) into its rows: TMA needs a "
                                 "multiple of 16 bytes (the H200 stops with an illegal instruction)", ins.pc)
@@ -222,12 +225,12 @@ def _utma(ins: Instruction, env: Env):
                     bars[(cta, bar)].complete_tx(tmap.box_bytes)
             elif inside.any():
                 m.memory.store(gaddr, windows(m.shared[int(m.cta_slot[t])], piece)[shared if whole else shared[inside]])
-            _report(m, ins, t, {"kind": "tma", "dir": "load" if load else "store", "smem": smem, "box": tmap.box, "elem": tmap.elem,
-                                "swizzle": tmap.swizzle, "bytes": tmap.box_bytes if load else int(inside.sum()) * piece})
+            copies.append((t, {"kind": "tma", "dir": "load" if load else "store", "smem": smem, "box": tmap.box, "elem": tmap.elem,
+                               "swizzle": tmap.swizzle, "bytes": tmap.box_bytes if load else int(inside.sum()) * piece}))
         for _, loads in itertools.groupby(landing, key=lambda c: c[5]):  # runs of loads of one piece size, in order
             _land(m, list(loads))
-        for t in _guarded_off(m, ex, act):
-            _report(m, ins, t, {"kind": "tma", "dir": "load" if load else "store", "off": True})
+        copies += [(t, {"kind": "tma", "dir": "load" if load else "store", "off": True}) for t in _guarded_off(m, ex, act)]
+        _report(m, ins, copies)
         m.release()
         m.pc += ex
     return run
@@ -248,6 +251,7 @@ def _ublkcp(ins: Instruction, env: Env):
     multicast = "MULTICAST" in ins.mods
 
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        copies: list[tuple[int, dict]] = []
         for t in _leaders(m, act):
             regs = m.UR[:, t]
             n = 16 * (int(regs[size.index]) & 0xFFFF)  # 16-byte units in the low half
@@ -270,10 +274,10 @@ def _ublkcp(ins: Instruction, env: Env):
                     bars[(cta, bar)].complete_tx(n)
             elif n:
                 m.memory.store(np.uint64(int(pair(m, "UR", dst, np.array([t]))[0])) + np.arange(n, dtype=np.uint64), data.reshape(-1, 1))
-            _report(m, ins, t, {"kind": "bulk", "dir": "load" if into else "store", "smem": int(regs[dst if into else src]) & 0xFF_FFFF,
-                                "bytes": n})
-        for t in _guarded_off(m, ex, act):
-            _report(m, ins, t, {"kind": "bulk", "dir": "load" if into else "store", "off": True})
+            copies.append((t, {"kind": "bulk", "dir": "load" if into else "store", "smem": int(regs[dst if into else src]) & 0xFF_FFFF,
+                               "bytes": n}))
+        copies += [(t, {"kind": "bulk", "dir": "load" if into else "store", "off": True}) for t in _guarded_off(m, ex, act)]
+        _report(m, ins, copies)
         m.release()
         m.pc += ex
     return run
@@ -358,13 +362,14 @@ def _syncs(ins: Instruction, env: Env):
         suspend = "TRYWAIT" in mods
 
         def done_for(m: Machine, ix: np.ndarray) -> np.ndarray:
-            """Whether the phase each of threads ``ix`` names is complete (each distinct mbarrier looked up once)."""
+            """Whether the phase each of threads ``ix`` names is complete (the mbarrier of each run of threads that name
+            one looked up once)."""
             p = lanes(np.asarray(parity(m, ix)).astype(np.uint32) >> np.uint32(31), len(ix))
             slots, offsets = m.shared_slots(ix, addr(m, ix))
-            bars, which = np.unique(np.asarray(slots, dtype=np.int64) << 24 | (np.asarray(offsets, dtype=np.int64) & 0xFF_FFFF),
-                                    return_inverse=True)
-            phase = np.array([_barrier(m, (b >> 24, b & 0xFF_FFFF), ins).phase for b in bars.tolist()], dtype=np.uint32)
-            return phase[which] != p
+            key = np.asarray(slots, dtype=np.int64) << 24 | (np.asarray(offsets, dtype=np.int64) & 0xFF_FFFF)
+            starts = np.flatnonzero(np.diff(key, prepend=key[:1] - 1))
+            phase = np.array([_barrier(m, (b >> 24, b & 0xFF_FFFF), ins).phase for b in key[starts].tolist()], dtype=np.uint32)
+            return np.repeat(phase, np.diff(starts, append=len(key))) != p
 
         def check(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
             ix = np.flatnonzero(act)
