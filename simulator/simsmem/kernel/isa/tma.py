@@ -145,6 +145,18 @@ def _tensor_map(m: Machine, t: int, file_index: int, ins: Instruction) -> Tensor
 _decode = functools.lru_cache(maxsize=64)(TensorMap.decode)  # a kernel's few maps, each read at every copy
 
 
+@functools.lru_cache(maxsize=1024)
+def _box(tmap: TensorMap, coords: tuple[int, ...], smem: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, int]:
+    """The box at ``coords`` landing at ``smem`` (``TensorMap.box_layout``) as a copy moves it: the global addresses of its
+    pieces inside the tensor, which pieces those are (None: all), every piece's shared address, the piece bytes; kept,
+    read-only, as a grid's CTAs copy the same boxes."""
+    offset, inside, shared, piece = tmap.box_layout(coords, smem)
+    whole = bool(inside.all())
+    gaddr = np.uint64(tmap.address) + (offset if whole else offset[inside]).astype(np.uint64)
+    gaddr.flags.writeable = inside.flags.writeable = False
+    return gaddr, None if whole else inside, shared, piece
+
+
 def _report(m: Machine, ins: Instruction, copies: list[tuple[int, dict]]) -> None:
     """Tell ``on_copy`` of a step's copies at once, each (its leader thread, what it did), in order."""
     if copies and getattr(m, "on_copy", None) is not None:
@@ -210,23 +222,21 @@ def _utma(ins: Instruction, env: Env):
             if coords[0] * tmap.elem % 16:
                 raise ExecError(f"{ins.text}: the box starts {coords[0]} elements ({coords[0] * tmap.elem} bytes) into its rows: TMA needs a "
                                 "multiple of 16 bytes (the H200 stops with an illegal instruction)", ins.pc)
-            offset, inside, shared, piece = tmap.box_layout(coords, smem)
+            gaddr, inside, shared, piece = _box(tmap, coords, smem)
             _shared_bytes(m, t, shared, ins.text, piece)
-            whole = inside.all()
-            gaddr = np.uint64(tmap.address) + (offset if whole else offset[inside]).astype(np.uint64)
             if load:
                 bar = int(regs[first + 1]) & 0xFF_FFFF
                 targets = _targets(m, t, None if mask_reg is None else int(regs[mask_reg]) >> 16)
-                landing.append((t, gaddr, None if whole else inside, shared, targets, piece))
+                landing.append((t, gaddr, inside, shared, targets, piece))
                 for cta in targets:
                     bars = mbarriers(m)
                     if (cta, bar) not in bars:
                         raise ExecError(f"{ins.text}: no mbarrier was initialised at shared address {bar:#x}", ins.pc)
                     bars[(cta, bar)].complete_tx(tmap.box_bytes)
-            elif inside.any():
-                m.memory.store(gaddr, windows(m.shared[int(m.cta_slot[t])], piece)[shared if whole else shared[inside]])
+            elif len(gaddr):
+                m.memory.store(gaddr, windows(m.shared[int(m.cta_slot[t])], piece)[shared if inside is None else shared[inside]])
             copies.append((t, {"kind": "tma", "dir": "load" if load else "store", "smem": smem, "box": tmap.box, "elem": tmap.elem,
-                               "swizzle": tmap.swizzle, "bytes": tmap.box_bytes if load else int(inside.sum()) * piece}))
+                               "swizzle": tmap.swizzle, "bytes": tmap.box_bytes if load else len(gaddr) * piece}))
         for _, loads in itertools.groupby(landing, key=lambda c: c[5]):  # runs of loads of one piece size, in order
             _land(m, list(loads))
         copies += [(t, {"kind": "tma", "dir": "load" if load else "store", "off": True}) for t in _guarded_off(m, ex, act)]
