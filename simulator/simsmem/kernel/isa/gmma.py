@@ -5,8 +5,9 @@ IGMMA (s8, u8); dense or sparse (HGMMA.SP), A from shared memory or from registe
 ``gdesc[URn]`` names URn..URn+3, A's matrix descriptor in URn:URn+1 (low:high) and B's in URn+2:URn+3 (with A from
 registers ``A..A+3`` the first pair is unused). C is RZ (zero) or D itself; a false scale-d predicate (``!UPT``)
 drops C, an absent one is UPT. The 4 warps of a warpgroup execute it as one: each warp waits at it (``wait_until``)
-until all four are there, then D is computed for all 128 threads and they go on. The machine completes the MMA
-there and then, so WARPGROUP.ARRIVE/DEPBAR and the proxy fences have nothing to do.
+until all four are there (none waits where all four arrive in one step), then D is computed for all 128 threads and
+they go on. The machine completes the MMA there and then, so WARPGROUP.ARRIVE/DEPBAR and the proxy fences have nothing
+to do.
 
 Shared-memory operands: ``hopper.addresses`` (CUTLASS's canonical layouts read from the matrix descriptors; measured
 on the H200, calibration/realk/hopper.json, the hop_wg_* probes).
@@ -228,6 +229,12 @@ def _gmma(ins: Instruction, env: Env):
             raise ExecError(f"{ins.text}: wgmma needs whole warpgroups, and the CTA has {m.warps_per_cta} warps", ins.pc)
         if (ex & ~act).any():
             raise ExecError(f"{ins.text}: every thread of the warpgroup must execute wgmma (a guard is false)", ins.pc)
+        rows = ex.reshape(-1, THREADS)
+        groups = np.flatnonzero(rows.any(axis=1))
+        if rows[groups].all():  # every thread of each warpgroup here, none waiting at it: the MMA now, as ``done`` runs it
+            execute(m, groups * 4)
+            m.pc += ex
+            return
         pc = int(m.pc[np.flatnonzero(ex)[0]])
 
         def ready(m: Machine, waiting: np.ndarray) -> np.ndarray:
