@@ -47,7 +47,7 @@ class L1Words:
         self.cta_slot = cta_slot
         self.reads = np.zeros(ctas, dtype=np.int64)
         self.writes = np.zeros(ctas, dtype=np.int64)
-        self.held: list[set[int]] = [set() for _ in range(ctas)]  # each CTA's L1: the sectors it holds
+        self.held: set[int] = set()  # the CTAs' L1s: (slot << 42) | sector of each sector one holds
         self.unknown = ""  # why the counts are not the kernel's (``unruled``, ``PARTIAL_COPY``); "": they are
 
     def per_cta(self, ctas: np.ndarray) -> dict[int, list[int]]:
@@ -55,21 +55,19 @@ class L1Words:
         return {int(c): [int(r), int(w)] for c, r, w in zip(ctas, self.reads, self.writes)}
 
     def _words(self, ix: np.ndarray, addr: np.ndarray, size: int) -> np.ndarray:
-        """Per CTA slot, the distinct (warp, word) pairs of threads ``ix`` accessing ``size`` bytes at ``addr``."""
+        """Per CTA slot, the distinct (warp, word) pairs of threads ``ix`` accessing ``size`` bytes at ``addr``: an access
+        is aligned to its size, so two lanes' words are all the same or all different, and its first word tells them."""
         word = (addr.astype(np.uint64) - np.uint64(GLOBAL_BASE)).astype(np.int64) // WORD
-        k = max(1, size // WORD)
-        pairs = np.unique(((ix // LANES) << 42)[:, None] | (word[:, None] + np.arange(k)))
-        return np.bincount(self.cta_slot[(pairs >> 42) * LANES], minlength=len(self.reads))
+        pairs = np.unique(((ix // LANES) << 42) | word)
+        return np.bincount(self.cta_slot[(pairs >> 42) * LANES], minlength=len(self.reads)) * max(1, size // WORD)
 
     def _hold(self, ix: np.ndarray, addr: np.ndarray, fill: bool) -> None:
         """L1 holds the sectors at ``addr`` from now on; ``fill``: it writes 8 words for each one its CTA did not hold."""
-        sector = (addr.astype(np.uint64) >> np.uint64(5)).astype(np.int64)
-        slots = self.cta_slot[ix]
-        for slot in np.unique(slots):
-            held = self.held[slot]
-            new = set(np.unique(sector[slots == slot]).tolist()) - held
-            held |= new
-            self.writes[slot] += FILL_WORDS * len(new) * fill
+        sector = (addr.astype(np.uint64) - np.uint64(GLOBAL_BASE)).astype(np.int64) // SECTOR
+        new = set(np.unique((self.cta_slot[ix].astype(np.int64) << 42) | sector).tolist()) - self.held
+        self.held |= new
+        if fill and new:
+            self.writes += FILL_WORDS * np.bincount(np.fromiter(new, np.int64, len(new)) >> 42, minlength=len(self.writes))
 
     def load(self, ix: np.ndarray, addr: np.ndarray, size: int) -> None:
         self.reads += self._words(ix, addr, size)
