@@ -83,13 +83,17 @@ def step_profile(program, launch, label=lambda ins: ins.name) -> tuple[int, int,
     return execution.executed, sum(steps.values()), time.process_time() - start, spent, steps
 
 
+def print_profile(name: str, profile: tuple, top: int) -> None:
+    """``step_profile``'s figures for ``name``: the totals, then the ``top`` costliest kinds of step."""
+    executed, nsteps, total, spent, steps = profile
+    print(f"{name}: {executed:,} warp-instructions, {nsteps:,} steps, CPU {total:.3f} s ({total - sum(spent.values()):.3f} s outside the steps)")
+    for kind, seconds in spent.most_common(top):
+        print(f"  {kind:20s} {steps[kind]:6,} steps {seconds * 1e3:7.1f} ms {seconds / steps[kind] * 1e6:7.1f} us a step")
+
+
 def opcodes(entry: dict) -> None:
     """One execution of ``entry`` with its CPU time per opcode."""
-    executed, nsteps, total, spent, steps = step_profile(*entry_launch(entry, REALK))
-    print(f"{entry['name']}: {executed:,} warp-instructions, {nsteps:,} steps, CPU {total:.2f} s "
-          f"({total - sum(spent.values()):.2f} s outside the steps)")
-    for name, seconds in spent.most_common(12):
-        print(f"  {name:8s} {steps[name]:6,} steps {seconds * 1e3:7.1f} ms {seconds / steps[name] * 1e6:7.1f} us a step")
+    print_profile(entry["name"], step_profile(*entry_launch(entry, REALK)), 12)
 
 
 def main() -> None:

@@ -85,11 +85,7 @@ def timed(program, case: dict, ctas) -> tuple[float, float, int, object, str]:
 def opcodes(program, case: dict) -> None:
     """One whole-grid execution of ``case`` with its CPU time per opcode."""
     launch = make_launch(program, case["grid"], case["block"], case.get("smem", 0), case["args"], case["base"], 233472)
-    executed, nsteps, total, spent, steps = bench_trace_hopper.step_profile(program, launch, lambda ins: ins.opcode)
-    print(f"{case['name']}: {executed:,} warp-instructions, {nsteps:,} steps, CPU {total:.3f} s "
-          f"({total - sum(spent.values()):.3f} s outside the steps)")
-    for name, seconds in spent.most_common(6):
-        print(f"  {name:20s} {steps[name]:6,} steps {seconds * 1e3:7.1f} ms {seconds / steps[name] * 1e6:7.1f} us a step")
+    bench_trace_hopper.print_profile(case["name"], bench_trace_hopper.step_profile(program, launch, lambda ins: ins.opcode), 6)
 
 
 def main() -> None:
