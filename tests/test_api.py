@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -94,20 +95,12 @@ def test_a_triton_tma_matmul_with_device_built_tensor_maps():
     stores C by TMA. C equals numpy's (small integers: exact in f32). Derived by hand: 4 programs x 4 K steps x 2
     m64n128k16 halves x 4 k16 = 512 wgmmas of 64x32 + 128x32 bytes, 6,144 wavefronts of 128 bytes. Triton's loads run
     in all 4 warps of a program, their guard true in one (warp-level 4 times SASS-level: the guard rule of
-    results/metrics.py); its stores sit behind a branch one warp takes (equal). Regression guard: not measured on a GPU."""
-    triton = pytest.importorskip("triton")
-    tl = triton.language
-
-    @triton.jit
-    def matmul_tma(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-        a = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
-        b = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1], block_shape=[BK, BN])
-        c = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
-        m, n = tl.program_id(0) * BM, tl.program_id(1) * BN
-        acc = tl.zeros((BM, BN), dtype=tl.float32)
-        for k in range(0, K, BK):
-            acc = tl.dot(a.load([m, k]), b.load([k, n]), acc)
-        c.store([m, n], acc)
+    results/metrics.py); its stores sit behind a branch one warp takes (equal). The kernel is docs/hopper.md's, as
+    calibration/realk/src/triton_tma.py defines it for the H200 (tests/test_triton_tma.py judges that launch against its
+    runs); here a regression guard of ``simsmem.trace`` on a Triton function."""
+    pytest.importorskip("triton")
+    sys.path.insert(0, str(REALK / "src"))
+    from triton_tma import matmul_tma
 
     rng = np.random.default_rng(0)
     a, b = (rng.integers(-2, 3, (256, 256)).astype(np.float16) for _ in range(2))
