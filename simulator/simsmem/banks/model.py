@@ -62,13 +62,27 @@ def count(batch: InstructionBatch, arch: ArchConfig) -> Counts:
     form = np.where(lanes, batch.forms(), -1)
     forms = np.unique(form[lanes])
     sources = counted_sources(batch)  # (LDGSTS: the sources the count reads)
+    groups = []  # (rows, form, spec, shape) of each form
+    which = np.full(n, -1, dtype=np.int64)  # each row's form with lanes, but a .cg copy's (counted apart): its index in `plain`
+    plain: list[Shape] = []
     for key in forms:
         rows = np.flatnonzero(form == key) if len(forms) > 1 or not lanes.all() else np.arange(n)
         f = Form.of(key)
         spec = arch.op(f.op)
         shape = shape_of(spec, arch, f.width, f.num, f.atom, f.bypass)
-        count_rows(batch.addrs, sources if shape.source_positions else batch.src, rows, shape, arch, out)
-        if shape.group > 1 and batch.generic[rows].any():  # a generic load never packs (docs/bank-model.md, rule 9)
+        groups.append((rows, f, spec, shape))
+        if shape.source_sector:
+            count_rows(batch.addrs, sources if shape.source_positions else batch.src, rows, shape, arch, out)
+        else:
+            which[rows] = len(plain)
+            plain.append(shape)
+    if plain:  # every other form in one pass, in batch order (rows scattered form by form cost twice the time in memory)
+        rows = np.flatnonzero(which >= 0) if len(plain) < len(forms) or not lanes.all() else np.arange(n)
+        positions = any(shape.source_positions for shape in plain)
+        count_rows(batch.addrs, sources if positions else batch.src, rows, plain, arch, out, which[rows])
+    any_generic = batch.generic.any()
+    for rows, f, spec, shape in groups:
+        if shape.group > 1 and any_generic and batch.generic[rows].any():  # a generic load never packs (docs/bank-model.md, rule 9)
             generic = rows[batch.generic[rows]]
             count_rows(batch.addrs, batch.src, generic, attrs.evolve(shape, group=1), arch, out)
         if shape.source_positions:
@@ -82,8 +96,7 @@ def count(batch: InstructionBatch, arch: ArchConfig) -> Counts:
             passes = out[0, rows]
             out[0, rows] = passes * shape.rounds
             out[1, rows] += passes * (shape.rounds - 1)
-        zeroed = np.bitwise_count(batch.zeroed[rows] & batch.mask[rows]).astype(np.int64)
-        reads, writes = bank_traffic(spec.counter, shape, arch, out[:, rows], zeroed)
+        reads, writes = bank_traffic(batch, rows, spec.counter, shape, arch, out)
         out[6, rows] = reads
         out[7, rows] = writes
         if f.op == "ATOMS" and f.atom.startswith("unserved"):  # it fails: no bank traffic; a float one, no bytes either
@@ -115,24 +128,25 @@ def count_l1(batch: InstructionBatch, rows: np.ndarray, spec: OpSpec, width: int
                   spec.line_classes, out)
 
 
-def bank_traffic(counter: str, shape: Shape, arch: ArchConfig, out: np.ndarray, zeroed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(bank words read, bank words written) of instructions of one form, from ``count_rows``' columns ``out``
-    (reference.py, rule 8); ``zeroed``: an LDGSTS's zero-filled lanes, by row."""
+def bank_traffic(batch: InstructionBatch, rows: np.ndarray, counter: str, shape: Shape, arch: ArchConfig, out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(bank words read, bank words written) of ``rows`` (instructions of one form), from ``count_rows``' columns of
+    ``out`` (reference.py, rule 8); each column gathered only where the counter's rule reads it."""
     k = shape.words_per_lane
-    words, lanes, banks = out[3] * k, out[4] * k, out[5] * k
-    zero = np.zeros_like(words)
     if counter == "ld":  # each wavefront reads its distinct words
-        return words, zero
+        return out[3, rows] * k, 0
     if counter == "st":  # and writes them; a sub-word store reads each word it writes part of
-        return (words if shape.access_bytes < arch.bank_width else zero), words
+        words = out[3, rows] * k
+        return (words if shape.access_bytes < arch.bank_width else 0), words
     if counter == "atom":  # a read and a write per word: per lane (no broadcast), per distinct word, or per word served
-        n = (banks if shape.single_pass else words) if shape.broadcast else lanes
+        n = out[(5 if shape.single_pass else 3) if shape.broadcast else 4, rows] * k
         return n, n
     if counter != "ldgsts":  # no rule for another op class
-        return zero, zero
+        return 0, 0
+    zeroed = np.bitwise_count(batch.zeroed[rows] & batch.mask[rows]).astype(np.int64)  # the zero-filled lanes
     if shape.source_sector:  # LDGSTS .cg: the bytes it writes into shared memory (L1 holds none of it); a zeroed lane's words are read
-        return zeroed * k, out[2] // arch.bank_width
+        return zeroed * k, out[2, rows] // arch.bank_width
     # LDGSTS .ca: each lane's words, read from L1 (a zeroed lane: one) and written to shared memory (L1's fill: kernel/l1.py)
+    lanes = out[4, rows] * k
     return lanes - zeroed * (k - 1), lanes
 
 
@@ -198,26 +212,28 @@ def apart_rows(batch: InstructionBatch, rows: np.ndarray) -> np.ndarray:
     return (srcsize & other) | (~srcsize & positive & (batch.zfill[rows] == 0) & ((batch.zeroed[rows] & batch.mask[rows]) != 0))
 
 
-def count_rows(addrs: np.ndarray, src: np.ndarray, rows: np.ndarray, shape: Shape, arch: ArchConfig, out: np.ndarray) -> None:
-    """Count the instructions ``rows`` of ``addrs`` (all of one ``shape``) into ``out[:, rows]``.
+def count_rows(addrs: np.ndarray, src: np.ndarray, rows: np.ndarray, shape: Shape | list[Shape], arch: ArchConfig, out: np.ndarray,
+               which: np.ndarray | None = None) -> None:
+    """Count the instructions ``rows`` of ``addrs`` (all of one ``shape``, or of the shapes listed, ``which`` naming each
+    row's) into ``out[:, rows]``.
 
     ``addrs`` is (n, 32) byte offsets, ``-1`` where a lane asks for nothing; ``src`` the same shape,
     LDGSTS global sources (read only where ``shape.source_positions``); ``out`` is (``OUT_ROWS``, n):
     wavefronts, ideal wavefronts, bytes, distinct units per group summed, active lanes, unit banks per phase summed.
     """
-    if shape.source_sector:
+    if isinstance(shape, Shape) and shape.source_sector:
         line = shape.access_bytes * shape.source_positions
         _count_sector_moves(addrs, src, rows, shape.access_bytes, shape.source_sector, line, arch.phase_bytes, out)
         return
-    k = shape.words_per_lane
-    assert shape.group in (1, 2), "sibling phases merge in pairs"
-    _count_rows(
-        addrs, src if shape.source_positions else _NO_SOURCES, rows, shape.lanes, _divisor(k * arch.bank_width), _divisor(arch.banks // k), _divisor(shape.access_bytes),
-        shape.lanes_per_phase, shape.group, shape.broadcast, shape.source_positions, out,
-    )
+    shapes = [shape] if isinstance(shape, Shape) else shape
+    assert all(s.group in (1, 2) and not s.source_sector for s in shapes), "sibling phases merge in pairs; .cg copies count alone"
+    table = np.array([[s.lanes, *_divisor(s.words_per_lane * arch.bank_width), *_divisor(arch.banks // s.words_per_lane),
+                       *_divisor(s.access_bytes), s.lanes_per_phase, s.group, s.broadcast, s.source_positions] for s in shapes], dtype=np.int64)
+    positions = any(s.source_positions for s in shapes)
+    _count_rows(addrs, src if positions else _NO_SOURCES, rows, np.zeros(len(rows), np.int64) if which is None else which, table, out)
 
 
-#: What ``_count_rows`` gets for ``src`` where a form has no sources (it reads none): one contiguous row,
+#: What ``_count_rows`` gets for ``src`` where no form has sources (it reads none): one contiguous row,
 #: so that a batch's read-only ``no_sources`` view never costs a compiled variant of its own.
 _NO_SOURCES = np.full((1, LANES), INACTIVE, dtype=np.int64)
 
@@ -228,33 +244,43 @@ def _divisor(d: int) -> tuple[int, int]:
 
 
 @compiled(inline="always", plain=True)
-def _quot(a, d):  # pragma: no cover - compiled
-    return a >> d[1] if d[1] >= 0 else a // d[0]
+def _quot(a, d, shift):  # pragma: no cover - compiled
+    return a >> shift if shift >= 0 else a // d
 
 
 @compiled(inline="always", plain=True)
-def _rem(a, d):  # pragma: no cover - compiled
-    return a & (d[0] - 1) if d[1] >= 0 else a % d[0]
+def _rem(a, d, shift):  # pragma: no cover - compiled
+    return a & (d - 1) if shift >= 0 else a % d
 
 
 @compiled(cache=True, nogil=True, plain=True)
-def _count_rows(addrs, src, rows, width, unit, unit_banks, access, per_phase, group, broadcast, positions, out):  # pragma: no cover - compiled
-    phases = width // per_phase
-    buckets = max(unit_banks[0], width)
-    table = np.empty((buckets, width), dtype=np.int64)  # per unit bank: the distinct units it holds
-    held = np.zeros(buckets, dtype=np.int64)  # distinct units each unit bank holds
-    asks = np.zeros(buckets, dtype=np.int64)  # requests each unit bank gets
-    units = np.empty(width, dtype=np.int64)
-    where = np.empty(width, dtype=np.int64)  # a lane's unit bank; -1: the lane asks for nothing
-    sunits = np.empty(width, dtype=np.int64)  # LDGSTS: a lane's source unit, and its position in the line
-    swhere = np.empty(width, dtype=np.int64)
-    for i in rows:
+def _count_rows(addrs, src, rows, which, shapes, out):  # pragma: no cover - compiled
+    """Rows ``rows`` in order, row ``rows[r]`` of the shape ``shapes[which[r]]``: (lanes, unit bytes and shift, unit banks
+    and shift, access bytes and shift, lanes per phase, group, broadcast, source positions) (``count_rows``)."""
+    most = 0
+    for s in range(len(shapes)):
+        most = max(most, shapes[s, 0], shapes[s, 3])
+    table = np.empty((most, most), dtype=np.int64)  # per unit bank: the distinct units it holds
+    held = np.zeros(most, dtype=np.int64)  # distinct units each unit bank holds
+    asks = np.zeros(most, dtype=np.int64)  # requests each unit bank gets
+    lane_units = np.empty(most, dtype=np.int64)
+    lane_banks = np.empty(most, dtype=np.int64)
+    sunits = np.empty(most, dtype=np.int64)  # LDGSTS: a lane's source unit, and its position in the line
+    swhere = np.empty(most, dtype=np.int64)
+    for r in range(len(rows)):
+        i = rows[r]
+        shape = shapes[which[r]]
+        width, per_phase, group, broadcast, positions = shape[0], shape[7], shape[8], shape[9] != 0, shape[10]
+        phases = width // per_phase
+        units, where = lane_units[:width], lane_banks[:width]  # a lane's unit, and its unit bank (-1: it asks for nothing)
+        active = 0
         for j in range(width):
             a = np.int64(addrs[i, j])
-            units[j] = _quot(a, unit)
-            where[j] = _rem(units[j], unit_banks) if a >= 0 else -1
+            units[j] = _quot(a, shape[1], shape[2])
+            where[j] = _rem(units[j], shape[3], shape[4]) if a >= 0 else -1
+            active += a >= 0
             if positions > 0:
-                sunits[j] = _quot(src[i, j], access)
+                sunits[j] = _quot(src[i, j], shape[5], shape[6])
                 swhere[j] = sunits[j] % positions if a >= 0 and src[i, j] >= 0 else -2 - j  # (no source: a position of its own)
         wavefronts = 0
         ideal = 0
@@ -279,14 +305,18 @@ def _count_rows(addrs, src, rows, width, unit, unit_banks, access, per_phase, gr
         out[0, i] = wavefronts
         out[1, i] = ideal
         out[3, i] = distinct
-        out[4, i] = (where >= 0).sum()
+        out[4, i] = active
         out[5, i] = touched
+        # one phase whose units are the accesses, or whose lanes each have a unit of their own: the bytes are counted
+        if per_phase == width and (distinct == active or shape[1] == shape[5] and shape[3] == width):
+            out[2, i] = distinct * shape[5]
+            continue
         # bytes: distinct accesses, counted the same way with each access as a unit in `width` buckets
         for j in range(width):
             a = np.int64(addrs[i, j])
-            units[j] = _quot(a, access)
+            units[j] = _quot(a, shape[5], shape[6])
             where[j] = units[j] % width if a >= 0 else -1
-        out[2, i] = _phase(units, where, 0, width, True, table, held, asks)[0] * access[0]
+        out[2, i] = _phase(units, where, 0, width, True, table, held, asks)[0] * shape[5]
 
 
 @compiled(cache=True, nogil=True, inline="always", plain=True)
