@@ -122,32 +122,24 @@ def unmodelled(b: InstructionBatch, kernel: dict | None, arch: ArchConfig) -> di
     if ldgsts.any():
         spec = arch.op("LDGSTS")
         why = "" if spec.line_classes else f"no rule for {arch.name}'s L1-level LDGSTS bank conflicts (line_classes)"
-        if not why and _shares_l1(kernel, arch):
+        if not why and _shared(kernel, arch, 1):
             why = ("several warps may copy at once (LDGSTS): ncu's L1-level LDGSTS bank conflicts then vary run to run above the "
                    "one-warp rule simsmem counts (0-633 on the Triton matmuls, 65,547-65,647 on pg16_thread_256)")
         if why:
             out[TOTAL_BANK_CONFLICTS] = out[BANK_CONFLICTS.format(spec.counter)] = why
-    if (ldgsts & b.imm).any() and _crowded(kernel, arch):
+    if (ldgsts & b.imm).any() and _shared(kernel, arch, arch.sub_partitions):
         out[DATA_BYTES] = out[DATA_BYTES_OP["LDGSTS"]] = ("an LDGSTS with an immediate offset counts one lane's bytes when its warp has its "
                                                           "sub-partition to itself; with several warps to one, more, varying run to run")
     return out
 
 
-def _shares_l1(kernel: dict | None, arch: ArchConfig) -> bool:
-    """Whether a traced kernel's warps may share an SM's L1: more than one warp a CTA, or more CTAs than SMs (unknown
-    without a kernel header: yes)."""
-    if not kernel or not isinstance(kernel.get("block"), list) or not isinstance(kernel.get("grid"), list):
-        return True
-    return int(np.prod(kernel["block"])) > arch.warp_size or int(np.prod(kernel["grid"])) > (arch.sm.sms if arch.sm else 1)
-
-
-def _crowded(kernel: dict | None, arch: ArchConfig) -> bool:
-    """Whether a traced kernel's warps may share a sub-partition: more warps a CTA than sub-partitions, or more CTAs than
-    SMs (unknown without a kernel header: yes)."""
+def _shared(kernel: dict | None, arch: ArchConfig, room: int) -> bool:
+    """Whether a traced kernel's warps may share what ``room`` warps have to themselves (1: an SM's L1; the sub-partitions'
+    count: a sub-partition): more warps a CTA than ``room``, or more CTAs than SMs (unknown without a kernel header: yes)."""
     if not kernel or not isinstance(kernel.get("block"), list) or not isinstance(kernel.get("grid"), list):
         return True
     warps = -(-int(np.prod(kernel["block"])) // arch.warp_size)
-    return warps > arch.sub_partitions or int(np.prod(kernel["grid"])) > (arch.sm.sms if arch.sm else 1)
+    return warps > room or int(np.prod(kernel["grid"])) > (arch.sm.sms if arch.sm else 1)
 
 
 def reported(metrics: dict[str, int], unknown: dict[str, str]) -> dict[str, int | str]:
