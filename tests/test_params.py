@@ -269,6 +269,7 @@ _SHAPES = [
     (".align 4 .b8 b[12]", "struct:f16=1.5,bf16=-2.5,f32=3.4e38,{i8=1,u8=2},i16=-300"),
     (".align 16 .b8 c[32]", "struct:u64=18446744073709551615,f32=1e-45,f16=65504,bf16=1.00390625,i8=5"),
     (".align 2 .b8 d[8]", "struct:u8=255,i8=-128,{i16=-1},bf16=nan,f16=-nan"),
+    (".align 128 .b8 e[256]", "struct:i32=3,tmap=(f16:64x8x2@128,1024:64x8x1:128B:zeros:4096),u8=1"),  # a dry run's map: zeros
 ]
 
 
@@ -295,5 +296,5 @@ def test_the_launcher_lays_structs_out_as_simsmem_does(tmp_path):
     for e, text in [(e, PTX.read_text()) for e in ENTRIES.values()] + [(shapes, ptx)]:
         for i, (a, p) in enumerate(zip(e["args"], ptxtext.entries(text)[e["kernel"]])):
             if a.startswith(("bytes:", "struct:")):
-                ours[e["name"], i] = (structs.from_hex(a, p.size) if a[0] == "b" else structs.encode(a, p.size, p.align, lambda f: 0)).hex()
-    assert len(ours) == 9 and printed == ours
+                ours[e["name"], i] = (structs.from_hex(a, p.size) if a[0] == "b" else structs.encode(a, p.size, p.align, lambda f: bytes(f.size))).hex()
+    assert len(ours) == 10 and printed == ours

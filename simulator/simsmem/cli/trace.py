@@ -11,7 +11,8 @@ an integer (decimal or 0x hex), a float (with '.' or an exponent) for .f32/.f64 
 (a pointer to a buffer holding that numpy file's data), ``tmap:...`` (a TMA tensor map), and for a
 struct passed by value (``.param .align A .b8 name[N]``) ``bytes:HEX`` (its N bytes, 2N hex digits,
 byte 0 first) or ``struct:TYPE=VALUE,...`` (fields laid out as C does; TYPE i8 u8 i16 u16 i32 u32
-i64 u64 f16 bf16 f32 f64 ptr, a ptr taking zeros:BYTES, npy:PATH or arg:I; {...} nests a struct).
+i64 u64 f16 bf16 f32 f64 ptr tmap, a ptr taking zeros:BYTES, npy:PATH or arg:I, a tmap the spec of a
+``tmap:`` argument, as ``tmap=SPEC`` or ``tmap=(SPEC)``: a CuTe TMA atom's map; {...} nests a struct).
 ``--global NAME=npy:PATH`` (or ``NAME=zeros:BYTES``) writes data over a ``__constant__`` or
 ``__device__`` variable of the module before the launch. ``--cluster X,Y,Z`` launches thread-block
 clusters of that shape (a kernel's own ``__cluster_dims__`` apply without it); a ``--cta`` brings its

@@ -7,7 +7,7 @@ Arguments are strings, one per kernel parameter, as the measured corpus's launch
 * ``zeros:BYTES``: a pointer to a new zero-filled global buffer (``zeros:0`` is a null pointer);
 * ``npy:PATH``: a pointer to a buffer holding that numpy file's raw data (paths from ``base``);
 * ``tmap:...``: a TMA tensor map for a 128-byte ``CUtensorMap`` parameter (``tensormap`` says how);
-* ``bytes:HEX`` or ``struct:FIELD,...``: a struct passed by value (``structs`` says how).
+* ``bytes:HEX`` or ``struct:FIELD,...``: a struct passed by value (``structs`` says how), a CuTe TMA atom among them.
 
 Module symbols take data by name (``--global NAME=npy:PATH`` or ``NAME=zeros:BYTES``, a manifest's ``globals``):
 a ``__constant__`` variable in constant bank 3, a ``__device__`` one in its global buffer, from the first byte on.
@@ -225,17 +225,20 @@ def _earlier(buffer: str, name: str, buffers: dict[int, tuple[int, int]]) -> tup
 
 
 def _struct(text: str, size: int, align: int | None, name: str, base: Path, memory: GlobalMemory, buffers: dict[int, tuple[int, int]]) -> bytes:
-    """A ``bytes:`` or ``struct:`` argument's bytes (see ``structs``); a ``ptr`` field's buffer placed in global memory."""
+    """A ``bytes:`` or ``struct:`` argument's bytes (see ``structs``); a ``ptr`` field's buffer placed in global memory, a
+    ``tmap`` field's map made as a ``tmap:`` argument's is."""
 
-    def pointer(f: structs.Field) -> int:
+    def place(f: structs.Field) -> bytes:
+        if f.type == "tmap":
+            return _tensor_map(f"tmap:{f.value}", 128, "b", f"{name}, field {f.label} (tmap)", base, memory, buffers)
         if f.value.startswith("arg:"):
-            return _earlier(f.value, name, buffers)[0]
+            return struct.pack("<Q", _earlier(f.value, name, buffers)[0])
         if not f.value.startswith(("zeros:", "npy:")):
             raise structs.StructError(f"field {f.label} (ptr): expected zeros:BYTES, npy:PATH or arg:I, got {f.value!r}")
-        return _buffer(f.value, f"field {f.label} of {name}", base, memory)[0]
+        return struct.pack("<Q", _buffer(f.value, f"field {f.label} of {name}", base, memory)[0])
 
     try:
-        return structs.from_hex(text, size) if text.startswith("bytes:") else structs.encode(text, size, align, pointer)
+        return structs.from_hex(text, size) if text.startswith("bytes:") else structs.encode(text, size, align, place)
     except structs.StructError as exc:
         raise SimsmemError(f"--arg {name}", str(exc)) from None
 

@@ -4,9 +4,12 @@
 launcher takes them. ``struct:FIELD,FIELD,...`` lays its fields out as C does: each at the next multiple of its
 alignment (its size), the struct padded to a multiple of its own alignment (its largest field's, or the
 parameter's ``.align`` where that is larger). A FIELD is ``TYPE=VALUE``, TYPE one of ``FIELDS``: the integers
-(decimal or ``0x`` hex; an ``iN`` may be negative), the floats, and ``ptr`` (8 bytes: a buffer the launch places,
-``zeros:BYTES``, ``npy:PATH`` or ``arg:I``); or ``{FIELD,...}``, a nested struct with its own alignment and tail
-padding. A float rounds to nearest even (an ``f16`` or ``bf16`` from its ``f32``, as the corpus's launcher rounds).
+(decimal or ``0x`` hex; an ``iN`` may be negative), the floats, ``ptr`` (8 bytes: a buffer the launch places,
+``zeros:BYTES``, ``npy:PATH`` or ``arg:I``) and ``tmap`` (a ``CUtensorMap``, 128 bytes aligned to 64, as a CuTe TMA
+atom holds one: ``tmap=SPEC``, SPEC what follows ``tmap:`` in a tensor map argument, in parentheses where its strides
+hold commas); or ``{FIELD,...}``, a nested struct with its own alignment and tail padding. Commas inside braces or
+parentheses do not split fields. A float rounds to nearest even (an ``f16`` or ``bf16`` from its ``f32``, as the
+corpus's launcher rounds).
 """
 
 from __future__ import annotations
@@ -19,9 +22,15 @@ from collections.abc import Callable
 import attrs
 import numpy as np
 
-#: field types: (bytes, kind) with kind u unsigned, i signed, f floating point, p pointer
+#: field types: (bytes, kind) with kind u unsigned, i signed, f floating point, p pointer, t tensor map
 FIELDS = {"i8": (1, "i"), "u8": (1, "u"), "i16": (2, "i"), "u16": (2, "u"), "i32": (4, "i"), "u32": (4, "u"), "i64": (8, "i"),
-          "u64": (8, "u"), "f16": (2, "f"), "bf16": (2, "f"), "f32": (4, "f"), "f64": (8, "f"), "ptr": (8, "p")}
+          "u64": (8, "u"), "f16": (2, "f"), "bf16": (2, "f"), "f32": (4, "f"), "f64": (8, "f"), "ptr": (8, "p"), "tmap": (128, "t")}
+#: a CUtensorMap's alignment (alignas(64) in cuda.h); every other field is aligned to its size
+TMAP_ALIGN = 64
+#: the kinds whose bytes the launch gives (``encode``'s ``place``)
+PLACED = frozenset("pt")
+#: the brackets that keep commas inside one field: a nested struct's, a tmap field's
+PAIRS = {"{": "}", "(": ")"}
 
 
 class StructError(ValueError):
@@ -41,6 +50,10 @@ class Field:
     def size(self) -> int:
         return FIELDS[self.type][0]
 
+    @property
+    def align(self) -> int:
+        return TMAP_ALIGN if self.type == "tmap" else self.size
+
 
 def from_hex(text: str, size: int) -> bytes:
     """The bytes of ``bytes:HEX`` for a ``size``-byte parameter."""
@@ -52,19 +65,21 @@ def from_hex(text: str, size: int) -> bytes:
     return bytes.fromhex(digits)
 
 
-def encode(text: str, size: int, align: int | None, pointer: Callable[[Field], int]) -> bytes:
+def encode(text: str, size: int, align: int | None, place: Callable[[Field], bytes]) -> bytes:
     """The bytes of ``struct:...`` for a parameter of ``size`` bytes aligned to ``align`` (None where only a cubin says
-    it: unknown); ``pointer`` places a ``ptr`` field's buffer and gives its address."""
+    it: unknown); ``place`` gives a ``ptr`` or ``tmap`` field's bytes (its buffer's address, its map), placing what
+    it needs in the launch's memory."""
     fields, end, natural = layout(text[len("struct:") :])
     if align is not None and natural > align:
-        worst = next(f for f in fields if f.size > align)
-        raise StructError(f"field {worst.label} ({worst.type}) needs {worst.size}-byte alignment; the parameter is .align {align}")
+        worst = next(f for f in fields if f.align > align)
+        raise StructError(f"field {worst.label} ({worst.type}) needs {worst.align}-byte alignment; the parameter is .align {align}")
     total = _round(end, max(natural, align or 1))
     if total != size:
-        raise StructError(f"the fields take {total} bytes as C lays them out ({end} before the tail padding); the parameter has {size}")
+        atom = " (a CuTe TMA atom's AuxTmaParams follow its map: an empty one is a u8)" if any(f.type == "tmap" for f in fields) else ""
+        raise StructError(f"the fields take {total} bytes as C lays them out ({end} before the tail padding); the parameter has {size}{atom}")
     out = bytearray(size)
     for f in fields:
-        out[f.offset : f.offset + f.size] = struct.pack("<Q", pointer(f)) if f.type == "ptr" else _value(f)
+        out[f.offset : f.offset + f.size] = place(f) if FIELDS[f.type][1] in PLACED else _value(f)
     return bytes(out)
 
 
@@ -73,17 +88,18 @@ def _round(n: int, align: int) -> int:
 
 
 def _split(text: str) -> list[str]:
-    """The comma-separated items of ``text``, braces kept together."""
-    items, depth, start = [], 0, 0
+    """The comma-separated items of ``text``, braces and parentheses kept together."""
+    items, open_, start = [], [], 0
     for k, c in enumerate(text):
-        depth += (c == "{") - (c == "}")
-        if depth < 0:
-            raise StructError(f"a '}}' with no '{{' at character {k + 1} of {text!r}")
-        if c == "," and depth == 0:
+        if c in PAIRS:
+            open_.append(c)
+        elif c in PAIRS.values() and (not open_ or PAIRS[open_.pop()] != c):
+            raise StructError(f"a '{c}' with no '{next(o for o, e in PAIRS.items() if e == c)}' at character {k + 1} of {text!r}")
+        elif c == "," and not open_:
             items.append(text[start:k])
             start = k + 1
-    if depth:
-        raise StructError(f"a '{{' with no '}}' in {text!r}")
+    if open_:
+        raise StructError(f"a '{open_[-1]}' with no '{PAIRS[open_[-1]]}' in {text!r}")
     return items + [text[start:]]
 
 
@@ -101,7 +117,10 @@ def layout(text: str, prefix: str = "") -> tuple[list[Field], int, int]:
             ty, eq, value = item.partition("=")
             if ty not in FIELDS or not eq:
                 raise StructError(f"field {label}: expected TYPE=VALUE (TYPE one of {' '.join(FIELDS)}) or {{...}}, got {item!r}")
-            inner, size, a = [Field(label, 0, ty, value)], FIELDS[ty][0], FIELDS[ty][0]
+            if ty == "tmap" and value.startswith("(") and value.endswith(")"):
+                value = value[1:-1]
+            field = Field(label, 0, ty, value)
+            inner, size, a = [field], field.size, field.align
         offset = _round(end, a)
         fields += [attrs.evolve(f, offset=f.offset + offset) for f in inner]
         end, align = offset + size, max(align, a)

@@ -216,12 +216,21 @@ def assembler(isa: tuple[int, int] | None, where: str = "ptxas") -> Ptxas:
     return newer[0] if newer else _fetch(release_for(isa), where)
 
 
+def cutlass_flags() -> list[str]:
+    """nvcc's flags for CUTLASS's and CuTe's headers where ``pip install 'simsmem[cute]'`` (``nvidia-cutlass``) put them:
+    their folder, and ``--expt-relaxed-constexpr``, which CuTe's host-device code needs; none without that package."""
+    spec = importlib.util.find_spec("cutlass_library")
+    include = Path(next(iter(spec.submodule_search_locations or ())), "source", "include") if spec else None
+    return ["-I", str(include), "--expt-relaxed-constexpr"] if include and include.is_dir() else []
+
+
 def cu_to_ptx(source: Path, arch: str = "sm_90", lineinfo: bool = True) -> str:
-    """``nvcc -ptx`` of a CUDA source file (with ``.loc`` line info unless ``lineinfo`` is off); nvcc's own
-    ``NVCC_APPEND_FLAGS`` adds include folders (``-I``) and defines."""
+    """``nvcc -ptx`` of a CUDA source file (with ``.loc`` line info unless ``lineinfo`` is off), CUTLASS's headers at
+    hand (``cutlass_flags``); nvcc's own ``NVCC_APPEND_FLAGS`` adds include folders (``-I``) and defines."""
     with tempfile.TemporaryDirectory(prefix="simsmem-") as tmp:
         out = Path(tmp) / "kernel.ptx"
-        _run([tool("nvcc"), f"-arch={arch}", "-ptx", *(["-lineinfo"] if lineinfo else []), str(source), "-o", str(out)], str(source), "nvcc -ptx")
+        _run([tool("nvcc"), f"-arch={arch}", "-ptx", *(["-lineinfo"] if lineinfo else []), *cutlass_flags(), str(source), "-o", str(out)],
+             str(source), "nvcc -ptx")
         return out.read_text()
 
 
