@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..machine import LANES, ExecError, Machine
+from ..machine import LANES, WAIT_UNTIL, ExecError, Machine
 from ..sass import Instruction
 from . import Env, operand, refuse, step
 from .operands import BuildError, read
@@ -190,12 +190,48 @@ def _brx(ins: Instruction, env: Env):
     return run
 
 
-@step("WARPSYNC", "ENDCOLLECTIVE")
+@step("WARPSYNC", "ENDCOLLECTIVE", control=True)
 def _warpsync(ins: Instruction, env: Env):
-    """Threads of a warp at one counter run together already; a WARPSYNC has nothing left to do."""
-    def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
-        m.pc += ex
-    return run
+    """Threads of a warp at one counter run together already; ``WARPSYNC.ALL`` also joins a warp whose threads took apart
+    paths that meet here (ptxas puts one after the code only thread 0 ran, before a CTA barrier): they wait until every
+    lane still alive has arrived, then go on as one group (else the side that reached the far side of the barrier last
+    would run ahead alone, into a wgmma its warp's other lanes never join). Other forms have nothing left to do."""
+    if "ALL" not in ins.mods:
+        def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+            m.pc += ex
+        return run
+    at = ins.pc // 16
+
+    def here(m: Machine) -> np.ndarray:
+        return m.waiting & (m.bar_id == WAIT_UNTIL) & (m.pc == at)
+
+    def whole(m: Machine, lanes: np.ndarray) -> np.ndarray:
+        """The lanes of the warps whose every lane still alive is in ``lanes``."""
+        return np.repeat(~(m.alive & ~lanes).reshape(-1, LANES).any(axis=1), LANES)
+
+    def go(m: Machine, lanes: np.ndarray) -> None:
+        m.waiting[lanes] = False
+        m.bar_id[lanes] = -1
+        m.pc[lanes] += 1
+        m.group[lanes] = m.next_group  # the warp's groups are one again
+        m.next_group += 1
+
+    def ready(m: Machine, waiting: np.ndarray) -> np.ndarray:  # the lanes missing exited
+        return waiting & whole(m, here(m))
+
+    def done(m: Machine, freed: np.ndarray) -> None:
+        go(m, freed | (here(m) & np.repeat(freed.reshape(-1, LANES).any(axis=1), LANES)))
+
+    def join(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
+        waiting = here(m)
+        complete = whole(m, ex | waiting)
+        if waiting.any():
+            go(m, (ex | waiting) & complete)
+        else:
+            m.pc += ex & complete
+        if (ex & ~complete).any():
+            m.wait_until(ex & ~complete, ready, done)
+    return join
 
 
 @step("BAR", control=True)

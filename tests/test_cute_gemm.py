@@ -1,0 +1,109 @@
+"""Issue 37's CuTe GEMM as a CuTe user writes it (calibration/realk/manifest_cute.json: src/cute_gemm.cu against pip
+nvidia-cutlass 4.2.0.0's headers; its TMA atoms passed by value, launched as ``struct:tmap=...,u8=0`` arguments) against
+the H200.
+
+Evidence, not regression guards: calibration/realk/cute_h200.json, 5 ncu runs (measure_timing.sh, group ``cute``;
+runs/2026-11-29-cute, the prediction committed before the run), and the launcher's stdout of run 1 there (its TMAP lines:
+the driver's maps of the atoms' tmap fields; its BUF line: C's hash). Independent of the GPU: C equals numpy's A @ B.T
+(small integers, so exact), which puts the maps and the struct parameters where CuTe's code reads them. simsmem traces
+the whole grid and times the launch with ``sm_90_h200``.
+"""
+
+import gzip
+import json
+import re
+import statistics
+
+import numpy as np
+import pytest
+from conftest import REALK
+from simsmem.config import load_arch
+from simsmem.kernel import tensormap
+from simsmem.kernel.tensormap import TensorMap
+from simsmem.kernel.tracer import StreamSink, launch_kernel
+from simsmem.results.analysis import analyse_stream, with_launch
+from simsmem.results.metrics import NOT_MODELLED
+
+from calibration.realk import make_cute
+
+pytestmark = pytest.mark.slow  # one whole grid traced and timed, about 2 s
+
+H200 = load_arch("sm_90_h200")
+ENTRY = json.loads((REALK / "manifest_cute.json").read_text())[0]
+RUN = REALK / "runs" / "2026-11-29-cute"
+CYCLES = "sm__cycles_elapsed.max"
+
+
+@pytest.fixture(scope="module")
+def simulated() -> tuple[dict, dict, np.ndarray]:
+    """The timed metrics, the counters simsmem declares not modelled, and C after the run."""
+    sink = StreamSink(H200.sm.sms)
+    stream, launch = launch_kernel(REALK / ENTRY["ptx"], ENTRY["kernel"], tuple(ENTRY["grid"]), tuple(ENTRY["block"]), ENTRY["smem"],
+                                   ENTRY["args"], base=REALK, sink=sink)
+    result = with_launch(analyse_stream(stream, H200, keep="all"), sink.streams(), sink.resources)
+    c = next(b.data for b in launch.memory.buffers if b.name.startswith("argument 4 "))
+    return result.metrics, result.unmodelled, c
+
+
+@pytest.fixture(scope="module")
+def measured() -> dict[str, list]:
+    return json.loads((REALK / "cute_h200.json").read_text())["cute_gemm"]
+
+
+def _launcher() -> str:
+    """launch.cu's stdout of the first ncu run."""
+    return gzip.decompress((RUN / "ncu_run1_cute.stdout.gz").read_bytes()).decode()
+
+
+def _numpy() -> np.ndarray:
+    return make_cute.product(*(a.split("=", 1)[1].split(":", 4)[4].split(",")[0] for a in ENTRY["args"][1:3]))
+
+
+def test_c_equals_numpy(simulated):
+    assert np.array_equal(simulated[2].view(np.float32).reshape(256, 256), _numpy())
+
+
+def test_counters(simulated, measured):
+    """Every counter of the runs that simsmem prints: exact where the 5 runs agree, inside their range where they vary;
+    the others are "not modelled" for the kernel or counters simsmem never prints. Cycles: test_cycles."""
+    metrics, _, _ = simulated
+    off, judged = [], 0
+    for counter, runs in measured.items():
+        if counter == CYCLES or counter not in metrics:
+            continue
+        judged += 1
+        if not min(runs) <= metrics[counter] <= max(runs):
+            off.append(f"{counter}: {min(runs)}..{max(runs)}, simulated {metrics[counter]}")
+    assert judged == 33 and not off, (judged, off)
+
+
+def test_unmodelled_counters_are_not_printed(simulated):
+    """The totals that hold op_misc (the mbarriers' traffic) and the bank words of a kernel with an mbarrier are "not
+    modelled", never a number."""
+    metrics, unknown, _ = simulated
+    for counter in ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", "l1tex__data_bank_reads.sum", "l1tex__data_bank_writes.sum",
+                    *NOT_MODELLED):
+        assert counter not in metrics and (counter in unknown or counter in NOT_MODELLED), counter
+
+
+def test_cycles(simulated, measured):
+    """sm__cycles_elapsed.max within the runs' range widened by 30% (test_realk_timing's bar for the corpus)."""
+    ours, runs = simulated[0][CYCLES], measured[CYCLES]
+    assert 0.7 * min(runs) <= ours <= 1.3 * max(runs), (ours, statistics.median(runs))
+
+
+def test_the_atoms_maps_are_the_drivers():
+    """Each tmap field's 128 bytes as cuTensorMapEncodeTiled made them on the H200 (the launcher's TMAP lines, argI.f1)
+    equal simsmem's encoding of the field's spec over the same address."""
+    lines = re.findall(r"^TMAP cute_gemm arg(\d+)\.f1 base=0x([0-9a-f]+) ([0-9a-f]{256})$", _launcher(), re.MULTILINE)
+    assert sorted(int(k) for k, _, _ in lines) == [1, 2]
+    for k, base, driver in lines:
+        dtype, dims, strides, box, swizzle, _ = tensormap.parse("tmap:" + ENTRY["args"][int(k)].split("=", 1)[1].rsplit(",", 1)[0])
+        mine = TensorMap(dtype, int(base, 16), dims, strides or tensormap.packed(dtype, dims), box, swizzle)
+        assert mine.encode() == bytes.fromhex(driver), f"argument {k}"
+
+
+def test_the_gpus_c_is_numpys():
+    """The launcher's hash of C after the H200's run (its BUF line) is the hash of numpy's C."""
+    found = re.search(r"^BUF cute_gemm arg3 out bytes=262144 nonzero=\d+ fnv=([0-9a-f]{16})$", _launcher(), re.MULTILINE)
+    assert found and found[1] == make_cute.fnv(_numpy())
