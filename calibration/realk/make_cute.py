@@ -41,25 +41,24 @@ M = N = K = 256
 TILE = 128
 #: sizeof(cute_gemm::SharedStorage): 3 stages of A's and B's 128 x 64 f16 tiles, 6 mbarriers, to 1024 bytes
 SMEM = 99328
+#: A's and B's files, from calibration/realk
+INPUTS = ("data/cute_a.npy", "data/cute_b.npy")
 
 
-def inputs() -> tuple[str, str]:
+def inputs() -> None:
     """A (M x K) and B (N x K), row-major f16 of small integers: every product and sum is exact."""
     rng = np.random.default_rng(37)
-    out = []
-    for name, rows in (("a", M), ("b", N)):
-        np.save(HERE / "data" / f"cute_{name}.npy", rng.integers(-2, 3, (rows, K)).astype(np.float16))
-        out.append(f"npy:data/cute_{name}.npy")
-    return out[0], out[1]
+    for path, rows in zip(INPUTS, (M, N)):
+        np.save(HERE / path, rng.integers(-2, 3, (rows, K)).astype(np.float16))
 
 
 def kernel_name(ptx: str) -> str:
     return next(line.split()[2].rstrip("(") for line in ptx.splitlines() if line.startswith(".visible .entry"))
 
 
-def product(a_npy: str, b_npy: str) -> np.ndarray:
+def product() -> np.ndarray:
     """numpy's C of the entry's inputs."""
-    a, b = (np.load(HERE / p[len("npy:") :]).astype(np.float32) for p in (a_npy, b_npy))
+    a, b = (np.load(HERE / path).astype(np.float32) for path in INPUTS)
     return a @ b.T
 
 
@@ -71,7 +70,7 @@ def predict() -> None:
     runs = [simsmem.trace(HERE / e["ptx"], entry=e["kernel"], grid=e["grid"], block=e["block"], smem=e["smem"], args=e["args"], timed=timed)
             for timed in (False, True)]
     c = next(b.data for b in runs[0].launch.memory.buffers if b.name.startswith("argument 4 "))
-    want = product(*(a.split("=", 1)[1].split(":", 4)[4].split(",")[0] for a in e["args"][1:3]))
+    want = product()
     assert np.array_equal(c.view(np.float32).reshape(want.shape), want), "C differs from numpy's"
     lines = [f"== cute_gemm (grid {e['grid']}, block {e['block']}, smem {e['smem']})",
              f"output arg3: equals numpy; fnv={fnv(c)} (launch.cu's BUF line)", f"{'counter':64s} {'trace':>10s} {'timed SM':>10s}"]
@@ -91,12 +90,12 @@ def main() -> int:
         return 0
     subprocess.run([a.nvcc, "-gencode=arch=compute_90a,code=sm_90a", "-std=c++17", "-DNDEBUG", *cutlass_flags(), "-ptx",
                     str(HERE / "src" / "cute_gemm.cu"), "-o", str(HERE / PTX)], check=True)
-    a_npy, b_npy = inputs()
-    atom = "struct:tmap=f16:{k}x{rows}:64x128:128B:{npy},u8=0"
+    inputs()
+    atom = "struct:tmap=f16:{k}x{rows}:64x128:128B:npy:{path},u8=0"
     entry = {"name": "cute_gemm", "origin": "written here: a Hopper GEMM in CuTe's own idiom (src/cute_gemm.cu, issue 37)",
              "source": "src/cute_gemm.cu", "ptx": PTX, "kernel": kernel_name((HERE / PTX).read_text()),
              "grid": [M // TILE, N // TILE, 1], "block": [256, 1, 1], "smem": SMEM,
-             "args": [f"struct:i32={M},i32={N},i32={K}", atom.format(k=K, rows=M, npy=a_npy), atom.format(k=K, rows=N, npy=b_npy),
+             "args": [f"struct:i32={M},i32={N},i32={K}", atom.format(k=K, rows=M, path=INPUTS[0]), atom.format(k=K, rows=N, path=INPUTS[1]),
                       f"zeros:{M * N * 4}", f"struct:i64={N}"],
              "problem": f"C({M}x{N}) f32 = A({M}x{K}) B({N}x{K})^T f16; 128x128 CTA tiles of two warpgroups (a TiledMMA of "
                         "SM90_64x128x16_F32F16F16_SS), 3 stages of 64-wide K slices loaded by TMA atoms passed by value "
