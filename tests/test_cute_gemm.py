@@ -5,20 +5,24 @@ the H200.
 Evidence, not regression guards: calibration/realk/cute_h200.json, 5 ncu runs (measure_timing.sh, group ``cute``;
 runs/2026-11-29-cute, the prediction committed before the run), and the launcher's stdout of run 1 there (its TMAP lines:
 the driver's maps of the atoms' tmap fields; its BUF line: C's hash). Independent of the GPU: C equals numpy's A @ B.T
-(small integers, so exact), which puts the maps and the struct parameters where CuTe's code reads them. simsmem traces
-the whole grid and times the launch with ``sm_90_h200``.
+(small integers, so exact), which puts the maps and the struct parameters where CuTe's code reads them; and the
+arguments are the bytes CuTe's own host code builds (src/cute_host_params.cu, on the CPU). simsmem traces the whole grid
+and times the launch with ``sm_90_h200``.
 """
 
 import gzip
 import json
 import re
 import statistics
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import REALK
 from simsmem.config import load_arch
-from simsmem.kernel import tensormap
+from simsmem.kernel import ptx as ptxtext
+from simsmem.kernel import structs, tensormap, toolchain
 from simsmem.kernel.tensormap import TensorMap
 from simsmem.kernel.tracer import StreamSink, launch_kernel
 from simsmem.results.analysis import analyse_stream, with_launch
@@ -26,7 +30,7 @@ from simsmem.results.metrics import NOT_MODELLED
 
 from calibration.realk import make_cute
 
-pytestmark = pytest.mark.slow  # one whole grid traced and timed, about 2 s
+pytestmark = pytest.mark.slow  # one whole grid traced and timed (about 2 s), the host code built with nvcc (about 30 s)
 
 H200 = load_arch("sm_90_h200")
 ENTRY = json.loads((REALK / "manifest_cute.json").read_text())[0]
@@ -103,3 +107,25 @@ def test_the_gpus_c_is_numpys():
     """The launcher's hash of C after the H200's run (its BUF line) is the hash of numpy's C."""
     found = re.search(r"^BUF cute_gemm arg3 out bytes=262144 nonzero=\d+ fnv=([0-9a-f]{16})$", _launcher(), re.MULTILINE)
     assert found and found[1] == make_cute.fnv(make_cute.product())
+
+
+def test_the_manifest_passes_what_cutes_host_code_passes(tmp_path):
+    """src/cute_host_params.cu runs cute_gemm.cu's host side on the CPU (a stub cuTensorMapEncodeTiled fills each map
+    with 0xab): the shape, atoms and C stride it builds are the manifest's struct: arguments byte for byte (the maps
+    aside), make_tma_atom asks for the maps the tmap fields describe (its L2 promotion aside), and --smem is
+    sizeof(SharedStorage)."""
+    nvcc = toolchain.tool("nvcc")
+    subprocess.run([nvcc, "-std=c++17", "-arch=sm_90a", *toolchain.cutlass_flags(), "-L", str(Path(nvcc).parent.parent / "lib"),
+                    str(REALK / "src" / "cute_host_params.cu"), "-o", str(tmp_path / "params")], check=True, capture_output=True)
+    out = subprocess.run([tmp_path / "params"], check=True, capture_output=True, text=True).stdout
+    printed = {int(k): v for k, v in re.findall(r"^PARAM arg(\d) \(\d+ bytes, alignof \d+\) ([0-9a-f]+)$", out, re.MULTILINE)}
+    params = ptxtext.entries((REALK / ENTRY["ptx"]).read_text())[ENTRY["kernel"]]
+    ours = {k: structs.encode(a, params[k].size, params[k].align, lambda f: b"\xab" * f.size).hex()
+            for k, a in enumerate(ENTRY["args"]) if a.startswith("struct:")}
+    assert printed == ours
+    asked = re.findall(r"^ENCODE type=6 rank=2 address=\S+ dims (\d+) (\d+) strides (\d+) box (\d+) (\d+) element_strides 1 1 "
+                       r"interleave=0 swizzle=3 ", out, re.MULTILINE)
+    for numbers, arg in zip(asked, ENTRY["args"][1:3], strict=True):
+        dtype, dims, strides, box, swizzle, _ = tensormap.parse("tmap:" + arg.split("=", 1)[1].rsplit(",", 1)[0])
+        assert (dtype, *dims, *(strides or tensormap.packed(dtype, dims)), *box, swizzle) == ("f16", *map(int, numbers), 128)
+    assert f"SMEM {ENTRY['smem']}\n" in out

@@ -55,13 +55,13 @@ GOOD = ["zeros:4096", f"struct:tmap=({SPEC}),u8=0", f"tmap:{SPEC}", f"struct:i32
     (1, "struct:tmap=f16:64x16:64x8:16B:arg:0,u8=0", "field 1 (tmap)", "swizzle is none, 32B, 64B or 128B, not '16B'"),
     (1, "struct:tmap=f16:64x16:64x8:none:arg:3,u8=0", "field 1 (tmap)", "arg:3: not an earlier zeros: or npy: argument"),
     (1, "struct:tmap=f16:64x64:64x8:none:zeros:1024,u8=0", "field 1 (tmap)", "the tensor spans 8192 bytes, its buffer holds 1024"),
-    (1, f"struct:tmap=({SPEC})", "", "the fields take 128 bytes as C lays them out (128 before the tail padding); the parameter has "
-                                     "256 (a CuTe TMA atom's AuxTmaParams follow its map: an empty one is a u8)"),
+    (1, f"struct:tmap=({SPEC})", "", ("the fields take 128 bytes as C lays them out (128 before the tail padding); the parameter has "
+                                      "256 (a CuTe TMA atom's AuxTmaParams follow its map: an empty one is a u8)")),
     (1, f"struct:tmap=({SPEC},u8=0", "", "a '(' with no ')'"),
     (4, f"struct:i64=1,tmap=({SPEC})", "", "field 2 (tmap) needs 64-byte alignment; the parameter is .align 8"),
 ])
 def test_a_bad_tmap_field_names_the_argument_and_field(kernel, refused, arg, text, where, what):
-    program, folder = kernel
+    folder = kernel[1]
     args = [text if k == arg else a for k, a in enumerate(GOOD)]
     refused("trace", folder / "k.ptx", "--kernel", "k", "--grid", "1", "--block", "32", *(f"--arg={a}" for a in args), "-o", folder / "o.npz",
             where=(f"--arg argument {arg + 1} ", where), what=what)

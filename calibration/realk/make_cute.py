@@ -15,7 +15,8 @@ in the parameter space, bytes) and CuTe's host code fills them (make_shape, make
     3  0x270    8  float *C                                                zeros:BYTES
     4  0x278    8  cute::tuple<int64_t, C<1>> (C's row stride)            struct:i64=N
 
-make_tma_atom encodes each map as a rank-2 tensor (K innermost, then the rows) with a 64 x 128 box and a 128B swizzle;
+src/cute_host_params.cu prints those bytes as CuTe's host code makes them, on the CPU (tests/test_cute_gemm.py compares
+them with these arguments). make_tma_atom encodes each map as a rank-2 tensor (K innermost, then the rows) with a 64 x 128 box and a 128B swizzle;
 CuTe asks for L2 promotion of 128 B where the launcher asks for none: a field of the map simsmem does not read.
 """
 from __future__ import annotations
@@ -31,8 +32,8 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent.parent / "simulator"), str(HERE / "src")]
-from simsmem.kernel.toolchain import cutlass_flags  # noqa: E402
-from triton_tma import fnv  # noqa: E402
+from simsmem.kernel.toolchain import cutlass_flags
+from triton_tma import fnv
 
 PTX = "ptx/cute_gemm.ptx"
 PREDICTED = HERE / "runs" / "2026-11-29-cute" / "PREDICTED.txt"
