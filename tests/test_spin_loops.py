@@ -11,12 +11,14 @@ manifest_hopper.json 5 more in timing_h200.json, runs/2026-11-29-timing) and mos
   remote mbarrier arrive) count exactly the trace's instructions in every run: no try_wait of theirs ever timed out, so
   none waits as long as the H200's time-out (``trywait_timeout``, 7,800 cycles: the spin probes, tests/test_spin_probes.py)
   and the timed SM must add nothing there;
-- the two warp-specialised GEMMs vary (ws_gemm_tma 17,600..17,620, ws_gemm_multicast 20,064..20,132, against the trace's
-  17,284 and 19,564), and the extra is setmaxnreg's: the consumer warpgroups' ``USETMAXREG.TRY_ALLOC`` loop (4
+- the two warp-specialised GEMMs vary (ws_gemm_tma 17,412..17,620, ws_gemm_multicast 19,596..20,132, against the trace's
+  17,284 and 19,564; the lower ends are the run of ncu's Source page, runs/2026-11-29-ws-source, where each consumer warp's
+  TRY_ALLOC ran twice), and the extra is setmaxnreg's: the consumer warpgroups' ``USETMAXREG.TRY_ALLOC`` loop (4
   instructions a trip) runs until the producer warpgroup's ``USETMAXREG.DEALLOC`` has given the CTA's pool the registers
   (168 to 232 a thread, 2,048 a warp; the producer's four warps give back 4,096 each, 168 to 40), which the timed SM gives
-  as 3 trips a consumer warp (+96 a CTA) where the H200 averages 2.5 (+79..+84) and 4 (+125..+142). No parameter was
-  fitted to them: the gap is the producer's branch to a line of code not fetched yet (``icache_miss``), the period the
+  as 3 trips a consumer warp in ws_gemm_tma (+96 a CTA) and fewer in ws_gemm_multicast (+72 a CTA: the CTA's warps leave
+  the cluster barrier before it together), where the timing runs average 2.5 (+79..+84) and 4 (+125..+142). No parameter
+  was fitted to them: the gap is the producer's branch to a line of code not fetched yet (``icache_miss``), the period the
   loop's stall counts and the TRY_ALLOC's result latency (``latency.regalloc``: the spin probes' 45.4 cycles a trip). Each is judged within one trip
   of its loop a spinning warp (``TRIP``) of the measured range.
 """
@@ -31,10 +33,14 @@ from simsmem.corpus import entry_launch
 from simsmem.kernel.tracer import StreamSink, trace_kernel
 from simsmem.results.analysis import analyse_stream, with_launch
 
+from calibration.realk.source_stalls import executed
+
 pytestmark = pytest.mark.slow  # traces 40 kernels (about 15 s)
 
 H100, H200 = load_arch("sm_90"), load_arch("sm_90_h200")
 TIMING = json.loads((REALK / "timing_h200.json").read_text())
+#: ncu's Source page of the warp-specialised GEMMs (``--set full``, its Instructions Executed summed), one more H200 run
+SOURCE = REALK / "runs" / "2026-11-29-ws-source"
 COUNTER = "smsp__inst_executed.sum"
 #: Instructions one more trip of the spin loop a warp adds, times the warps that spin: the tolerance where the count
 #: varies (the setmaxnreg loop's 4 instructions, 8 consumer warps a CTA, 4 CTAs).
@@ -58,9 +64,11 @@ ENTRIES = _spinning()
 
 
 def measured(e: dict) -> list[int]:
-    """Every run's count: the H200's ncu runs (hopper.json, timing_h200.json) and the H100's."""
+    """Every run's count: the H200's ncu runs (hopper.json, timing_h200.json, the Source page's ``SOURCE``) and the H100's."""
     runs = e.get("ncu_varies", {}).get(COUNTER) or [e["ncu"][COUNTER]]
-    return runs + TIMING.get(e["name"], {}).get(COUNTER, []) + ([e["ncu_h100"][COUNTER]] if COUNTER in e.get("ncu_h100", {}) else [])
+    source = SOURCE / f"source_{e['name']}.csv.gz"
+    return (runs + TIMING.get(e["name"], {}).get(COUNTER, []) + ([e["ncu_h100"][COUNTER]] if COUNTER in e.get("ncu_h100", {}) else [])
+            + ([executed(source)] if source.exists() else []))
 
 
 def test_the_set():

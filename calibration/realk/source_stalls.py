@@ -3,10 +3,11 @@
     python calibration/realk/source_stalls.py predict MANIFEST.json NAME[,NAME...] OUT.json
     python calibration/realk/source_stalls.py compare OUT.json SOURCE_DIR
 
-``predict`` times each entry on ``sm_90_h200`` and writes, per SASS instruction (its offset and text), the timed SM's stall
-cycles by reason; ``compare`` reads ``source_NAME.csv(.gz)`` (``source_counters.sh``: one row per instruction, ncu's
-``stall_*`` samples) and prints, per instruction, each side's share of the kernel's stalls, the instructions that differ
-most first. Samples are taken every few cycles of each warp, so shares are what the two can be compared on.
+``predict`` times each entry on ``sm_90_h200`` and writes, per SASS instruction (its offset and text), the warp states
+ncu's sampler would take on the timed SM (``LaunchTiming.samples``: one of the SM's active warps every 32 cycles);
+``compare`` reads ``source_NAME.csv(.gz)`` (``source_counters.sh`` with SAMPLING=0: one row per instruction, ncu's
+``stall_*`` samples) and prints, per instruction, each side's share of the kernel's samples, the instructions that
+differ most first, and the share of samples both put at the same instruction and state.
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ import io
 import json
 import sys
 from pathlib import Path
-
-import attrs
 
 HERE = Path(__file__).resolve().parent
 #: ncu's Source page column -> the timed SM's stall reason (``simsmem.sm.REASONS``)
@@ -42,26 +41,38 @@ def predict(manifest: str, names: list[str], out: str) -> None:
         sink = StreamSink(arch.sm.sms)
         stream = trace_kernel(HERE / e["ptx"], e["kernel"], tuple(e["grid"]), tuple(e["block"]), e["smem"], e["args"], base=HERE, sink=sink,
                               **({"cluster": tuple(e["cluster"])} if e.get("cluster") else {}))
-        timed = with_launch(attrs.evolve(analyse_stream(stream, arch, keep="all")), sink.streams(), sink.resources)
+        timed = with_launch(analyse_stream(stream, arch, keep="all"), sink.streams(), sink.resources, sampling=True)
         code = {16 * k: str(ins) for k, ins in enumerate(sink.streams().code)}
         result[name] = {"cycles": timed.metrics["sm__cycles_elapsed.max"],
-                        "by_pc": {f"{pc:#06x}": {"sass": code.get(pc, ""), **row} for pc, row in sorted(timed.launch.by_pc.items())}}
+                        "by_pc": {f"{pc:#06x}": {"sass": code.get(pc, ""), **{r: round(v, 2) for r, v in row.items()}}
+                                  for pc, row in sorted(timed.launch.samples.items())}}
     Path(out).write_text(json.dumps(result, indent=1) + "\n")
 
 
-def _source(path: Path) -> dict[int, tuple[str, dict[str, float]]]:
-    """``source_NAME.csv``: instruction offset -> (text, samples by reason)."""
+def _rows(path: Path) -> list[dict[str, str]]:
+    """``source_NAME.csv(.gz)``'s instruction rows, each with its ``pc`` (offset from the kernel's first instruction)."""
     text = (gzip.open(path, "rt") if path.suffix == ".gz" else open(path)).read()
     rows = list(csv.reader(io.StringIO(text)))
     head = next(i for i, r in enumerate(rows) if r and r[0] == "Address")
     cols = rows[head]
-    body = [r for r in rows[head + 1:] if len(r) == len(cols)]
-    base = min(int(r[0], 16) for r in body)
-    out = {}
-    for r in body:
-        row = dict(zip(cols, r))
-        out[int(r[0], 16) - base] = (row["Source"].strip(), {v: float(row.get(k) or 0) for k, v in COLUMNS.items()})
-    return out
+    body = [dict(zip(cols, r)) for r in rows[head + 1:] if len(r) == len(cols)]
+    base = min(int(r["Address"], 16) for r in body)
+    return [{**r, "pc": int(r["Address"], 16) - base} for r in body]
+
+
+def _source(path: Path) -> dict[int, tuple[str, dict[str, float]]]:
+    """``source_NAME.csv``: instruction offset -> (text, samples by reason)."""
+    return {r["pc"]: (r["Source"].strip(), {v: float(r.get(k) or 0) for k, v in COLUMNS.items()}) for r in _rows(path)}
+
+
+def executed(path: Path) -> int:
+    """The warp-instructions the kernel of ``source_NAME.csv`` executed (its Instructions Executed, summed)."""
+    return sum(int(r["Instructions Executed"] or 0) for r in _rows(path))
+
+
+def _shares(table: dict[int, dict[str, float]]) -> dict[tuple[int, str], float]:
+    total = sum(sum(row.values()) for row in table.values()) or 1.0
+    return {(pc, r): v / total for pc, row in table.items() for r, v in row.items() if v}
 
 
 def compare(predicted: str, folder: str) -> None:
@@ -70,21 +81,28 @@ def compare(predicted: str, folder: str) -> None:
         path = next((Path(folder) / f"source_{name}{s}" for s in (".csv.gz", ".csv") if (Path(folder) / f"source_{name}{s}").exists()), None)
         if path is None:
             continue
-        hw = _source(path)
-        sim = {int(pc, 16): row for pc, row in p["by_pc"].items()}
-        hw_total = sum(sum(v for r, v in s.items() if r != "selected") for _, s in hw.values()) or 1
-        sim_total = sum(sum(v for r, v in row.items() if r not in ("sass", "selected")) for row in sim.values()) or 1
-        lines = []
-        for pc in sorted(set(hw) | set(sim)):
-            text, h = hw.get(pc, ("", {}))
-            s = sim.get(pc, {})
-            hs = {r: v / hw_total for r, v in h.items() if v and r != "selected"}
-            ss = {r: v / sim_total for r, v in s.items() if r not in ("sass", "selected") and v}
-            diff = sum(hs.values()) - sum(ss.values())
-            top = lambda d: ",".join(f"{r}:{100 * v:.1f}" for r, v in sorted(d.items(), key=lambda kv: -kv[1])[:3])
-            lines.append((abs(diff), f"{pc:#06x} {text[:44]:44s} hw {100 * sum(hs.values()):5.1f}% [{top(hs)}]  sim {100 * sum(ss.values()):5.1f}% [{top(ss)}]"))
-        print(f"== {name}: simulated {p['cycles']} cycles")
-        for _, line in sorted(lines, key=lambda x: -x[0])[:25]:
+        measured = _source(path)
+        hw = _shares({pc: row for pc, (_, row) in measured.items()})
+        sim = _shares({int(pc, 16): {r: v for r, v in row.items() if r != "sass"} for pc, row in p["by_pc"].items()})
+        both = sum(min(v, sim.get(key, 0.0)) for key, v in hw.items())
+        by_reason = lambda shares: {r: sum(v for (_, q), v in shares.items() if q == r) for r in COLUMNS.values()}
+        hr, sr = by_reason(hw), by_reason(sim)
+        samples = sum(sum(row.values()) for _, row in measured.values())
+        print(f"== {name}: {samples:.0f} samples measured, {sum(sum(v for r, v in row.items() if r != 'sass') for row in p['by_pc'].values()):.0f} "
+              f"simulated ({p['cycles']} cycles); the same instruction and state: {100 * both:.0f}%, the same state: "
+              f"{100 * sum(min(hr[r], sr[r]) for r in hr):.0f}%")
+        print("   by state, measured / simulated %: " + ", ".join(f"{r} {100 * hr[r]:.0f}/{100 * sr[r]:.0f}" for r in sorted(hr, key=lambda r: -hr[r] - sr[r])
+                                                                   if hr[r] + sr[r] > 0.02))
+        pcs = {pc for pc, _ in hw} | {pc for pc, _ in sim}
+        text = {pc: t for pc, (t, _) in measured.items()}
+        rows = []
+        for pc in pcs:
+            h = {r: v for (q, r), v in hw.items() if q == pc}
+            m = {r: v for (q, r), v in sim.items() if q == pc}
+            top = lambda d: ",".join(f"{r}:{100 * v:.1f}" for r, v in sorted(d.items(), key=lambda kv: -kv[1])[:2])
+            rows.append((abs(sum(h.values()) - sum(m.values())), f"   {pc:#06x} {text.get(pc, '')[:40]:40s} hw {100 * sum(h.values()):5.1f}% [{top(h)}]"
+                                                                 f"  sim {100 * sum(m.values()):5.1f}% [{top(m)}]"))
+        for _, line in sorted(rows, key=lambda x: -x[0])[:20]:
             print(line)
 
 

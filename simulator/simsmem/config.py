@@ -152,7 +152,8 @@ class Memory:
     l1_bytes: int  # the L1 and shared memory's data array; L1 holds what shared memory leaves
     tma_load: int  # a TMA (or bulk) copy into shared memory: cycles from its last byte's turn at the copy engine to its mbarrier's completion
     tma_store: int  # ... out of shared memory, to its bulk group's completion
-    tma_bytes_per_cycle: int  # the SM's copy engine
+    tma_bytes_per_cycle: int  # the SM's copy engine, copying into shared memory
+    tma_store_bytes_per_cycle: int  # ... and out of it
     store_line_cycles: int  # cycles the L1 takes per 128-byte line a store (or atomic) touches
     sm_bytes_per_cycle: int  # the link between L2 and one SM, each way
     dram_bytes_per_cycle: int  # the chip's DRAM, shared by the SMs that run CTAs
@@ -182,6 +183,7 @@ class SM:
     constant_miss: int  # cycles an instruction with a constant-bank operand waits at the first use of its 64-byte line: imc_miss
     exit_drain: int  # cycles from a warp's EXIT to its leaving the SM: drain
     barrier: int  # cycles from the last warp's arrival at a barrier to the warps' next issue
+    cluster_barrier: int  # ... at a cluster barrier (UCGABAR_ARV to UCGABAR_WAIT's issue)
     cg_store_clash: float  # store wavefronts (and store bank conflicts) a cp.async .cg copy adds per line it writes while a shared store is in flight
     split_store: float  # store wavefronts (and store bank conflicts) a shared store adds, on average, when a branch right after it splits its warp
     membar_gpu: int  # cycles a GPU-scope MEMBAR holds its warp once L2 has acknowledged the warp's global stores (stall reason membar)
@@ -375,7 +377,7 @@ def _check(arch: ArchConfig, where: str) -> None:
         for pipe, interval in sm.pipes.items():
             if interval == 0:
                 raise ConfigError(f"{where}: sm.pipes.{pipe}", "must be positive (cycles between two instructions on the pipe)")
-        for name in ("sm_bytes_per_cycle", "dram_bytes_per_cycle", "l2_bytes_per_cycle", "tma_bytes_per_cycle"):
+        for name in ("sm_bytes_per_cycle", "dram_bytes_per_cycle", "l2_bytes_per_cycle", "tma_bytes_per_cycle", "tma_store_bytes_per_cycle"):
             if getattr(sm.memory, name) == 0:
                 raise ConfigError(f"{where}: sm.memory.{name}", "must be positive")
         missing = {"special", "mufu", "shuffle", "tensor", "fp64", "conv", "constant", "gmma", "gmma_a_regs", "mbarrier_wait", "other"} - set(sm.latency)

@@ -187,16 +187,18 @@ def with_timeline(result: Result, advance: Callable[[int], None] | None = None) 
     return attrs.evolve(result, timeline=simulate(b, counts, result.arch, advance=advance), timed=rows)
 
 
-def with_launch(result: Result, streams, resources: dict[str, int], code: dict[int, dict[str, str]] | None = None, fixes: int = 0) -> Result:
+def with_launch(result: Result, streams, resources: dict[str, int], code: dict[int, dict[str, str]] | None = None, fixes: int = 0,
+                sampling: bool = False) -> Result:
     """``result`` (kept, of a traced kernel) with its launch timed on the SM (``simsmem.sm``): ``streams``, the warp
     streams of one SM's CTAs that the tracer kept, and the kernel's ``resources``; the launch's counters join the
     metrics. ``fixes``: also time the launch with the bank conflicts of each of the ``fixes`` SASS instructions with
-    the most removed, one at a time, then with every instruction's removed."""
+    the most removed, one at a time, then with every instruction's removed; ``sampling``: also the warp states ncu's
+    sampler would take (``LaunchTiming.samples``)."""
     if result.trace is None or result.counts is None:
         raise ValueError("the timed SM needs its CTAs' rows: analyse_stream(..., keep='cta', ctas=the sink's CTAs)")
     b, counts = result.trace.instructions, result.counts
     streams = renumbered(streams, result.rows)
-    launch = time_launch(streams, b, counts.wavefronts, result.arch, resources, code)
+    launch = time_launch(streams, b, counts.wavefronts, result.arch, resources, code, sampling)
     conflicting = [pc for pc, (_, _, _, conflicts) in sorted(result.by_pc.items(), key=lambda kv: -kv[1][3]) if conflicts]
     sets = [(pc,) for pc in conflicting[:fixes]] + ([tuple(conflicting)] if fixes and len(conflicting) > 1 else [])
     # the conflicts each removes: the whole grid's, from the totals per SASS instruction (the kept rows are some CTAs')

@@ -36,6 +36,8 @@ class LaunchTiming:
     store_clashes: int  # store wavefronts the launch's .cg copies add beside shared stores (all CTAs)
     code: dict[int, dict[str, str]] = attrs.field(factory=dict)  # each SASS instruction's text and line, by offset
     spins: int = 0  # warp-instructions the launch's spin loops add to its trace's by their further trips (all CTAs; ``SMRun.spins``)
+    samples: dict[int, dict[str, float]] = attrs.field(factory=dict)  # ``time_launch(sampling=True)``: ncu's warp-state samples per
+    # SASS instruction offset, as its Source page counts them at ``--warp-sampling-interval 0`` (all CTAs; ``SMRun.samples``)
 
 
 #: What the H200 showed of launches whose CTAs share an SM across waves (calibration/realk/runs/2026-11-29-scale: 26
@@ -46,14 +48,14 @@ WAVES = ("the launch runs in {waves:.1f} waves of {resident} CTAs an SM: where C
 
 
 def time_launch(streams: WarpStreams, batch: InstructionBatch, wavefronts: np.ndarray, arch: ArchConfig, resources: dict[str, int],
-                code: dict[int, dict[str, str]] | None = None) -> LaunchTiming:
+                code: dict[int, dict[str, str]] | None = None, sampling: bool = False) -> LaunchTiming:
     """Time the launch whose one SM's CTAs ``streams`` holds; ``batch`` and ``wavefronts``: the trace's rows and their counted
     wavefronts (rows are numbered as the streams number them); ``resources``: registers per thread, shared bytes per CTA,
-    threads per CTA, traced CTAs."""
+    threads per CTA, traced CTAs; ``sampling``: also the warp states ncu's sampler would take."""
     sm = arch.sm
     resident = occupancy(sm, arch, streams.warps_per_cta, resources.get("registers", 0), resources.get("shared", 0))
     ctas = max(1, resources.get("ctas", len(streams.ctas)))
-    run = SMModel(streams, arch, wavefronts, resident, min(ctas, sm.sms), batch.size, resources.get("registers", 0)).run()
+    run = SMModel(streams, arch, wavefronts, resident, min(ctas, sm.sms), batch.size, resources.get("registers", 0), sampling).run()
     if resident > 1 and ctas > sm.sms * resident:
         run = attrs.evolve(run, notes=run.notes + (WAVES.format(waves=ctas / (sm.sms * resident), resident=resident),))
     scale = ctas / max(1, run.ctas)
@@ -69,7 +71,9 @@ def time_launch(streams: WarpStreams, batch: InstructionBatch, wavefronts: np.nd
         metrics[f"smsp__warps_issue_stalled_{reason}.sum"] = round(total)
         metrics[f"smsp__average_warp_latency_issue_stalled_{reason}.ratio"] = round(total / warps, 2) if warps else 0.0
     by_pc = {pc: {r: round(v * scale) for r, v in row.items()} for pc, row in run.by_pc.items()}
-    return LaunchTiming(run, metrics, by_pc, resident, ctas, round(run.store_clashes * scale), code or {}, round(sum(run.spins.values()) * scale))
+    samples = {pc: {r: v * scale for r, v in row.items()} for pc, row in run.samples.items()}
+    return LaunchTiming(run, metrics, by_pc, resident, ctas, round(run.store_clashes * scale), code or {}, round(sum(run.spins.values()) * scale),
+                        samples)
 
 
 @attrs.frozen

@@ -49,6 +49,9 @@ REASONS = ("selected", "wait", "branch_resolving", "no_instruction", "imc_miss",
            "membar", "misc", "mio_throttle", "lg_throttle", "math_pipe_throttle", "not_selected", "drain")
 _R = {r: k for k, r in enumerate(REASONS)}
 _LONG = frozenset({"load", "store", "atomic", "copy", "commit"})
+#: Kinds an issued instruction of which waits in a queue for its pipe rather than holding its warp: a wgmma for the tensor
+#: pipe; MUFU (and the other XU instructions) in the MIO queue (ncu: mio_throttle, not math_pipe_throttle, once it is full)
+_QUEUED = frozenset({"gmma", "mufu"})
 NEVER = float("inf")
 #: Instructions that may leave straight code; the most instructions a spin loop's trip may take to its check (and as many
 #: after it), and the most trips a warp's spin loops may add, on average, before the timed SM stops adding them.
@@ -78,6 +81,13 @@ class SMRun:
     # line) and shared stores whose warp a branch splits right after (``SM.split_store`` each)
     spins: dict[str, int] = attrs.field(factory=dict)  # warp-instructions of spin loops' further trips, which the trace's execution
     # (each check passing once) has not: by loop ("setmaxnreg": USETMAXREG.TRY_ALLOC refused; "try_wait": a try_wait timed out)
+    samples: dict[int, dict[str, float]] = attrs.field(factory=dict)  # ``SMModel(sampling=True)``: per SASS instruction, the warp
+    # states ncu's sampler would take (``SAMPLE_INTERVAL``)
+
+
+#: ncu's warp-state sampling (the Source page's "Warp Stall Sampling"): every this many cycles (``--warp-sampling-interval
+#: 0``, its shortest) the SM's sampler takes one of its active warps, each alike, with the instruction it is at and its state.
+SAMPLE_INTERVAL = 32
 
 
 def occupancy(sm: SM, arch: ArchConfig, warps_per_cta: int, registers: int, shared: int) -> int:
@@ -111,6 +121,8 @@ class _Static:
         self.bypass: list[bool] = []  # LDGSTS.E.BYPASS (cp.async .cg)
         self.fence_gpu: list[bool] = []  # MEMBAR of GPU or system scope (a fence beyond the CTA, or a cluster barrier's release)
         self.bar_warps: list[int] = []
+        self.defers: list[bool] = []  # a BAR.SYNC.DEFER_BLOCKING: its warp goes on issuing ``deferred`` instructions until the barrier lets it go
+        self.deferred: list[bool] = []  # an ALU instruction but UMOV (vector or uniform: not a branch, a memory access or a wait)
         self.constants: list[tuple[tuple[int, int], ...]] = []  # the 64-byte constant-bank lines of its operands
         self.gsb: list[bool] = []  # a wgmma that closes a group (``gsb0``)
         self.spin: list[str | None] = []  # the check of a spin loop: "try_wait" (SYNCS.PHASECHK...TRYWAIT), "setmaxnreg" (USETMAXREG.TRY_ALLOC)
@@ -137,6 +149,8 @@ class _Static:
             self.bypass.append(ins.name == "LDGSTS" and "BYPASS" in ins.mods)
             self.fence_gpu.append(ins.name == "MEMBAR" and bool({"GPU", "SYS"} & set(ins.mods)))
             self.bar_warps.append(_bar_warps(ins))
+            self.defers.append(t.kind == "barrier" and "DEFER_BLOCKING" in ins.mods)
+            self.deferred.append(t.kind == "alu" and ins.name != "UMOV")
             self.constants.append(tuple({(op.bank, op.offset // 64) for op in ins.operands if op.kind == "c" and not op.terms}))
             self.spin.append("try_wait" if t.kind == "mbarrier_wait" and "TRYWAIT" in ins.mods else "setmaxnreg" if t.kind == "regalloc" else None)
             self.regs.append(next((int(op.text, 0) for op in ins.operands if op.kind == "imm"), 0) if ins.name == "USETMAXREG" else 0)
@@ -182,7 +196,7 @@ def _latency(ins, t: OpTiming, arch: ArchConfig) -> int:
 class _Warp:
     __slots__ = ("cta", "slot", "sp", "pcs", "rows", "secs", "pos", "ready", "reason", "stall_end", "branch_end", "fetch_end", "imc_end", "last", "sb", "sb_long",
                  "copies", "stores", "feed", "bar", "start", "retire", "stalls", "throttle", "throttle_reason", "gmma_open", "gmma_groups",
-                 "expects", "waits", "regs", "again", "spin", "loads", "acked")
+                 "expects", "waits", "regs", "again", "spin", "loads", "acked", "hold", "hold_reason", "cga", "bar_at")
 
     def __init__(self, cta: int, slot: int, sp: int, pcs, rows, secs, start: int) -> None:
         self.cta, self.slot, self.sp = cta, slot, sp
@@ -211,7 +225,10 @@ class _Warp:
         self.stores = 0.0
         self.acked = 0.0  # when L2 has acknowledged its global stores and atomics
         self.feed = 0.0  # the first cycle its next shared-memory wavefront may reach the data path (``feed_interval`` after its last)
-        self.bar = False
+        self.bar = False  # at a barrier that has not let it go yet
+        self.bar_at = 0  # when it arrived at that barrier
+        self.hold, self.hold_reason = 0.0, ""  # what a DEPBAR or MEMBAR it issued holds its next instruction for
+        self.cga = 0  # the cluster barrier arrivals (UCGABAR_ARV) it made
         self.retire = NEVER
         self.stalls = [0] * len(REASONS)
 
@@ -219,10 +236,10 @@ class _Warp:
 class SMModel:
     """One SM of ``arch`` running ``streams``' CTAs (those of one SM), with the trace rows' ``wavefronts``; ``share``: SMs
     sharing DRAM; ``sizes``: the trace rows' ``size`` (a TMA copy's bytes); ``registers``: a thread's registers at launch
-    (0: not known, and setmaxnreg's TRY_ALLOC never waits)."""
+    (0: not known, and setmaxnreg's TRY_ALLOC never waits); ``sampling``: also the warp states ncu's sampler would take."""
 
     def __init__(self, streams: WarpStreams, arch: ArchConfig, wavefronts: np.ndarray, resident: int, share: int,
-                 sizes: np.ndarray | None = None, registers: int = 0) -> None:
+                 sizes: np.ndarray | None = None, registers: int = 0, sampling: bool = False) -> None:
         if arch.sm is None:
             raise ValueError(f"{arch.name} has no SM timing numbers")
         self.arch, self.sm, self.timing = arch, arch.sm, arch.timing
@@ -250,6 +267,8 @@ class SMModel:
         self.issued = 0
         self.cta_warps: dict[int, list[_Warp]] = {}
         self.arrived: dict[tuple[int, int], list[_Warp]] = {}  # (cta, barrier warps) -> warps waiting
+        self.cga_arrived: dict[tuple[int, int], dict[_Warp, int]] = {}  # (CTA, n) -> its warps' n-th cluster barrier arrival: when
+        self.cga_waiting: dict[tuple[int, int], list[_Warp]] = {}  # (CTA, n) -> warps at the UCGABAR_WAIT of their n-th arrival
         self.notes: set[str] = set()
         self.cg_writes: list[tuple[int, int, int]] = []  # each .cg copy's data write: its first and end cycle, its wavefronts
         self.stores_in_path: list[tuple[float, float]] = []  # each shared store from issue until its wavefronts have passed
@@ -259,6 +278,7 @@ class SMModel:
         self.deallocs: dict[int, int] = {}  # CTA -> USETMAXREG.DEALLOC its warps have still to issue
         self.spins: dict[str, int] = {}  # warp-instructions of spin loops' further trips, by loop
         self.pending = list(range(len(streams.ctas)))  # CTA positions not started
+        self.states: list[tuple[int, int, int, int]] | None = [] if sampling else None  # (from, to, code index, reason) of each warp
 
     # ---- CTAs
 
@@ -304,23 +324,18 @@ class SMModel:
                 t = max(pending, default=0.0)
                 if t > ready:
                     ready, reason = t, "long_scoreboard" if w.sb_long[b] else "short_scoreboard"
-        for b, n in s.depbar[k] or ():
-            w.sb[b][:] = [x for x in w.sb[b] if x > now]
-            times = sorted(w.sb[b])
-            if len(times) > n:
-                t = times[len(times) - n - 1]
-                if t > ready:
-                    ready, reason = t, "long_scoreboard"
+        if w.hold > ready:
+            ready, reason = w.hold, w.hold_reason
         if s.kind[k] == "load" and len(w.loads) >= self.sm.warp_loads:  # a warp has at most warp_loads global loads in flight
             w.loads[:] = [x for x in w.loads if x > now]
             if len(w.loads) >= self.sm.warp_loads:
                 t = sorted(w.loads)[len(w.loads) - self.sm.warp_loads]
                 if t > ready:
                     ready, reason = t, "misc"
-        if s.kind[k] == "membar":  # a GPU-scope fence waits for L2 to acknowledge the warp's stores, then ``membar_gpu``
-            t = max(w.acked, float(now)) + self.sm.membar_gpu if s.fence_gpu[k] else w.stores
+        if s.kind[k] == "cluster_wait":
+            t = self._cluster_barrier(w, now)
             if t > ready:
-                ready, reason = t, "membar"
+                ready, reason = t, "barrier"
         if s.kind[k] == "gmma_wait":
             b, n = _depbar(self.streams.code[k])
             w.gmma_groups[:] = [x for x in w.gmma_groups if x > now]
@@ -329,12 +344,40 @@ class SMModel:
                 ready, reason = times[len(times) - n - 1], "barrier"
         return ready, reason
 
+    def _hold(self, w: _Warp, k: int, now: int) -> tuple[float, str]:
+        """What a DEPBAR or MEMBAR (instruction ``k``) issued at ``now`` holds the warp's next instruction for, and the stall
+        reason: ncu samples the warp at the instruction after it. DEPBAR: until no more than the scoreboard entries it
+        leaves are pending; a GPU-scope fence: until L2 has acknowledged the warp's stores, then ``membar_gpu``; a
+        narrower one: until its stores are done."""
+        s = self.static
+        if s.kind[k] == "membar":
+            return (max(w.acked, float(now)) + self.sm.membar_gpu if s.fence_gpu[k] else w.stores), "membar"
+        ready = 0.0
+        for b, n in s.depbar[k] or ():
+            w.sb[b][:] = [x for x in w.sb[b] if x > now]
+            times = sorted(w.sb[b])
+            if len(times) > n:
+                ready = max(ready, times[len(times) - n - 1])
+        return ready, "long_scoreboard"
+
+    def _cluster_barrier(self, w: _Warp, now: float) -> float:
+        """When warp ``w``'s cluster barrier wait (UCGABAR_WAIT) lets it go: ``cluster_barrier`` cycles after the last arrival of
+        its CTA's warps still running (NEVER until they have all arrived; the cluster's other CTAs are taken to arrive
+        with them)."""
+        key = (w.cta, w.cga)
+        arrived = self.cga_arrived.get(key, {})
+        if all(x in arrived for x in self.cta_warps[w.cta] if x.retire == NEVER):
+            return float(max(arrived.values(), default=now) + self.sm.cluster_barrier)
+        if w not in self.cga_waiting.setdefault(key, []):
+            self.cga_waiting[key].append(w)
+        return NEVER
+
     def _throttle(self, sp: int, w: _Warp, k: int, now: int) -> tuple[float, str]:
         """When instruction ``k``'s pipe and queue have room on sub-partition ``sp``."""
         s = self.static
-        t, reason = float(self.pipe_free[sp].get(s.pipe[k], 0)), "math_pipe_throttle"
         kind = s.kind[k]
-        if kind in ("shared", "shuffle", "special") or (kind == "constant" and s.pipe[k] == "lsu"):
+        t, reason = (0.0 if kind in _QUEUED else float(self.pipe_free[sp].get(s.pipe[k], 0))), "math_pipe_throttle"
+        if kind in ("shared", "shuffle", "special", "mufu") or (kind == "constant" and s.pipe[k] == "lsu"):
             queue, depth, name = self.mio[sp], self.sm.mio_depth, "mio_throttle"
         elif kind in _LONG:
             queue, depth, name = self.lg[sp], self.sm.lg_depth, "lg_throttle"
@@ -357,18 +400,17 @@ class SMModel:
         for end, reason in marks:
             e = min(int(math.ceil(end)), now)
             if e > a:
-                w.stalls[_R[reason]] += e - a
-                self.by_pc[k][_R[reason]] += e - a
+                self._stall(w, k, _R[reason], a, e)
                 a = e
         if now > a:
-            w.stalls[_R["not_selected"]] += now - a
-            self.by_pc[k][_R["not_selected"]] += now - a
-        w.stalls[0] += 1
-        self.by_pc[k][0] += 1
+            self._stall(w, k, _R["not_selected"], a, now)
+        self._stall(w, k, 0, now, now + 1)
         self.issued += 1
         w.last = now
-        self.pipe_free[sp][s.pipe[k]] = now + s.interval[k]
         kind = s.kind[k]
+        start = max(now, self.pipe_free[sp].get(s.pipe[k], 0)) if kind in _QUEUED else now
+        self.pipe_free[sp][s.pipe[k]] = start + s.interval[k]
+        w.hold, w.hold_reason = self._hold(w, k, now) if kind in ("depbar", "membar") else (0.0, "")
         if w.spin is not None and w.pos == w.spin[0]:  # the branch of a try_wait issued before its copies: taken if it timed out
             _, trip, (deadline, release) = w.spin
             w.spin = None
@@ -420,12 +462,17 @@ class SMModel:
             w.sb[0].append(max(w.copies, default=float(now)))
             w.sb_long[0] = True
             w.copies = []
-        elif kind == "gmma":  # the warp's part of a wgmma: its sub-partition's tensor pipe for N/2 cycles
-            done = now + s.interval[k] + self.sm.latency["gmma_a_regs" if s.a_regs[k] else "gmma"]
+        elif kind == "gmma":  # the warp's part of a wgmma: its sub-partition's tensor pipe for N/2 cycles, once the wgmmas before it are done
+            done = start + s.interval[k] + self.sm.latency["gmma_a_regs" if s.a_regs[k] else "gmma"]
             w.gmma_open = max(w.gmma_open, float(done))
             if s.gsb[k]:
                 w.gmma_groups.append(w.gmma_open)
                 w.gmma_open = 0.0
+        elif kind == "cluster_arrive":
+            w.cga += 1
+            key = (w.cta, w.cga)
+            self.cga_arrived.setdefault(key, {})[w] = now
+            self._release_cluster(key, now)
         elif kind == "expect":
             w.expects += 1
             self.cta_expects[w.cta] = max(self.cta_expects.get(w.cta, 0), w.expects)
@@ -433,7 +480,7 @@ class SMModel:
             size = int(self.sizes[row]) if row >= 0 else 0
             mem = self.sm.memory
             start = max(float(now), self.tma_free)
-            self.tma_free = start + size / mem.tma_bytes_per_cycle
+            self.tma_free = start + size / (mem.tma_bytes_per_cycle if kind == "tma" else mem.tma_store_bytes_per_cycle)
             done = self.tma_free + (mem.tma_load if kind == "tma" else mem.tma_store)
             if kind == "tma":
                 groups = self.tma_groups.setdefault(w.cta, {})
@@ -473,6 +520,10 @@ class SMModel:
                 w.sb_long[s.write[k]] = True
                 if loop is not None:
                     w.spin = (*loop, state)
+        elif kind == "mufu":  # through the MIO queue, whose entry it holds until the XU takes it
+            self.mio[sp].append(start)
+            if s.write[k] is not None:
+                result = start + s.latency[k]
         elif kind == "regalloc":  # setmaxnreg.inc: granted while the CTA's pool holds the registers, else its loop runs again
             need = (s.regs[k] - w.regs) * 32
             if not self.registers or need <= self.pool.get(w.cta, 0) or not self.deallocs.get(w.cta):
@@ -509,20 +560,30 @@ class SMModel:
         w.stall_end = now + s.stall[k]
         if w.pos >= len(w.pcs):  # its last instruction (an EXIT that only some lanes take lets the others go on)
             drain = max(self.sm.exit_drain, int(math.ceil(w.stores)) - now - 1)
-            w.stalls[_R["drain"]] += drain
-            self.by_pc[k][_R["drain"]] += drain
+            self._stall(w, k, _R["drain"], now + 1, now + 1 + drain)
             self._retire(w, float(now + 1 + drain))
             return
         w.branch_end = w.stall_end + (self.sm.branch_resolve if kind in ("branch", "exit") else 0)
         taken = w.pcs[w.pos] != k + 1
         w.fetch_end = w.branch_end + (self.sm.branch_refetch if taken else 0)
-        if kind == "barrier":
-            w.bar = True
-            w.ready, w.reason = NEVER, "barrier"
+        if kind == "barrier":  # past a BAR.SYNC.DEFER_BLOCKING its warp issues ALU instructions until the first other one, where it
+            # waits (and ncu samples it): H200 Source pages, six barriers of four kernels (calibration/realk/runs/2026-11-29-ws-source)
+            w.bar, w.bar_at = True, now
             self.arrived.setdefault((w.cta, s.bar_warps[k]), []).append(w)
+            if s.defers[k]:
+                self._prepare(w, now)
+            else:
+                w.ready, w.reason = NEVER, "barrier"
             self._check_barriers(w.cta, now)
             return
         self._prepare(w, now)
+
+    def _stall(self, w: _Warp, k: int, reason: int, a: int, e: int) -> None:
+        """Warp ``w`` spent cycles ``a`` to ``e`` at instruction ``k`` in state ``reason`` (0: selected, its issue)."""
+        w.stalls[reason] += e - a
+        self.by_pc[k][reason] += e - a
+        if self.states is not None:
+            self.states.append((a, e, k, reason))
 
     def _loop(self, w: _Warp, at: int) -> tuple[int, list[int]] | None:
         """The spin loop whose check warp ``w`` executes at stream position ``at``: the position of the guarded BRA after it
@@ -594,13 +655,21 @@ class SMModel:
                 cache[ahead] = cache[ahead - 1] + sm.icache_next
         return cache[line]
 
+    def _release_cluster(self, key: tuple[int, int], now: float) -> None:
+        """The warps at the cluster barrier wait ``key``, looked at again now that a warp of their CTA arrived or retired."""
+        for x in self.cga_waiting.pop(key, []):
+            if x.pos < len(x.pcs):
+                self._prepare(x, now)
+
     def _check_barriers(self, cta: int, now: float) -> None:
+        for key in [key for key in self.cga_waiting if key[0] == cta]:
+            self._release_cluster(key, now)
         alive = sum(1 for x in self.cta_warps[cta] if x.retire == NEVER)
         for (c, need), waiting in list(self.arrived.items()):
             if c != cta or len(waiting) < (need or alive):
                 continue
             del self.arrived[(c, need)]
-            release = max(x.last for x in waiting) + self.sm.barrier
+            release = max(x.bar_at for x in waiting) + self.sm.barrier
             for x in waiting:
                 x.bar = False
                 self._prepare(x, now)
@@ -672,7 +741,7 @@ class SMModel:
                 best = None
                 g = self.greedy[sp]
                 for w in reversed(warps):  # youngest first
-                    if w.bar or w.pos >= len(w.pcs):
+                    if w.pos >= len(w.pcs) or (w.bar and not self.static.deferred[w.pcs[w.pos]]):
                         continue
                     k = w.pcs[w.pos]
                     dep = max(w.ready, float(w.stall_end))
@@ -699,6 +768,14 @@ class SMModel:
                         self._prepare(x, now)
                 if waiting:
                     self.notes.add(f"{len(waiting)} mbarrier waits found no copy of their CTA to wait for; they were let go")
+                    continue
+                if self.cga_waiting:  # warps of the CTA left without arriving: let the waits go
+                    for cta, n in list(self.cga_waiting):
+                        arrived = self.cga_arrived.setdefault((cta, n), {})
+                        for x in self.cta_warps[cta]:
+                            arrived.setdefault(x, now)
+                        self._release_cluster((cta, n), now)
+                    self.notes.add("warps waited at a cluster barrier that the timed SM saw other warps of their CTA not reach; they were let go")
                     continue
                 stuck = [w for ws in self.by_sp for w in ws if w.bar]
                 if not stuck:
@@ -727,7 +804,24 @@ class SMModel:
                      self.issued, dict(self.memory.sectors), self.resident, tuple(sorted(self.notes)),
                      self._store_clashes() + self.sm.split_store * split_stores(self.streams, self.static.store,
                                                                                      [k == "shared" for k in self.static.kind]),
-                     dict(self.spins))
+                     dict(self.spins), self._samples())
+
+    def _samples(self) -> dict[int, dict[str, float]]:
+        """The warp states ncu's sampler would take (``SAMPLE_INTERVAL``), per SASS instruction offset: each cycle a warp
+        spends in a state counts one over the warps active on the SM then, so that a sample is one cycle of the SM."""
+        if not self.states:
+            return {}
+        end = max(e for _, e, _, _ in self.states) + 1
+        active = np.zeros(end + 1, np.int64)
+        for w in self.warps:
+            active[w.start] += 1
+            active[min(end, int(math.ceil(w.retire)))] -= 1
+        share = np.concatenate(([0.0], np.cumsum(1.0 / np.maximum(np.cumsum(active)[:end], 1))))
+        a, e, k, r = np.array(self.states, np.int64).T
+        weight = (share[e] - share[a]) / SAMPLE_INTERVAL
+        table = np.zeros((len(self.by_pc), len(REASONS)))
+        np.add.at(table, (k, r), weight)
+        return {16 * i: {reason: float(v) for reason, v in zip(REASONS, row) if v} for i, row in enumerate(table) if row.any()}
 
     def _store_clashes(self) -> float:
         """Store wavefronts added by .cg copies writing shared memory while a shared store is in flight on the SM: each
