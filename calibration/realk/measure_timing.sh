@@ -12,7 +12,7 @@
 #             ncu does not list are dropped (metrics_dropped.txt)
 #   TIMING_GROUPS  space-separated TAG:MANIFEST:FILTER[:EXTRA_METRICS_FILE], measured in this order (priority order);
 #             FILTER is all, core (manifest.json's entries but the held-out LDGSTS .cg probes and the LDGSTS form
-#             probes), ldgsts (those two kinds only). Default: core, timing probes, hopper, ldgsts.
+#             probes), ldgsts (those two kinds only), or +NAME+NAME... (those entries). Default: core, timing probes, hopper, ldgsts.
 #   DUMP      argument tags whose zeros: buffers to keep from each ncu process (e.g. "arg0", or "arg0 arg2"; default
 #             none): the launcher's --dump-out (the last replay's contents) into dumps/ncu_runK_TAG[_SUFFIX]/NAME.argI.bin;
 #             the other arguments' dumps are deleted as soon as the process ends
@@ -71,7 +71,7 @@ m, filt = sys.argv[1], sys.argv[2]
 held = ("held-out LDGSTS .cg probe", "LDGSTS form probe")
 for e in json.load(open(m)):
     is_l = any(h in e.get("origin", "") for h in held)
-    if filt == "all" or (filt == "core" and not is_l) or (filt == "ldgsts" and is_l):
+    if filt == "all" or (filt == "core" and not is_l) or (filt == "ldgsts" and is_l) or e["name"] in filt.split("+")[1:]:
         print(e["name"])
 PY
   log "group $tag: $m ($filt) $(wc -l <"$W/groups/$tag.names") entries${extra:+, extra metrics $extra}"
