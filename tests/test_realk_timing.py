@@ -121,25 +121,29 @@ def test_smsp_cycles_and_warps_h200(timed):
     assert statistics.mean(errors) <= 0.25, statistics.mean(errors)
 
 
+#: 20 more H200 runs of the kernels of the pairs the timed SM missed there (pairs_h200.json, runs/2026-11-29-pairs: the
+#: pairs are judged on the medians of all their runs, as PREDICTED.txt there fixed before the run)
+PAIR_RUNS = json.loads((REALK / "pairs_h200.json").read_text())
+
+
 def measured_pair(before: str, after: str, machine: int) -> tuple[float, int]:
     """A measured pair on the H100 (``machine`` 0) or the H200 (1): the ratio of the medians of ``sm__cycles_elapsed.max``
     (before over after), and 1 or -1 where every run of one kernel took longer than every run of the other (the fix a
     speed-up or a slow-down beyond the run-to-run spread), 0 where the two kernels' run ranges overlap."""
     entries = {e["name"]: e for e in ENTRIES}
-    a, b = ((_h100_runs(entries[n]) if machine == 0 else MEASURED[n]["sm__cycles_elapsed.max"]) for n in (before, after))
+    metric = "sm__cycles_elapsed.max"
+    a, b = ((_h100_runs(entries[n]) if machine == 0 else MEASURED[n][metric] + PAIR_RUNS.get(n, {}).get(metric, [])) for n in (before, after))
     return statistics.median(a) / statistics.median(b), 1 if min(a) > max(b) else -1 if max(a) < min(b) else 0
 
 
 #: (pair, machine) whose predicted ratio misses the 10% bar today, with what was found: on the H200 the kernel after the fix
-#: runs 12-23% shorter on the timed SM than measured (sm__cycles_active.max 11,634 vs 12,715-13,662 and 1,110 vs
-#: 1,442-1,553), the one before it 1% and 13% (14,832 vs median 14,963; 2,074 vs 2,373); the H100 ratios of both pairs are
-#: within 10%. The H200's DRAM latency has two modes by 8 KiB block (runs/2026-11-29-memlat/README.md, "DRAM's latency by
-#: address"): with them the sgemm_at32 pair comes within 5.0-6.6% whatever block the buffers start in, the transposes' not
-#: (their padded kernel lacks no_instruction time, 8,880 stall cycles on the H200, 3,840 here); no start of the buffers kept
-#: the other bars, so the rule is not in the timed SM. A known miss that starts passing fails (strict), so the mark goes when
-#: the model is right.
-MISSES = {(("sgemm_at32_naive", "sgemm_at32_pad1"), 1): "H200: measured 1.091 (runs 1.068-1.205), simulated 1.222",
-          (("transpose_smem_naive", "transpose_smem_padded"), 1): "H200: measured 1.122 (runs 1.064-1.283), simulated 1.247"}
+#: runs 11% shorter on the timed SM than the median of its 25 runs (14,410 against 16,124; the one before 1%: 17,543
+#: against 17,801); the H100 ratio is within 10%. The H200's DRAM latency has two modes by 8 KiB block
+#: (runs/2026-11-29-memlat/README.md, "DRAM's latency by address"): with them the pair comes within 5.0-6.6% whatever block
+#: the buffers start in, but no start of the buffers kept the other bars, so the rule is not in the timed SM. A known miss
+#: that starts passing fails (strict), so the mark goes when the model is right. (The transpose_smem pair, a miss on its
+#: 5 runs' medians, 1.122, is within 10% on 25: 1.175 against 1.247.)
+MISSES = {(("sgemm_at32_naive", "sgemm_at32_pad1"), 1): "H200: measured 1.104 (25 runs' medians), simulated 1.217"}
 
 
 @pytest.mark.parametrize(("pair", "machine"), [pytest.param(p, k, id=f"{p[0]}-{p[1]}-{('H100', 'H200')[k]}",

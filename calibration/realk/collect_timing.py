@@ -58,7 +58,7 @@ def main(argv=None) -> int:
         tf.extractall(tmp)
     groups = {}  # tag -> manifest (from the log: "group TAG: MANIFEST (FILTER) N entries")
     for ln in (tmp / "log.txt").read_text().splitlines():
-        m = re.search(r"group (\S+): (\S+) \((\w+)\) (\d+) entries", ln)
+        m = re.search(r"group (\S+): (\S+) \((\S+)\) (\d+) entries", ln)
         if m:
             groups[m.group(1)] = m.group(2)
     requested = [ln.strip() for ln in (tmp / "metrics.txt").read_text().splitlines() if ln.strip()]
