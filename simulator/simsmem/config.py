@@ -187,6 +187,7 @@ class SM:
     cg_store_clash: float  # store wavefronts (and store bank conflicts) a cp.async .cg copy adds per line it writes while a shared store is in flight
     split_store: float  # store wavefronts (and store bank conflicts) a shared store adds, on average, when a branch right after it splits its warp
     membar_gpu: int  # cycles a GPU-scope MEMBAR holds its warp once L2 has acknowledged the warp's global stores (stall reason membar)
+    membar_cta: int  # cycles from a warp's last shared store passing the data path until a CTA-scope MEMBAR lets its next instruction go
     trywait_timeout: int | None  # cycles a suspended try_wait waits before it gives up and its loop runs again (None: it waits for its phase)
     warp_loads: int  # global loads (LDG) a warp may have in flight; the next waits for the oldest back (issue stalls: misc)
     mio_depth: int  # shared-memory instructions a sub-partition's MIO queue holds (issue stalls: mio_throttle)

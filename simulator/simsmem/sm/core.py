@@ -119,7 +119,7 @@ class _Static:
         self.cache: list[bool] = []
         self.store: list[bool] = []
         self.bypass: list[bool] = []  # LDGSTS.E.BYPASS (cp.async .cg)
-        self.fence_gpu: list[bool] = []  # MEMBAR of GPU or system scope (a fence beyond the CTA, or a cluster barrier's release)
+        self.fence: list[str] = []  # a MEMBAR's scope: "gpu" (GPU or system: beyond the CTA, or a cluster barrier's release), "cta"; else ""
         self.bar_warps: list[int] = []
         self.defers: list[bool] = []  # a BAR.SYNC.DEFER_BLOCKING: its warp goes on issuing ``deferred`` instructions until the barrier lets it go
         self.deferred: list[bool] = []  # an ALU instruction but UMOV (vector or uniform: not a branch, a memory access or a wait)
@@ -147,7 +147,7 @@ class _Static:
             self.cache.append(not any(m in ins.mods for m in ("STRONG", "VOLATILE", "MMIO", "CG", "BYPASS")))
             self.store.append(ins.name in ("STS", "STSM"))
             self.bypass.append(ins.name == "LDGSTS" and "BYPASS" in ins.mods)
-            self.fence_gpu.append(ins.name == "MEMBAR" and bool({"GPU", "SYS"} & set(ins.mods)))
+            self.fence.append("" if ins.name != "MEMBAR" else "gpu" if {"GPU", "SYS"} & set(ins.mods) else "cta")
             self.bar_warps.append(_bar_warps(ins))
             self.defers.append(t.kind == "barrier" and "DEFER_BLOCKING" in ins.mods)
             self.deferred.append(t.kind == "alu" and ins.name != "UMOV")
@@ -196,7 +196,7 @@ def _latency(ins, t: OpTiming, arch: ArchConfig) -> int:
 class _Warp:
     __slots__ = ("cta", "slot", "sp", "pcs", "rows", "secs", "pos", "ready", "reason", "stall_end", "branch_end", "fetch_end", "imc_end", "last", "sb", "sb_long",
                  "copies", "stores", "feed", "bar", "start", "retire", "stalls", "throttle", "throttle_reason", "gmma_open", "gmma_groups",
-                 "expects", "waits", "regs", "again", "spin", "loads", "acked", "hold", "hold_reason", "cga", "bar_at")
+                 "expects", "waits", "regs", "again", "spin", "loads", "acked", "hold", "hold_reason", "cga", "bar_at", "shared_stored")
 
     def __init__(self, cta: int, slot: int, sp: int, pcs, rows, secs, start: int) -> None:
         self.cta, self.slot, self.sp = cta, slot, sp
@@ -224,6 +224,7 @@ class _Warp:
         self.loads: list[float] = []  # when each global load it issued is back (those in flight: later than now)
         self.stores = 0.0
         self.acked = 0.0  # when L2 has acknowledged its global stores and atomics
+        self.shared_stored = -NEVER  # when its last shared store passed the data path
         self.feed = 0.0  # the first cycle its next shared-memory wavefront may reach the data path (``feed_interval`` after its last)
         self.bar = False  # at a barrier that has not let it go yet
         self.bar_at = 0  # when it arrived at that barrier
@@ -348,10 +349,15 @@ class SMModel:
         """What a DEPBAR or MEMBAR (instruction ``k``) issued at ``now`` holds the warp's next instruction for, and the stall
         reason: ncu samples the warp at the instruction after it. DEPBAR: until no more than the scoreboard entries it
         leaves are pending; a GPU-scope fence: until L2 has acknowledged the warp's stores, then ``membar_gpu``; a
-        narrower one: until its stores are done."""
+        CTA-scope one: until its global stores are done and ``membar_cta`` cycles have passed since its last shared store
+        passed the data path; FENCE, ERRBAR, CCTL: until its stores are done."""
         s = self.static
+        if s.fence[k] == "gpu":
+            return max(w.acked, float(now)) + self.sm.membar_gpu, "membar"
+        if s.fence[k] == "cta":  # ncu shows it as long_scoreboard at the next instruction
+            return max(w.stores, w.shared_stored + self.sm.membar_cta), "long_scoreboard"
         if s.kind[k] == "membar":
-            return (max(w.acked, float(now)) + self.sm.membar_gpu if s.fence_gpu[k] else w.stores), "membar"
+            return w.stores, "membar"
         ready = 0.0
         for b, n in s.depbar[k] or ():
             w.sb[b][:] = [x for x in w.sb[b] if x > now]
@@ -428,6 +434,7 @@ class SMModel:
             if s.store[k] or kind == "store":  # a store reads its data registers as its wavefronts pass
                 read = max(read + self.timing.feed_interval * (wf - 1), done)
                 self.stores_in_path.append((now, done))
+                w.shared_stored = max(w.shared_stored, float(done))
         elif kind == "shuffle":
             result, done = self._path(w, now, 1, s.latency[k])
             self.mio[sp].append(done)
