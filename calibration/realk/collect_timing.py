@@ -31,6 +31,15 @@ _OK = re.compile(r"^OK (\d+) (\S+)$")
 _CSV = re.compile(r"^ncu_run(\d+)_([A-Za-z0-9]+)(?:_(.+))?\.csv$")
 
 
+
+def same_kernel(reported: str, kernel: str) -> bool:
+    """Whether ncu's Kernel Name (demangled for a C++ kernel: ``void gemm_tn<...>(...)``) names the manifest's ``kernel``
+    (its .entry name: a C++ kernel's mangled one, whose identifier appears length-prefixed)."""
+    if reported == kernel:
+        return True
+    ident = reported.split("(")[0].split("<")[0].split()[-1].split("::")[-1]
+    return kernel.startswith("_Z") and f"{len(ident)}{ident}" in kernel
+
 def read_csv(path: Path):
     lines = [ln for ln in path.read_text(errors="replace").splitlines() if ln.startswith('"')]
     if not lines:
@@ -93,7 +102,7 @@ def main(argv=None) -> int:
         dest = special.get(tag, (a.json, a.runs))[0]
         cols_of.setdefault(dest, cols)
         for name, row in zip(names, rows):
-            if row.get("Kernel Name") and row["Kernel Name"] != entries[name]["kernel"]:
+            if row.get("Kernel Name") and not same_kernel(row["Kernel Name"], entries[name]["kernel"]):
                 problems.append(f"{path.name}: row for {name} is kernel {row['Kernel Name']} (order broken; rest of file dropped)")
                 break
             if name not in oks:
