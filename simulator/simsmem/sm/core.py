@@ -567,7 +567,7 @@ class SMModel:
         w.stall_end = now + s.stall[k]
         if w.pos >= len(w.pcs):  # its last instruction (an EXIT that only some lanes take lets the others go on)
             drain = max(self.sm.exit_drain, int(math.ceil(w.stores)) - now - 1)
-            self._stall(w, k, _R["drain"], now + 1, now + 1 + drain)
+            self._stall(w, min(k + 1, len(self.by_pc) - 1), _R["drain"], now + 1, now + 1 + drain)  # ncu: at the instruction after
             self._retire(w, float(now + 1 + drain))
             return
         w.branch_end = w.stall_end + (self.sm.branch_resolve if kind in ("branch", "exit") else 0)
