@@ -23,6 +23,7 @@ from conftest import REALK, trace_entry
 from hypothesis import given
 from hypothesis import strategies as st
 from simsmem.kernel.isa import Env, build
+from simsmem.kernel.isa.gmma import _fragment, _threads
 from simsmem.kernel.machine import Geometry, Machine
 from simsmem.kernel.memory import LOCAL_HI, SHARED_HI, GlobalMemory
 from simsmem.kernel.sass import parse_instruction
@@ -133,6 +134,15 @@ def test_addresses_equal_the_canonical_layouts(op):
     fast = addresses(np.array([desc], dtype=np.uint64), rows, depth, size, mn_major)[0]
     slow = [[oracle(desc, r, k, size, mn_major, rows) for k in range(depth)] for r in range(rows)]
     assert fast.tolist() == slow
+
+
+@pytest.mark.parametrize("n", [8, 16, 24, 64, 128, 256])
+def test_results_reach_the_threads_as_the_fragment_says(n):
+    """``_threads`` (a transpose) puts several groups' 64 x N results where ``_fragment``, the readable rule, says: thread
+    t's element i is row 16 (t / 32) + (t % 32) / 4 + 8 (i >> 1 & 1), column 8 (i >> 2) + 2 (t % 4) + (i & 1)."""
+    D = np.random.default_rng(n).standard_normal((3, 64, n))
+    slow = np.stack([D[g].reshape(-1)[_fragment(n)] for g in range(3)], axis=1)
+    assert np.array_equal(_threads(D), slow)
 
 
 @pytest.mark.parametrize("name", ["hop_wg_f16_n64_k_128B_row1", "hop_wg_f16_n64_tab_mn_64B", "hop_wg_bf16_n128_tb_mn_none"])

@@ -154,9 +154,7 @@ def _gmma(ins: Instruction, env: Env):
     trans_a, trans_b = "tnspA" in desc.suffix, "tnspB" in desc.suffix
     ka = shape.k // 2 if shape.sparse else shape.k
     size = SIZES[shape.a]
-    fragment = _fragment(shape.n)
     a_rows, a_cols = _a_fragment(ka, size)
-    placed: dict[int, np.ndarray] = {}  # groups -> where each accumulator element of each group is in the matmul's results
 
     def operand_values(m: Machine, slots: np.ndarray, descs: np.ndarray, count: int, k: int, kind: str, mn_major: bool,
                        transposed: bool = False) -> np.ndarray:
@@ -203,10 +201,7 @@ def _gmma(ins: Instruction, env: Env):
             A = sparse_a(m, first, A)
         B = operand_values(m, slots, db, shape.n, shape.k, shape.b, trans_b, transposed=True)  # B^T, (k, N) a group
         D = np.matmul(-A if neg_a else A, -B if neg_b else B)
-        g = len(first)
-        if g not in placed:
-            placed[g] = fragment[:, None, :] + (np.arange(g) * 64 * shape.n)[None, :, None]
-        return np.take(D.reshape(-1), placed[g])
+        return _threads(D)
 
     def execute(m: Machine, groups: np.ndarray) -> None:
         """D of the warpgroups whose first warp slots are ``groups``."""
@@ -257,6 +252,14 @@ def _gmma(ins: Instruction, env: Env):
             m.pc[members] += 1
         m.wait_until(ex.copy(), ready, done)
     return run
+
+
+def _threads(D: np.ndarray) -> np.ndarray:
+    """The groups' 64 x N results (groups, 64, N) as the warpgroup's threads hold them (N/2, groups, 128): row 16 w + 8 h
+    + r and column 8 j + 2 q + b are element 4 j + 2 h + b of thread 32 w + 4 r + q (``_fragment``'s order, by a
+    transpose)."""
+    g, _, n = D.shape
+    return D.reshape(g, 4, 2, 8, n // 8, 4, 2).transpose(4, 2, 6, 0, 1, 3, 5).reshape(n // 2, g, THREADS)
 
 
 def _accumulator(regs: np.ndarray, acc: str) -> np.ndarray:
