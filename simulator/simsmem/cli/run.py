@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     if source.sink is not None:
         fixes = args.what_if if args.what_if is not None else 3 if args.format == "table" else 0
         with progress(f"timing the launch: its {len(source.ctas)} CTAs of one SM" + (", and the what-ifs" if fixes else ""), quiet=args.quiet):
-            result = timed(source, result, fixes)
+            result = timed(source, result, fixes, sampling=args.format == "json")
     elif full:
         with progress(f"simulating {result.name or args.trace}", total=result.instructions, quiet=args.quiet) as advance:
             result = timed(source, result, advance=advance)

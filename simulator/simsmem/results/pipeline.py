@@ -84,12 +84,12 @@ def count(source: Source, keep: str = "none", worst: int = 10, advance: Callable
     return analyse_stream(source.stream, source.arch, keep=keep, ctas=source.ctas, worst=worst, advance=advance, spread=spread)
 
 
-def timed(source: Source, result: Result, fixes: int = 0, advance: Callable[[int], None] | None = None) -> Result:
-    """``result`` with its times: the whole launch on the timed SM (and ``fixes`` what-ifs) where the source has warp
-    streams, else one CTA on the LSU engine (a note says why)."""
+def timed(source: Source, result: Result, fixes: int = 0, advance: Callable[[int], None] | None = None, sampling: bool = False) -> Result:
+    """``result`` with its times: the whole launch on the timed SM (and ``fixes`` what-ifs; ``sampling``: the warp states
+    ncu's sampler would take) where the source has warp streams, else one CTA on the LSU engine (a note says why)."""
     streams = _streams(source, result.rows, result.instructions)
     if streams is not None:
-        return with_launch(result, streams, source.sink.resources, source.sink.code, fixes)
+        return with_launch(result, streams, source.sink.resources, source.sink.code, fixes, sampling)
     result = with_timeline(result, advance)
     return attrs.evolve(result, notes=result.notes + (f"timed on the LSU engine, one CTA: {source.untimed}",)) if source.untimed else result
 

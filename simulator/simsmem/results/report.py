@@ -90,6 +90,8 @@ def launch_summary(result: Result) -> dict[str, Any]:
         "sm": {"ctas": run.ctas, "resident_ctas": lt.occupancy, "warps": run.warps, "issued": run.issued, "spins": run.spins, "sectors": run.sectors},
         "stalls": {r: lt.metrics[f"smsp__warps_issue_stalled_{r}.sum"] for r in REASONS},
         "stalls_by_sass": {f"{pc:#06x}": row for pc, row in sorted(lt.by_pc.items())},
+        **({"samples_by_sass": {f"{pc:#06x}": {r: round(v, 2) for r, v in row.items()} for pc, row in sorted(lt.samples.items())}}
+           if lt.samples else {}),
         "what_if": [{"fixed": [f"{pc:#06x}" for pc in w.pcs], "bank_conflicts_removed": w.conflicts, CYCLES: w.timing.metrics[CYCLES],
                      "speedup": round(lt.metrics[CYCLES] / w.timing.metrics[CYCLES], 3)} for w in result.what_if],
     }
