@@ -51,8 +51,8 @@ def predict(manifest: str, names: list[str], out: str) -> None:
 
 def _rows(path: Path) -> list[dict[str, str]]:
     """``source_NAME.csv(.gz)``'s instruction rows, each with its ``pc`` (offset from the kernel's first instruction)."""
-    text = (gzip.open(path, "rt") if path.suffix == ".gz" else open(path)).read()
-    rows = list(csv.reader(io.StringIO(text)))
+    with gzip.open(path, "rt") if path.suffix == ".gz" else open(path) as f:
+        rows = list(csv.reader(io.StringIO(f.read())))
     head = next(i for i, r in enumerate(rows) if r and r[0] == "Address")
     cols = rows[head]
     body = [dict(zip(cols, r)) for r in rows[head + 1:] if len(r) == len(cols)]
@@ -68,6 +68,11 @@ def _source(path: Path) -> dict[int, tuple[str, dict[str, float]]]:
 def executed(path: Path) -> int:
     """The warp-instructions the kernel of ``source_NAME.csv`` executed (its Instructions Executed, summed)."""
     return sum(int(r["Instructions Executed"] or 0) for r in _rows(path))
+
+
+def _top(shares: dict[str, float]) -> str:
+    """The two largest states of an instruction's shares, in percent."""
+    return ",".join(f"{r}:{100 * v:.1f}" for r, v in sorted(shares.items(), key=lambda kv: -kv[1])[:2])
 
 
 def _shares(table: dict[int, dict[str, float]]) -> dict[tuple[int, str], float]:
@@ -99,9 +104,9 @@ def compare(predicted: str, folder: str) -> None:
         for pc in pcs:
             h = {r: v for (q, r), v in hw.items() if q == pc}
             m = {r: v for (q, r), v in sim.items() if q == pc}
-            top = lambda d: ",".join(f"{r}:{100 * v:.1f}" for r, v in sorted(d.items(), key=lambda kv: -kv[1])[:2])
-            rows.append((abs(sum(h.values()) - sum(m.values())), f"   {pc:#06x} {text.get(pc, '')[:40]:40s} hw {100 * sum(h.values()):5.1f}% [{top(h)}]"
-                                                                 f"  sim {100 * sum(m.values()):5.1f}% [{top(m)}]"))
+            line = (f"   {pc:#06x} {text.get(pc, '')[:40]:40s} hw {100 * sum(h.values()):5.1f}% [{_top(h)}]"
+                    f"  sim {100 * sum(m.values()):5.1f}% [{_top(m)}]")
+            rows.append((abs(sum(h.values()) - sum(m.values())), line))
         for _, line in sorted(rows, key=lambda x: -x[0])[:20]:
             print(line)
 
