@@ -52,7 +52,12 @@ _LONG = frozenset({"load", "store", "atomic", "copy", "commit"})
 #: Kinds an issued instruction of which waits in a queue for its pipe rather than holding its warp: a wgmma for the tensor
 #: pipe; MUFU (and the other XU instructions) in the MIO queue (ncu: mio_throttle, not math_pipe_throttle, once it is full)
 _QUEUED = frozenset({"gmma", "mufu"})
+#: Kinds whose issue does more than take their pipe and, where they set a scoreboard, release it after their latency (``SMModel._act``)
+_ACTS = frozenset({"shared", "shuffle", "load", "store", "atomic", "copy", "commit", "gmma", "cluster_arrive", "expect", "tma", "tma_store",
+                   "mbarrier_wait", "mufu", "regalloc", "regfree"})
 NEVER = float("inf")
+#: The scoreboards each 6-bit wait mask of a control code names.
+_WAITS = tuple(tuple(b for b in range(6) if mask >> b & 1) for mask in range(64))
 #: Instructions that may leave straight code; the most instructions a spin loop's trip may take to its check (and as many
 #: after it), and the most trips a warp's spin loops may add, on average, before the timed SM stops adding them.
 JUMPS = frozenset({"BRA", "BRX", "JMP", "JMX", "CALL", "RET", "EXIT", "BREAK", "KILL"})
@@ -106,7 +111,6 @@ class _Static:
 
     def __init__(self, streams: WarpStreams, arch: ArchConfig) -> None:
         sm = arch.sm
-        n = len(streams.code)
         self.kind: list[str] = []
         self.pipe: list[str] = []
         self.interval: list[int] = []
@@ -129,33 +133,32 @@ class _Static:
         self.regs: list[int] = []  # USETMAXREG's register count
         self.target: list[int | None] = []  # a BRA's target (code index)
         self.a_regs: list[bool] = []  # a wgmma whose A is in registers
-        for k in range(n):
-            ins = streams.code[k]
-            c = streams.control[k]
+        for ins, c in zip(streams.code, streams.control):
+            name, mods = ins.name, set(ins.mods)
             t: OpTiming = kind_of(ins)
             self.kind.append(t.kind)
             self.pipe.append(t.pipe)
             self.interval.append(max(1, round(t.size if t.kind == "gmma" else sm.pipes.get(t.pipe, 1) * t.size)))
-            self.gsb.append("gsb0" in {op.text for op in ins.operands})
+            self.gsb.append(t.kind == "gmma" and any(op.text == "gsb0" for op in ins.operands))
             self.a_regs.append(t.kind == "gmma" and any(op.kind == "R" for op in ins.operands[1:2]))
             self.stall.append(max(1, c.stall))
             self.write.append(c.write)
             self.read.append(c.read)
-            self.wait.append(tuple(b for b in range(6) if c.wait >> b & 1))
+            self.wait.append(_WAITS[c.wait])
             self.depbar.append(_depbars(ins) if t.kind == "depbar" else None)
             self.latency.append(_latency(ins, t, arch))
-            self.cache.append(not any(m in ins.mods for m in ("STRONG", "VOLATILE", "MMIO", "CG", "BYPASS")))
-            self.store.append(ins.name in ("STS", "STSM"))
-            self.bypass.append(ins.name == "LDGSTS" and "BYPASS" in ins.mods)
-            self.fence.append("" if ins.name != "MEMBAR" else "gpu" if {"GPU", "SYS"} & set(ins.mods) else "cta")
+            self.cache.append(not mods & {"STRONG", "VOLATILE", "MMIO", "CG", "BYPASS"})
+            self.store.append(name in ("STS", "STSM"))
+            self.bypass.append(name == "LDGSTS" and "BYPASS" in mods)
+            self.fence.append("" if name != "MEMBAR" else "gpu" if {"GPU", "SYS"} & mods else "cta")
             self.bar_warps.append(_bar_warps(ins))
-            self.defers.append(t.kind == "barrier" and "DEFER_BLOCKING" in ins.mods)
-            self.deferred.append(t.kind == "alu" and ins.name != "UMOV")
+            self.defers.append(t.kind == "barrier" and "DEFER_BLOCKING" in mods)
+            self.deferred.append(t.kind == "alu" and name != "UMOV")
             self.constants.append(tuple({(op.bank, op.offset // 64) for op in ins.operands if op.kind == "c" and not op.terms}))
-            self.spin.append("try_wait" if t.kind == "mbarrier_wait" and "TRYWAIT" in ins.mods else "setmaxnreg" if t.kind == "regalloc" else None)
-            self.regs.append(next((int(op.text, 0) for op in ins.operands if op.kind == "imm"), 0) if ins.name == "USETMAXREG" else 0)
+            self.spin.append("try_wait" if t.kind == "mbarrier_wait" and "TRYWAIT" in mods else "setmaxnreg" if t.kind == "regalloc" else None)
+            self.regs.append(next((int(op.text, 0) for op in ins.operands if op.kind == "imm"), 0) if name == "USETMAXREG" else 0)
             self.target.append(next((int(op.text, 0) // 16 for op in ins.operands if op.kind in ("label", "imm")), None)
-                               if ins.name == "BRA" else None)
+                               if name == "BRA" else None)
         self.frees = np.array([kind == "regfree" for kind in self.kind], bool)  # USETMAXREG.DEALLOC
 
 
@@ -250,7 +253,7 @@ class SMModel:
         self.resident = resident
         self.memory = MemorySystem(self.sm.memory, self.sm.memory.l1_bytes, share)
         self.warps: list[_Warp] = []
-        self.by_sp: list[list[_Warp]] = [[] for _ in range(arch.sub_partitions)]
+        self.by_sp: list[list[_Warp]] = [[] for _ in range(arch.sub_partitions)]  # each sub-partition's warps not retired, oldest first
         self.pipe_free = [dict.fromkeys(self.sm.pipes, 0) for _ in range(arch.sub_partitions)]
         self.mio: list[list[float]] = [[] for _ in range(arch.sub_partitions)]
         self.lg: list[list[float]] = [[] for _ in range(arch.sub_partitions)]
@@ -263,6 +266,7 @@ class SMModel:
         self.mbarrier_waiters: dict[tuple[int, int], list] = {}  # (CTA, arrive count) -> (warp, scoreboard) waiting
         self.sizes = sizes
         self.icache: dict[int, float] = {}  # line of code -> cycle it is in the instruction cache
+        self.asked: set[int] = set()  # the lines of code asked for (``_fetch``)
         self.constant_lines: dict[tuple[int, int], float] = {}  # (bank, 64-byte line) -> cycle it is in the constant cache
         self.by_pc = [[0] * len(REASONS) for _ in streams.code]
         self.issued = 0
@@ -291,7 +295,8 @@ class SMModel:
             if not len(self.streams.pcs[w]):
                 continue
             slot = self.free_slots.pop(0)
-            warp = _Warp(k, slot, slot % len(self.by_sp), self.streams.pcs[w].tolist(), self.streams.rows[w], self.streams.sectors[w], t)
+            warp = _Warp(k, slot, slot % len(self.by_sp), self.streams.pcs[w].tolist(), self.streams.rows[w].tolist(),
+                         self.streams.sectors[w].tolist(), t)
             warp.regs = self.registers
             self.deallocs[k] = self.deallocs.get(k, 0) + int(self.static.frees[self.streams.pcs[w]].sum())
             ws.append(warp)
@@ -389,9 +394,10 @@ class SMModel:
             queue, depth, name = self.lg[sp], self.sm.lg_depth, "lg_throttle"
         else:
             return t, reason
-        queue[:] = [x for x in queue if x > now]  # the entries still held
         if len(queue) >= depth:
-            t, reason = max(t, sorted(queue)[len(queue) - depth]), name
+            queue[:] = [x for x in queue if x > now]  # the entries still held
+            if len(queue) >= depth:
+                t, reason = max(t, sorted(queue)[len(queue) - depth]), name
         return t, reason
 
     # ---- issue
@@ -399,17 +405,17 @@ class SMModel:
     def _issue(self, sp: int, w: _Warp, now: int) -> None:
         s = self.static
         k = w.pcs[w.pos]
-        # the cycles since its last issue, reason by reason
         a = w.last + 1
-        marks = ((w.stall_end, "wait"), (w.branch_end, "branch_resolving"), (w.fetch_end, "no_instruction"), (w.imc_end, "imc_miss"),
-                 (w.ready, w.reason), (w.throttle, w.throttle_reason))
-        for end, reason in marks:
-            e = min(int(math.ceil(end)), now)
-            if e > a:
-                self._stall(w, k, _R[reason], a, e)
-                a = e
-        if now > a:
-            self._stall(w, k, _R["not_selected"], a, now)
+        if a < now:  # the cycles since its last issue, reason by reason
+            marks = ((w.stall_end, "wait"), (w.branch_end, "branch_resolving"), (w.fetch_end, "no_instruction"), (w.imc_end, "imc_miss"),
+                     (w.ready, w.reason), (w.throttle, w.throttle_reason))
+            for end, reason in marks:
+                if a < end and a < now:  # (so that ceil(end) > a too)
+                    e = min(int(math.ceil(end)), now)
+                    self._stall(w, k, _R[reason], a, e)
+                    a = e
+            if now > a:
+                self._stall(w, k, _R["not_selected"], a, now)
         self._stall(w, k, 0, now, now + 1)
         self.issued += 1
         w.last = now
@@ -422,10 +428,51 @@ class SMModel:
             w.spin = None
             if release is None or release > deadline:
                 self._trip(w, w.pos, trip, "try_wait")
-        result = None  # the cycle its result is ready, where it waits on a scoreboard
-        read = now + self.sm.read_release
-        row = int(w.rows[w.pos])
-        long = kind in _LONG
+        read = now + self.sm.read_release  # the cycle it has read its registers
+        long = kind in _LONG  # its scoreboards are an L1TEX instruction's (long_scoreboard), not an MIO one's
+        if kind in _ACTS:
+            result, read, long = self._act(sp, w, k, now, start, read, long)
+        else:  # the cycle its result is ready, where it waits on a scoreboard
+            result = now + s.latency[k] if s.write[k] is not None else None
+        for b in (s.write[k], s.read[k]):
+            if b is not None and len(w.sb[b]) > 32:
+                w.sb[b][:] = [x for x in w.sb[b] if x > now]
+        if result is not None and s.write[k] is not None:
+            w.sb[s.write[k]].append(float(result))
+            w.sb_long[s.write[k]] = long
+        if s.read[k] is not None:
+            w.sb[s.read[k]].append(float(read))
+            w.sb_long[s.read[k]] = long
+        # what the warp does next
+        w.pos += 1
+        w.stall_end = now + s.stall[k]
+        if w.pos >= len(w.pcs):  # its last instruction (an EXIT that only some lanes take lets the others go on)
+            drain = max(self.sm.exit_drain, int(math.ceil(w.stores)) - now - 1)
+            self._stall(w, min(k + 1, len(self.by_pc) - 1), _R["drain"], now + 1, now + 1 + drain)  # ncu: at the instruction after
+            self._retire(w, float(now + 1 + drain))
+            return
+        w.branch_end = w.stall_end + (self.sm.branch_resolve if kind in ("branch", "exit") else 0)
+        taken = w.pcs[w.pos] != k + 1
+        w.fetch_end = w.branch_end + (self.sm.branch_refetch if taken else 0)
+        if kind == "barrier":  # past a BAR.SYNC.DEFER_BLOCKING its warp issues ALU instructions until the first other one, where it
+            # waits (and ncu samples it): H200 Source pages, six barriers of four kernels (calibration/realk/runs/2026-11-29-ws-source)
+            w.bar, w.bar_at = True, now
+            self.arrived.setdefault((w.cta, s.bar_warps[k]), []).append(w)
+            if s.defers[k]:
+                self._prepare(w, now)
+            else:
+                w.ready, w.reason = NEVER, "barrier"
+            self._check_barriers(w.cta, now)
+            return
+        self._prepare(w, now)
+
+    def _act(self, sp: int, w: _Warp, k: int, now: int, start: int, read: float, long: bool) -> tuple[float | None, float, bool]:
+        """What instruction ``k`` of a kind in ``_ACTS``, issued by warp ``w`` at ``now`` (its pipe taken from ``start``), does
+        beyond its issue: the cycle its result is ready (None: no scoreboard waits on it), the cycle it has read its registers
+        (``read`` unless later), and whether its scoreboards are long ones (``long`` unless it says)."""
+        s, kind = self.static, self.static.kind[k]
+        result = None
+        row = w.rows[w.pos]
         if kind == "shared" or (kind == "load" and row >= 0 and w.secs[w.pos] < 0) or (kind == "store" and row >= 0 and w.secs[w.pos] < 0):
             wf = max(1, int(self.wavefronts[row])) if row >= 0 else 1
             result, done = self._path(w, now, wf, s.latency[k] if kind == "shared" else self.arch.ops["LDS"].latency[32])
@@ -551,39 +598,7 @@ class SMModel:
             self.deallocs[w.cta] -= 1
             if s.write[k] is not None:
                 result = now + s.latency[k]
-        elif s.write[k] is not None:
-            result = now + s.latency[k]
-        for b in (s.write[k], s.read[k]):
-            if b is not None and len(w.sb[b]) > 32:
-                w.sb[b][:] = [x for x in w.sb[b] if x > now]
-        if result is not None and s.write[k] is not None:
-            w.sb[s.write[k]].append(float(result))
-            w.sb_long[s.write[k]] = long
-        if s.read[k] is not None:
-            w.sb[s.read[k]].append(float(read))
-            w.sb_long[s.read[k]] = long
-        # what the warp does next
-        w.pos += 1
-        w.stall_end = now + s.stall[k]
-        if w.pos >= len(w.pcs):  # its last instruction (an EXIT that only some lanes take lets the others go on)
-            drain = max(self.sm.exit_drain, int(math.ceil(w.stores)) - now - 1)
-            self._stall(w, min(k + 1, len(self.by_pc) - 1), _R["drain"], now + 1, now + 1 + drain)  # ncu: at the instruction after
-            self._retire(w, float(now + 1 + drain))
-            return
-        w.branch_end = w.stall_end + (self.sm.branch_resolve if kind in ("branch", "exit") else 0)
-        taken = w.pcs[w.pos] != k + 1
-        w.fetch_end = w.branch_end + (self.sm.branch_refetch if taken else 0)
-        if kind == "barrier":  # past a BAR.SYNC.DEFER_BLOCKING its warp issues ALU instructions until the first other one, where it
-            # waits (and ncu samples it): H200 Source pages, six barriers of four kernels (calibration/realk/runs/2026-11-29-ws-source)
-            w.bar, w.bar_at = True, now
-            self.arrived.setdefault((w.cta, s.bar_warps[k]), []).append(w)
-            if s.defers[k]:
-                self._prepare(w, now)
-            else:
-                w.ready, w.reason = NEVER, "barrier"
-            self._check_barriers(w.cta, now)
-            return
-        self._prepare(w, now)
+        return result, read, long
 
     def _stall(self, w: _Warp, k: int, reason: int, a: int, e: int) -> None:
         """Warp ``w`` spent cycles ``a`` to ``e`` at instruction ``k`` in state ``reason`` (0: selected, its issue)."""
@@ -633,8 +648,8 @@ class SMModel:
             self.notes.add(f"{loop} loops ran more than {MAX_TRIPS} trips a warp; the rest were cut")
             return
         w.pcs[q + 1:q + 1] = trip
-        w.rows = np.insert(w.rows, q + 1, np.full(len(trip), -1))
-        w.secs = np.insert(w.secs, q + 1, np.full(len(trip), -1))
+        w.rows[q + 1:q + 1] = [-1] * len(trip)
+        w.secs[q + 1:q + 1] = [-1] * len(trip)
         self.spins[loop] = self.spins.get(loop, 0) + len(trip)
         if loop == "try_wait":
             w.again = True
@@ -654,6 +669,9 @@ class SMModel:
         ``icache_miss`` cycles after it is asked for, or ``icache_next`` after the line before it; the fetcher runs
         ``icache_ahead`` lines ahead of the line asked for, one every ``icache_next`` cycles."""
         cache, sm = self.icache, self.sm
+        if line in self.asked:  # the lines ahead of it are in the cache already
+            return cache[line]
+        self.asked.add(line)
         if line not in cache:
             before = cache.get(line - 1)
             cache[line] = max(now, before) + sm.icache_next if before is not None else now + sm.icache_miss
@@ -722,7 +740,7 @@ class SMModel:
         return last + 1, last + 1
 
     def _sectors(self, w: _Warp):
-        i = int(w.secs[w.pos])
+        i = w.secs[w.pos]
         return self.streams.sector_sets[i].tolist() if i >= 0 else ()
 
     # ---- the loop
@@ -738,24 +756,20 @@ class SMModel:
         for _ in range(min(self.resident, len(self.pending))):
             self._start_cta(self.pending.pop(0), 0)
         now = 0
-        nsp = len(self.by_sp)
+        deferred = self.static.deferred
         while any(self.by_sp):
             soonest = NEVER
-            for sp in range(nsp):
-                warps = self.by_sp[sp]
-                if not warps:
-                    continue
+            for sp, warps in enumerate(self.by_sp):
                 best = None
                 g = self.greedy[sp]
                 for w in reversed(warps):  # youngest first
-                    if w.pos >= len(w.pcs) or (w.bar and not self.static.deferred[w.pcs[w.pos]]):
+                    if w.bar and not deferred[w.pcs[w.pos]]:
                         continue
-                    k = w.pcs[w.pos]
-                    dep = max(w.ready, float(w.stall_end))
+                    dep = w.ready if w.ready > w.stall_end else w.stall_end  # max() and min() calls cost here, each warp each cycle
                     if dep > now:
-                        soonest = min(soonest, dep)
+                        soonest = dep if dep < soonest else soonest
                         continue
-                    t, reason = self._throttle(sp, w, k, now)
+                    t, reason = self._throttle(sp, w, w.pcs[w.pos], now)
                     if t > now:
                         w.throttle, w.throttle_reason = t, reason
                         soonest = min(soonest, t)
