@@ -23,7 +23,7 @@ from conftest import REALK, trace_entry
 from hypothesis import given
 from hypothesis import strategies as st
 from simsmem.kernel.isa import Env, build
-from simsmem.kernel.isa.gmma import _fragment, _threads
+from simsmem.kernel.isa.gmma import _columns, _fragment, _rows, _threads
 from simsmem.kernel.machine import Geometry, Machine
 from simsmem.kernel.memory import LOCAL_HI, SHARED_HI, GlobalMemory
 from simsmem.kernel.sass import parse_instruction
@@ -136,13 +136,22 @@ def test_addresses_equal_the_canonical_layouts(op):
     assert fast.tolist() == slow
 
 
+@pytest.mark.parametrize("pairs", [2, 1])
 @pytest.mark.parametrize("n", [8, 16, 24, 64, 128, 256])
-def test_results_reach_the_threads_as_the_fragment_says(n):
-    """``_threads`` (a transpose) puts several groups' 64 x N results where ``_fragment``, the readable rule, says: thread
-    t's element i is row 16 (t / 32) + (t % 32) / 4 + 8 (i >> 1 & 1), column 8 (i >> 2) + 2 (t % 4) + (i & 1)."""
-    D = np.random.default_rng(n).standard_normal((3, 64, n))
-    slow = np.stack([D[g].reshape(-1)[_fragment(n)] for g in range(3)], axis=1)
-    assert np.array_equal(_threads(D), slow)
+def test_results_reach_the_threads_as_the_fragment_says(n, pairs):
+    """``_threads`` (a transpose of 16-byte runs) puts several groups' 64 x N results, columns in ``_columns`` order,
+    where ``_fragment``, the readable rule, says: thread t's element i is row 16 (t / 32) + (t % 32) / 4 + 8 (i >> 1 & 1),
+    column 8 (i >> 2) + 2 (t % 4) + (i & 1); with an f16 accumulator (``pairs`` 1, columns in order) elements 2r and
+    2r + 1 are the halves of register r. ``_rows`` takes them back."""
+    D = np.arange(3 * 64 * n, dtype=np.uint16 if pairs == 1 else np.uint32).reshape(3, 64, n)  # each element its own value
+    slow = np.stack([D[g].reshape(-1)[_fragment(n)] for g in range(3)], axis=1)  # (N/2, groups, 128)
+    rows = D.view(np.uint32) if pairs == 1 else np.ascontiguousarray(D[:, :, _columns(n)])
+    placed = _threads(rows, pairs)
+    regs = np.ascontiguousarray(placed).view(np.uint32).reshape(-1, 3, 128)  # (registers, groups, threads)
+    if pairs == 1:  # each register's halves: elements 2r, 2r + 1
+        regs = regs.view(np.uint16).reshape(-1, 3, 128, 2).transpose(0, 3, 1, 2).reshape(n // 2, 3, 128)
+    assert np.array_equal(regs, slow)
+    assert np.array_equal(_rows(np.ascontiguousarray(placed)), rows)
 
 
 @pytest.mark.parametrize("name", ["hop_wg_f16_n64_k_128B_row1", "hop_wg_f16_n64_tab_mn_64B", "hop_wg_bf16_n128_tb_mn_none"])

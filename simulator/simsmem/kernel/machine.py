@@ -93,6 +93,12 @@ class Geometry:
         return [self.cta_index((x + i, y + j, z + k)) for k in range(cz) for j in range(cy) for i in range(cx)]
 
 
+def any_lane(threads: np.ndarray) -> np.ndarray:
+    """Per warp, whether any of its lanes is set in ``threads`` (bool, whole warps): ``threads.reshape(-1, LANES).any(axis=1)``
+    in half the time, by packing the lanes' bits."""
+    return np.packbits(threads).view(np.uint32) != 0
+
+
 #: An instruction's effect: ``run(machine, ex)`` with ``ex`` the threads executing it (bool per thread).
 Step = Callable[["Machine", np.ndarray], None]
 #: ``wait_until``'s condition (which of the waiting threads may go) and what finishes their instruction.
@@ -215,17 +221,8 @@ class Machine:
             else:
                 runnable = self.alive & ~self.waiting
                 if self.diverged:
-                    # A diverged warp runs one of its groups at a time, until none of that group's threads can run
-                    # (they wait at a BSYNC or BAR, or exited); then the newest of its runnable groups. A branch that
-                    # splits a group leaves the fall-through threads in it and makes the taken ones a new group, so
-                    # the fall-through side runs first. A group that meets its BSYNC before a sibling group has run
-                    # the BSSY does not wait for it: the H100's smsp__inst_executed counts (div_fdiv_slowpath,
-                    # isa_float32's division subroutines) need this order.
-                    groups = np.where(runnable, self.group, -1).reshape(-1, LANES)
-                    keep = (groups == self.running[:, None]).any(axis=1)
-                    self.running = np.where(keep, self.running, groups.max(axis=1))
-                    runnable &= self.group == np.repeat(self.running, LANES)
-                ready = np.flatnonzero(runnable)
+                    runnable = self._groups_running(runnable)
+                ready = runnable.nonzero()[0]
                 if not len(ready):
                     if self.alive.any():
                         self._deadlock()
@@ -233,10 +230,10 @@ class Machine:
                 counters = pc[ready]
                 at = int(counters.min())
                 ex = self.ex = runnable & (pc == at)
-                self.ex_ix = np.flatnonzero(ex)
+                self.ex_ix = ex.nonzero()[0]
                 after = last if len(self.ex_ix) == len(ready) else int(counters[counters != at].min())
-                warps = ex.reshape(-1, LANES).any(axis=1)
-                nwarps = int(warps.sum())
+                warps = any_lane(ex)
+                nwarps = int(np.count_nonzero(warps))
             if at >= last or self.program[at] is None:
                 raise ExecError("ran past the end of the kernel's code" if at >= last else f"{code[at].text}: not a SASS instruction simsmem executes",
                                 code[min(at, last - 1)].pc)
@@ -254,6 +251,22 @@ class Machine:
                 raise ExecError(fault.what, code[at].pc, int(self.warp_id[t]), int(self.lane[t])) from None
             self.steps += 1
             same = at + 1 < after and getattr(step, "plain", False)
+
+    def _groups_running(self, runnable: np.ndarray) -> np.ndarray:
+        """The ``runnable`` threads of the group each diverged warp runs now.
+
+        A diverged warp runs one of its groups at a time, until none of that group's threads can run (they wait at a
+        BSYNC or BAR, or exited); then the newest of its runnable groups. A branch that splits a group leaves the
+        fall-through threads in it and makes the taken ones a new group, so the fall-through side runs first. A group
+        that meets its BSYNC before a sibling group has run the BSSY does not wait for it: the H100's
+        smsp__inst_executed counts (div_fdiv_slowpath, isa_float32's division subroutines) need this order."""
+        groups = np.where(runnable, self.group, -1)  # (-1: not runnable)
+        same = groups == np.repeat(self.running, LANES)
+        keep = any_lane(same)
+        if keep.all():
+            return runnable & same
+        self.running = np.where(keep, self.running, groups.reshape(-1, LANES).max(axis=1))
+        return runnable & (self.group == np.repeat(self.running, LANES))
 
     def _deadlock(self) -> None:
         t = int(np.flatnonzero(self.alive & self.waiting)[0])

@@ -27,6 +27,7 @@ import numpy as np
 
 from ...tiles.hopper import addresses
 from ..machine import LANES, WAIT_UNTIL, ExecError, Machine
+from ..memory import items
 from ..sass import RZ, URZ, Instruction
 from . import Env, ieee, operand, refuse, step
 from .floating import fp8_to_f32
@@ -71,14 +72,35 @@ def _operand(desc: int, rows: int, k: int, size: int, mn_major: bool) -> tuple[n
 
 @functools.lru_cache(maxsize=1024)
 def _operands(slots: tuple[int, ...], descs: tuple[int, ...], rows: int, k: int, size: int, mn_major: bool, width: int,
-              transposed: bool) -> tuple[np.ndarray, int, int]:
+              order: bool) -> tuple[np.ndarray, int, int, bool, int, int]:
     """``_operand`` of each (CTA slot, descriptor) as indices into the CTAs' windows as one run of ``width`` elements a
-    CTA: (groups, rows, k), or (groups, k, rows) ``transposed``; with the least and greatest byte address of them all;
-    kept, as the warpgroups of a step repeat theirs from one K step to the next."""
-    held = [_operand(desc, rows, k, size, mn_major) for desc in descs]
-    index = np.stack([at.T if transposed else at for at, _, _ in held]) + (np.array(slots) * width)[:, None, None]
+    CTA, rows in ``_columns`` order where ``order`` says, once for each run of ``share`` groups that read the same one (a
+    CTA's warpgroups share B): of runs of ``run`` consecutive elements (each taken as one item, 16 bytes where the layout
+    has them), (groups / share, rows, k / run), or ``across``, (groups / share, k, rows / run) (MN-major runs); with the
+    least and greatest byte address of them all; kept, as the warpgroups of a step repeat theirs from one K step to the
+    next."""
+    named = list(zip(slots, descs))
+    share = len(named) // len(set(named))
+    if named != [n for n in named[::share] for _ in range(share)]:
+        share = 1
+    held = [_operand(desc, rows, k, size, mn_major) for desc in descs[::share]]
+    index = np.stack([at[_columns(rows)] if order else at for at, _, _ in held]) + (np.array(slots[::share]) * width)[:, None, None]
+    across = mn_major and not order
+    if across:
+        index = index.transpose(0, 2, 1)
+    run = 16 // size
+    while run > 1 and (width % run or index.shape[-1] % run or (index[..., ::run] % run).any()
+                       or (index.reshape(-1, run) != index.reshape(-1, run)[:, :1] + np.arange(run)).any()):
+        run //= 2
+    index = index[..., ::run] // run
     index.flags.writeable = False
-    return index, min(low for _, low, _ in held), max(high for _, _, high in held)
+    return index, share, run, across, min(low for _, low, _ in held), max(high for _, _, high in held)
+
+
+def _columns(n: int) -> np.ndarray:
+    """The order of a 64 x N result's columns that ``_threads`` places from: column 8 j + 2 q + b at 4 (j + N/8 b) + q,
+    so that the four threads q of a row hold consecutive elements in each register (``_fragment``)."""
+    return np.arange(n).reshape(n // 8, 4, 2).transpose(2, 0, 1).reshape(-1)
 
 
 def _a_fragment(k: int, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -153,23 +175,30 @@ def _gmma(ins: Instruction, env: Env):
     neg_b = "negB" in desc.suffix
     trans_a, trans_b = "tnspA" in desc.suffix, "tnspB" in desc.suffix
     ka = shape.k // 2 if shape.sparse else shape.k
+    pairs = 1 if shape.acc == "f16" else 2  # registers of a thread per 8 columns of a row
     size = SIZES[shape.a]
     a_rows, a_cols = _a_fragment(ka, size)
 
     def operand_values(m: Machine, slots: np.ndarray, descs: np.ndarray, count: int, k: int, kind: str, mn_major: bool,
-                       transposed: bool = False) -> np.ndarray:
+                       transposed: bool = False, order: bool = False) -> tuple[np.ndarray, int]:
         """A shared-memory operand of each warpgroup (CTA ``slots``), ``count`` x ``k`` float64 values (``transposed``:
-        k x ``count``), gathered at once from the CTAs' windows as one run of elements."""
+        k x ``count``; ``order``: the ``count`` rows in ``_columns`` order), gathered at once from the CTAs' windows as
+        one run of elements, in 16-byte items where the layout allows: (groups / share, ...), each run of ``share``
+        warpgroups that read the same operand given it once; and ``share``."""
         esize, window = SIZES[kind], m.shared.shape[1]
         width = window // esize
         try:
-            index, low, high = _operands(tuple(slots.tolist()), tuple(descs.tolist()), count, k, esize, mn_major, width, transposed)
+            index, share, run, across, low, high = _operands(tuple(slots.tolist()), tuple(descs.tolist()), count, k, esize, mn_major,
+                                                             width, order)
         except ValueError as exc:
             raise ExecError(f"{ins.text}: {exc}", ins.pc) from None
         if low < 0 or high + esize > window:
             raise ExecError(f"{ins.text}: an operand reaches past the CTA's shared window ({window:#x} bytes: {m.window['describe']})", ins.pc)
-        elements = np.ascontiguousarray(m.shared[:, : width * esize]).view(f"<u{esize}").reshape(-1)  # a copy only for a window of odd size
-        return values(elements.take(index), kind)
+        windows = np.ascontiguousarray(m.shared[:, : width * esize]).reshape(-1)  # a copy only for a window of odd size
+        codes = items(windows, run * esize).take(index).view(f"<u{esize}")
+        if across != transposed:
+            codes = codes.transpose(0, 2, 1)
+        return values(np.ascontiguousarray(codes), kind), share
 
     def sparse_a(m: Machine, first: np.ndarray, packed: np.ndarray) -> np.ndarray:
         """A's compressed K/2 columns spread to K by the metadata: row r's group q of 4 K takes columns 2q, 2q+1 at the
@@ -188,10 +217,12 @@ def _gmma(ins: Instruction, env: Env):
         return dense
 
     def product(m: Machine, first: np.ndarray, threads: np.ndarray, da: np.ndarray, db: np.ndarray) -> np.ndarray:
-        """A B^T of the warpgroups whose thread 0 are ``first``, as the threads hold D: (N/2, groups, 128) float64."""
+        """A B^T of the warpgroups whose thread 0 are ``first``: (groups, 64, N) float64, the columns in ``_columns`` order
+        but for an f16 accumulator."""
         slots = m.cta_slot[first]
         if a_regs is None:
-            A = operand_values(m, slots, da, 64, ka, shape.a, trans_a)
+            A, share = operand_values(m, slots, da, 64, ka, shape.a, trans_a)
+            A = np.repeat(A, share, axis=0) if share > 1 else A
         else:
             words = m.R[a_regs.index : a_regs.index + 4, threads].reshape(4, len(first), THREADS).transpose(1, 2, 0)
             codes = words[..., None] >> (8 * size * np.arange(4 // size, dtype=np.uint32)) & np.uint32((1 << 8 * size) - 1)
@@ -199,9 +230,9 @@ def _gmma(ins: Instruction, env: Env):
             A[:, a_rows, a_cols] = values(codes, shape.a)
         if shape.sparse:
             A = sparse_a(m, first, A)
-        B = operand_values(m, slots, db, shape.n, shape.k, shape.b, trans_b, transposed=True)  # B^T, (k, N) a group
-        D = np.matmul(-A if neg_a else A, -B if neg_b else B)
-        return _threads(D)
+        B, share = operand_values(m, slots, db, shape.n, shape.k, shape.b, trans_b, True, shape.acc != "f16")  # B^T, (k, N)
+        D = np.matmul((-A if neg_a else A).reshape(len(B), share, 64, -1), (-B if neg_b else B)[:, None])  # (the same products)
+        return D.reshape(len(first), 64, shape.n)
 
     def execute(m: Machine, groups: np.ndarray) -> None:
         """D of the warpgroups whose first warp slots are ``groups``."""
@@ -211,10 +242,12 @@ def _gmma(ins: Instruction, env: Env):
         da, db = ur[0] | ur[1] << np.uint64(32), ur[2] | ur[3] << np.uint64(32)
         if d0 != RZ:  # (ptxas leaves a wgmma whose results are never used as HGMMA RZ, gdesc[URZ], RZ: nothing to compute)
             D = product(m, first, threads, da, db)
-            regs = m.R[d0 : d0 + nd].reshape(nd, -1, THREADS)  # (registers, warpgroups, threads): a view
+            regs = m.R[d0 : d0 + nd].view("V16").reshape(nd // 2 // pairs, 2, pairs, -1, 4, 8)  # ``_threads``'s layout: a view
+            wgs = groups // 4
             if c.index != RZ:  # C added where the scale-d predicate holds
-                np.add(D, _accumulator(regs[:, groups // 4], shape.acc), out=D, where=True if scale_d is None else scale_d(m, first)[None, :, None])
-            regs[:, groups // 4] = _result(D, shape)
+                scale = True if scale_d is None else scale_d(m, first)[:, None, None]
+                np.add(D, _accumulator(_rows(regs[:, :, :, wgs]), shape.acc), out=D, where=True if np.all(scale) else scale)
+            regs[:, :, :, wgs] = _threads(_result(D, shape), pairs)
         if m.on_gmma is not None:
             m.on_gmma(ins, groups, {"a": None if a_regs is not None else da, "b": db, "n": shape.n, "type": shape.a,
                                     "trans_a": trans_a, "trans_b": trans_b, "sparse": shape.sparse})
@@ -254,32 +287,39 @@ def _gmma(ins: Instruction, env: Env):
     return run
 
 
-def _threads(D: np.ndarray) -> np.ndarray:
-    """The groups' 64 x N results (groups, 64, N) as the warpgroup's threads hold them (N/2, groups, 128): row 16 w + 8 h
-    + r and column 8 j + 2 q + b are element 4 j + 2 h + b of thread 32 w + 4 r + q (``_fragment``'s order, by a
-    transpose)."""
-    g, _, n = D.shape
-    return D.reshape(g, 4, 2, 8, n // 8, 4, 2).transpose(4, 2, 6, 0, 1, 3, 5).reshape(n // 2, g, THREADS)
+def _rows(regs: np.ndarray) -> np.ndarray:
+    """Accumulator registers as ``_threads`` gives them, in D's layout: uint32 (groups, 64, 2 x registers)."""
+    per, _, pairs, g, _, _ = regs.shape
+    return np.ascontiguousarray(regs.transpose(3, 4, 1, 5, 2, 0)).view(np.uint32).reshape(g, 64, 4 * per * pairs)
 
 
-def _accumulator(regs: np.ndarray, acc: str) -> np.ndarray:
-    """The accumulator registers (registers, groups, 128) as elements (N/2, groups, 128) that float64 holds exactly."""
+def _threads(rows: np.ndarray, pairs: int) -> np.ndarray:
+    """Results in D's layout, uint32 (groups, 64, 2 x registers), as the warpgroups' threads hold them: 16-byte items
+    (N/8, 2, ``pairs``, groups, 4, 8), a view. Row 16 w + 8 h + r of D is thread 32 w + 4 r + q's register 2 pairs j +
+    pairs h + b at column 4 (j + N/8 b) + q (``_columns``); ``pairs`` 1, an f16 accumulator: each register two columns'
+    halves, columns in order (``_fragment``'s rule, by a transpose)."""
+    g, _, width = rows.shape
+    return rows.view("V16").reshape(g, 4, 2, 8, pairs, width // 4 // pairs).transpose(5, 2, 4, 0, 1, 3)
+
+
+def _accumulator(rows: np.ndarray, acc: str) -> np.ndarray:
+    """The accumulator registers in D's layout (groups, 64, columns) as elements that float64 holds exactly (f16: two
+    each, (groups, 64, 2 x columns))."""
     if acc == "f32":
-        return regs.view(np.float32)
+        return rows.view(np.float32)
     if acc == "s32":
-        return regs.view(np.int32)
-    halves = np.stack([regs & np.uint32(0xFFFF), regs >> np.uint32(16)], axis=1).reshape(-1, *regs.shape[1:])
-    return values(halves, "f16")
+        return rows.view(np.int32)
+    return values(np.stack([rows & np.uint32(0xFFFF), rows >> np.uint32(16)], axis=-1).reshape(*rows.shape[:-1], -1), "f16")
 
 
 def _result(D: np.ndarray, shape: Shape) -> np.ndarray:
-    """float64 results (N/2, groups, 128) rounded once to the accumulator's registers (registers, groups, 128)."""
+    """float64 results in D's layout rounded once to the accumulator's registers, uint32 (groups, 64, registers x 2)."""
     if shape.acc == "f32":
         return ieee.canonical_nan(D.astype(np.float32)).view(np.uint32)
     if shape.acc == "s32":
         return (np.clip(D, -(2**31), 2**31 - 1) if shape.saturate else D).astype(np.int64).astype(np.uint32)
     bits = ieee.small(D, "F16")
-    return bits[0::2] | bits[1::2] << np.uint32(16)
+    return bits[..., 0::2] | bits[..., 1::2] << np.uint32(16)
 
 
 refuse("BGMMA", family="gmma", hopper="wgmma", why="a 1-bit wgmma (.b1, and.popc) is not modelled")

@@ -642,11 +642,24 @@ def _prmt(ins: Instruction, env: Env):
     d = write(operand(ins, 0))
     a, sel, b = (read(operand(ins, k), "u32", env.constants) for k in (1, 2, 3))
     mode = next((x for x in ins.mods if x in ("F4E", "B4E", "RC8", "ECL", "ECR", "RC16")), None)
+    chosen = operand(ins, 2)
+
+    def bytes_of(m: Machine, ix: np.ndarray) -> np.ndarray:
+        """The eight bytes of b:a of each thread: (threads, 8)."""
+        n = len(ix)
+        return np.concatenate([lanes(np.asarray(a(m, ix), dtype="<u4"), n).reshape(n, 1),
+                               lanes(np.asarray(b(m, ix), dtype="<u4"), n).reshape(n, 1)], axis=1).view(np.uint8).reshape(n, 8)
+
+    if mode is None and chosen.kind == "imm" and not int_value(chosen.text) & 0x8888:  # the same bytes for every thread, no signs
+        picked = [int_value(chosen.text) >> 4 * k & 7 for k in range(4)]
+
+        def fixed(m: Machine, ix: np.ndarray) -> None:
+            d(m, ix, np.ascontiguousarray(bytes_of(m, ix)[:, picked]).view("<u4").reshape(len(ix)).astype(U32))
+        return fixed
 
     def f(m: Machine, ix: np.ndarray) -> None:
         n = len(ix)
-        src = np.concatenate([lanes(np.asarray(a(m, ix), dtype="<u4"), n).reshape(n, 1),
-                              lanes(np.asarray(b(m, ix), dtype="<u4"), n).reshape(n, 1)], axis=1).view(np.uint8).reshape(n, 8)
+        src = bytes_of(m, ix)
         s = lanes(np.asarray(sel(m, ix), dtype=U32), n)
         if mode is None:
             nib = np.stack([(s >> U32(4 * k)) & U32(0xF) for k in range(4)], axis=1)

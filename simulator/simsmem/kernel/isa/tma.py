@@ -146,15 +146,16 @@ _decode = functools.lru_cache(maxsize=64)(TensorMap.decode)  # a kernel's few ma
 
 
 @functools.lru_cache(maxsize=1024)
-def _box(tmap: TensorMap, coords: tuple[int, ...], smem: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, int]:
+def _box(tmap: TensorMap, coords: tuple[int, ...], smem: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, int, int, int]:
     """The box at ``coords`` landing at ``smem`` (``TensorMap.box_layout``) as a copy moves it: the global addresses of its
-    pieces inside the tensor, which pieces those are (None: all), every piece's shared address, the piece bytes; kept,
-    read-only, as a grid's CTAs copy the same boxes."""
+    pieces inside the tensor, which pieces those are (None: all), every piece's shared address, the piece bytes, the
+    least shared address and the greatest piece's end; kept, read-only, as a grid's CTAs copy the same boxes."""
     offset, inside, shared, piece = tmap.box_layout(coords, smem)
     whole = bool(inside.all())
     gaddr = np.uint64(tmap.address) + (offset if whole else offset[inside]).astype(np.uint64)
     gaddr.flags.writeable = inside.flags.writeable = False
-    return gaddr, None if whole else inside, shared, piece
+    low, end = (int(shared.min()), int(shared.max()) + piece) if len(shared) else (0, 0)
+    return gaddr, None if whole else inside, shared, piece, low, end
 
 
 def _report(m: Machine, ins: Instruction, copies: list[tuple[int, dict]]) -> None:
@@ -222,8 +223,9 @@ def _utma(ins: Instruction, env: Env):
             if coords[0] * tmap.elem % 16:
                 raise ExecError(f"{ins.text}: the box starts {coords[0]} elements ({coords[0] * tmap.elem} bytes) into its rows: TMA needs a "
                                 "multiple of 16 bytes (the H200 stops with an illegal instruction)", ins.pc)
-            gaddr, inside, shared, piece = _box(tmap, coords, smem)
-            _shared_bytes(m, t, shared, ins.text, piece)
+            gaddr, inside, shared, piece, low, end = _box(tmap, coords, smem)
+            if low < 0 or end > m.shared.shape[1]:
+                _shared_bytes(m, t, shared, ins.text, piece)  # (which says where)
             if load:
                 bar = int(regs[first + 1]) & 0xFF_FFFF
                 targets = _targets(m, t, None if mask_reg is None else int(regs[mask_reg]) >> 16)
@@ -371,20 +373,29 @@ def _syncs(ins: Instruction, env: Env):
         out = write(dest, "pred")
         suspend = "TRYWAIT" in mods
 
-        def done_for(m: Machine, ix: np.ndarray) -> np.ndarray:
-            """Whether the phase each of threads ``ix`` names is complete (the mbarrier of each run of threads that name
-            one looked up once)."""
+        def named(m: Machine, ix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            """The mbarriers threads ``ix`` name, one a run of threads that name one (CTA slot << 24 | offset), where
+            the runs start, and the phase parity each thread names."""
             p = lanes(np.asarray(parity(m, ix)).astype(np.uint32) >> np.uint32(31), len(ix))
             slots, offsets = m.shared_slots(ix, addr(m, ix))
             key = np.asarray(slots, dtype=np.int64) << 24 | (np.asarray(offsets, dtype=np.int64) & 0xFF_FFFF)
             starts = np.flatnonzero(np.diff(key, prepend=key[:1] - 1))
-            phase = np.array([_barrier(m, (b >> 24, b & 0xFF_FFFF), ins).phase for b in key[starts].tolist()], dtype=np.uint32)
-            return np.repeat(phase, np.diff(starts, append=len(key))) != p
+            return key[starts], starts, p
+
+        def done_for(m: Machine, keys: np.ndarray, starts: np.ndarray, p: np.ndarray, live: np.ndarray | None = None) -> np.ndarray:
+            """Whether the phase each thread ``named`` names is complete (each run's mbarrier looked up once); ``live``:
+            only for those threads (the others False, their runs' mbarriers not looked up)."""
+            asked = np.logical_or.reduceat(live, starts).tolist() if live is not None else [True] * len(keys)
+            phase = np.array([_barrier(m, (b >> 24, b & 0xFF_FFFF), ins).phase if a else 0 for b, a in zip(keys.tolist(), asked)],
+                             dtype=np.uint32)
+            done = np.repeat(phase, np.diff(starts, append=len(p))) != p
+            return done if live is None else done & live
 
         def check(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
             ix = np.flatnonzero(act)
-            ok = done_for(m, ix) if len(ix) else np.zeros(0, dtype=bool)
             if len(ix):
+                named_ix = named(m, ix)
+                ok = done_for(m, *named_ix)
                 out(m, ix, ok)
             go = ex.copy()
             if suspend and len(ix) and not ok.all():
@@ -393,9 +404,11 @@ def _syncs(ins: Instruction, env: Env):
                 go &= ~wait
 
                 def ready(m: Machine, waiting: np.ndarray) -> np.ndarray:
-                    w = np.flatnonzero(waiting)
+                    """The waiting threads whose phase is complete (the threads' mbarriers and phases as they named them
+                    here: a waiting thread's registers stay as they are)."""
+                    live = waiting[ix]
                     r = np.zeros(m.n, dtype=bool)
-                    r[w] = done_for(m, w)
+                    r[ix] = done_for(m, *named_ix, live)
                     return r
 
                 def finish(m: Machine, freed: np.ndarray) -> None:
