@@ -216,7 +216,7 @@ def _gmma(ins: Instruction, env: Env):
             np.add.at(dense, (g, np.broadcast_to(r, index.shape), index), packed[:, :, 2 * groups + half])
         return dense
 
-    def product(m: Machine, first: np.ndarray, threads: np.ndarray, da: np.ndarray, db: np.ndarray) -> np.ndarray:
+    def product(m: Machine, first: np.ndarray, da: np.ndarray, db: np.ndarray) -> np.ndarray:
         """A B^T of the warpgroups whose thread 0 are ``first``: (groups, 64, N) float64, the columns in ``_columns`` order
         but for an f16 accumulator."""
         slots = m.cta_slot[first]
@@ -224,7 +224,7 @@ def _gmma(ins: Instruction, env: Env):
             A, share = operand_values(m, slots, da, 64, ka, shape.a, trans_a)
             A = np.repeat(A, share, axis=0) if share > 1 else A
         else:
-            words = m.R[a_regs.index : a_regs.index + 4, threads].reshape(4, len(first), THREADS).transpose(1, 2, 0)
+            words = m.R[a_regs.index : a_regs.index + 4].reshape(4, -1, THREADS)[:, first // THREADS].transpose(1, 2, 0)
             codes = words[..., None] >> (8 * size * np.arange(4 // size, dtype=np.uint32)) & np.uint32((1 << 8 * size) - 1)
             A = np.zeros((len(first), 64, ka))
             A[:, a_rows, a_cols] = values(codes, shape.a)
@@ -237,11 +237,10 @@ def _gmma(ins: Instruction, env: Env):
     def execute(m: Machine, groups: np.ndarray) -> None:
         """D of the warpgroups whose first warp slots are ``groups``."""
         first = groups * LANES  # each group's thread 0
-        threads = (first[:, None] + np.arange(THREADS)).reshape(-1)
         ur = (m.UR[desc.index : desc.index + 4, first] if desc.index != URZ else np.zeros((4, len(first)), dtype=np.uint32)).astype(np.uint64)
         da, db = ur[0] | ur[1] << np.uint64(32), ur[2] | ur[3] << np.uint64(32)
         if d0 != RZ:  # (ptxas leaves a wgmma whose results are never used as HGMMA RZ, gdesc[URZ], RZ: nothing to compute)
-            D = product(m, first, threads, da, db)
+            D = product(m, first, da, db)
             regs = m.R[d0 : d0 + nd].view("V16").reshape(nd // 2 // pairs, 2, pairs, -1, 4, 8)  # ``_threads``'s layout: a view
             wgs = groups // 4
             if c.index != RZ:  # C added where the scale-d predicate holds

@@ -21,7 +21,7 @@ import itertools
 import attrs
 import numpy as np
 
-from ..machine import LANES, ExecError, Machine
+from ..machine import LANES, ExecError, Machine, any_lane
 from ..memory import MemoryFault, items, windows
 from ..sass import URZ, Instruction
 from ..tensormap import TensorMap, TensorMapError
@@ -102,15 +102,14 @@ def _targets(m: Machine, t: int, mask: int | None) -> list[int]:
 
 def _leaders(m: Machine, act: np.ndarray) -> np.ndarray:
     """One thread of each warp with a thread in ``act`` (the lowest): where a uniform instruction reads its URs."""
-    rows = act.reshape(-1, LANES)
-    warps = np.flatnonzero(rows.any(axis=1))
-    return warps * LANES + rows[warps].argmax(axis=1)
+    warps = any_lane(act).nonzero()[0]
+    return warps * LANES + act.reshape(-1, LANES)[warps].argmax(axis=1)
 
 
 def _guarded_off(m: Machine, ex: np.ndarray, act: np.ndarray) -> np.ndarray:
     """One thread of each warp that executes the instruction with its guard false in every lane: ncu's warp-level
     counters count such an execution, the SASS-level ones do not (H200, runs/2026-11-29-hopper-ws, tmap_by_pointer)."""
-    off = np.flatnonzero(ex.reshape(-1, LANES).any(axis=1) & ~act.reshape(-1, LANES).any(axis=1))
+    off = (any_lane(ex) & ~any_lane(act)).nonzero()[0]
     return off * LANES + ex.reshape(-1, LANES)[off].argmax(axis=1)
 
 
@@ -132,10 +131,10 @@ def _shared_bytes(m: Machine, t: int, addr: np.ndarray, what: str, size: int = 1
     return addr
 
 
-def _tensor_map(m: Machine, t: int, file_index: int, ins: Instruction) -> TensorMap:
-    """The tensor map at the generic address in uniform registers ``file_index``, ``file_index + 1`` (a parameter's, or
-    one in global memory), as the driver lays them out (``tensormap``)."""
-    address = m.UR[file_index, t].item() | m.UR[file_index + 1, t].item() << 32 if file_index != URZ else 0
+def _tensor_map(m: Machine, regs: list[int], file_index: int, ins: Instruction) -> TensorMap:
+    """The tensor map at the generic address in uniform registers ``file_index``, ``file_index + 1`` of ``regs`` (a
+    parameter's, or one in global memory), as the driver lays them out (``tensormap``)."""
+    address = regs[file_index] | regs[file_index + 1] << 32 if file_index != URZ else 0
     try:
         return _decode(m.memory.span(address, 128))
     except TensorMapError as exc:
@@ -191,7 +190,7 @@ def _land(m: Machine, loads: list[tuple]) -> None:
         data = full
     if any(len(targets) > 1 for _, _, _, _, targets, _ in loads):  # multicast: a copy's pieces again for each CTA
         starts = np.cumsum([0] + counts[:-1])
-        data = data[np.concatenate([s + np.arange(n) for s, n, (_, _, _, _, targets, _) in zip(starts, counts, loads) for _ in targets])]
+        data = np.concatenate([data[s : s + n] for s, n, (_, _, _, _, targets, _) in zip(starts, counts, loads) for _ in targets])
     window = m.shared.shape[1]
     at = np.concatenate([shared + cta * window for _, _, _, shared, targets, _ in loads for cta in targets])  # in all CTAs' windows
     if int(np.bitwise_or.reduce(at)) % piece:  # pieces off their alignment: byte windows
@@ -213,11 +212,11 @@ def _utma(ins: Instruction, env: Env):
     def run(m: Machine, ex: np.ndarray, act: np.ndarray) -> None:
         landing: list[tuple] = []  # the loads, moved together once their checks are done
         copies: list[tuple[int, dict]] = []
-        for t in _leaders(m, act):
-            tmap = _tensor_map(m, t, tmap_reg, ins)
+        leaders = _leaders(m, act)
+        for t, regs in zip(leaders.tolist(), m.UR[:, leaders].T.tolist()):  # (each leader's uniform registers)
+            tmap = _tensor_map(m, regs, tmap_reg, ins)
             if tmap.rank != rank:
                 raise ExecError(f"{ins.text}: a {rank}D copy of a {tmap.rank}D tensor map", ins.pc)
-            regs = m.UR[:, t].tolist()
             smem = regs[first] & 0xFF_FFFF
             coords = tuple((regs[first + (2 if load else 1) + d] ^ 0x8000_0000) - 0x8000_0000 for d in range(rank))  # signed
             if coords[0] * tmap.elem % 16:
@@ -230,11 +229,11 @@ def _utma(ins: Instruction, env: Env):
                 bar = int(regs[first + 1]) & 0xFF_FFFF
                 targets = _targets(m, t, None if mask_reg is None else int(regs[mask_reg]) >> 16)
                 landing.append((t, gaddr, inside, shared, targets, piece))
+                bars, nbytes = mbarriers(m), tmap.box_bytes
                 for cta in targets:
-                    bars = mbarriers(m)
                     if (cta, bar) not in bars:
                         raise ExecError(f"{ins.text}: no mbarrier was initialised at shared address {bar:#x}", ins.pc)
-                    bars[(cta, bar)].complete_tx(tmap.box_bytes)
+                    bars[(cta, bar)].complete_tx(nbytes)
             elif len(gaddr):
                 m.memory.store(gaddr, windows(m.shared[int(m.cta_slot[t])], piece)[shared if inside is None else shared[inside]])
             copies.append((t, {"kind": "tma", "dir": "load" if load else "store", "smem": smem, "box": tmap.box, "elem": tmap.elem,
