@@ -231,7 +231,7 @@ def _gmma(ins: Instruction, env: Env):
         if shape.sparse:
             A = sparse_a(m, first, A)
         B, share = operand_values(m, slots, db, shape.n, shape.k, shape.b, trans_b, True, shape.acc != "f16")  # B^T, (k, N)
-        D = np.matmul((-A if neg_a else A).reshape(len(B), share, 64, -1), (-B if neg_b else B)[:, None])  # (the same products)
+        D = np.matmul((-A if neg_a else A).reshape(len(B), share, 64, -1), (-B if neg_b else B)[:, None])  # one product a group
         return D.reshape(len(first), 64, shape.n)
 
     def execute(m: Machine, groups: np.ndarray) -> None:
