@@ -18,7 +18,6 @@ from rich.table import Table
 
 from ..errors import SimsmemError
 from ..progress import add_quiet_flag, progress
-from ..results.metrics import NOT_MODELLED
 from ..results.ncu_csv import Kernel, number, pick, read_report
 from ..results.pipeline import count, open_source
 from . import Console
@@ -69,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     console.print(table)
     for line in lines:
         if line.status == "not modelled":
-            console.print(f"not modelled: {line.metric}: {result.unmodelled.get(line.metric) or NOT_MODELLED[line.metric]}", style="dim")
+            console.print(f"not modelled: {line.metric}: {result.unmodelled[line.metric]}", style="dim")
     listed = {line.metric for line in lines}
     shared = sum(bool(SHARED_MEMORY.search(m)) for m in set(kernel.metrics) - listed)
     console.print(f"not compared: {shared} other shared-memory counter totals of the report (no model for them), "
@@ -81,8 +80,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def compare(kernel: Kernel, simulated: dict[str, int], where: str, unknown: dict[str, str] | None = None) -> list[Line]:
-    """Every simulated counter against the report, then the report's counters that simsmem knows it does not model: always
-    (``NOT_MODELLED``) or for this trace (``unknown``: ``metrics.unmodelled``)."""
+    """Every simulated counter against the report, then the report's counters that simsmem knows it does not model for
+    this trace (``unknown``: ``Result.unmodelled``)."""
     if not set(simulated) & set(kernel.metrics):
         raise SimsmemError(where, f"kernel {kernel.id} has none of the counters simsmem models (profile with --metrics, e.g. {next(iter(simulated))})")
     lines = []
@@ -92,7 +91,7 @@ def compare(kernel: Kernel, simulated: dict[str, int], where: str, unknown: dict
             continue
         measured = number(kernel.metrics[name], f"{where}: kernel {kernel.id}: {name}")
         lines.append(Line(name, measured, value, "match" if measured == value else "MISMATCH"))
-    for name in sorted(set(kernel.metrics) & (set(NOT_MODELLED) | set(unknown or {})) - set(simulated)):
+    for name in sorted(set(kernel.metrics) & set(unknown or {}) - set(simulated)):
         lines.append(Line(name, _number_or_none(kernel.metrics[name]), None, "not modelled"))
     return lines
 

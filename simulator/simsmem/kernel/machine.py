@@ -26,6 +26,7 @@ import numpy as np
 
 from .l1 import L1Words, unruled
 from .memory import GlobalMemory, MemoryFault
+from .misc import MiscWavefronts
 from .sass import PT, RZ, UPT, URZ, Instruction
 
 LANES = 32
@@ -162,6 +163,7 @@ class Machine:
         self.counted: dict[str, int] = {}  # more of ncu's instruction counters, as the instructions ``tally`` them
         self.l1 = L1Words(len(ctas), self.cta_slot)  # the global accesses' L1 data-bank words, per CTA slot
         self.l1.unknown = unruled(code, geometry.cluster_size)
+        self.misc = MiscWavefronts(code, self.alive, geometry.cluster_size, self.counted)  # op_misc wavefronts, into ``counted``
         self.steps = 0
         self.on_shared: Callable[..., None] | None = None
         self.on_step: Callable[[Instruction, np.ndarray], None] | None = None
@@ -211,7 +213,7 @@ class Machine:
         After a straight-line instruction (``step.plain``), the same threads are at the next instruction and nothing
         else became runnable: unless other runnable threads are there (``after``, the lowest counter of the rest), they
         run it without a search."""
-        pc, code = self.pc, self.code
+        pc, code, misc = self.pc, self.code, self.misc.kind
         last = len(self.program)
         same = False
         at = after = 0
@@ -243,6 +245,8 @@ class Machine:
                 raise Runaway(f"still running after {limit:,} steps (a loop that never ends? raise --max-instructions)", code[at].pc)
             if self.on_step is not None:
                 self.on_step(code[at], warps)
+            if misc[at]:
+                self.misc.step(at, self, ex, warps)
             step = self.program[at]
             try:
                 step(self, ex)
@@ -365,6 +369,7 @@ class Machine:
                     self.waiting[there] = False
                     self.bar_id[there] = -1
                     self.pc[there] += 1
+                    self.misc.barrier(there)
                     reduce = self.bar_reduce.get(int(bar))
                     if reduce is not None:
                         reduce(there)

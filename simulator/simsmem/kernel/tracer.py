@@ -19,6 +19,7 @@ from ..traces.stream import CHUNK, Chunk, TraceStream
 from . import shared
 from .isa import Env, build, shared_opcodes
 from .isa.memory import COUNTED
+from .misc import MISC
 from .launch import MAX_SHARED, Launch, make_launch
 from .machine import ExecError, Machine, Runaway
 from .memory import LOCAL_HI, SHARED_HI
@@ -55,19 +56,24 @@ class Execution:
     #: each traced CTA's global accesses' L1 data-bank words: linear CTA index -> [read, written] (``kernel/l1.py``)
     l1_words: dict[int, list[int]] = attrs.field(factory=dict)
     l1_unknown: str = ""  # why they are not the kernel's (``L1Words.unknown``)
+    misc_unknown: str = ""  # why the op_misc wavefronts counted are not the kernel's (``MiscWavefronts.unknown``)
 
-    def count(self, counted: dict[str, int], l1_words: dict[int, list[int]], l1_unknown: str) -> None:
-        """Add a batch's ``counted``, ``l1_words`` and ``l1_unknown``."""
+    def count(self, counted: dict[str, int], l1_words: dict[int, list[int]], l1_unknown: str, misc_unknown: str) -> None:
+        """Add a batch's ``counted``, ``l1_words``, ``l1_unknown`` and ``misc_unknown``."""
         for name, n in counted.items():
             self.counted[name] = self.counted.get(name, 0) + n
         self.l1_words.update(l1_words)
         self.l1_unknown = self.l1_unknown or l1_unknown
+        self.misc_unknown = self.misc_unknown or misc_unknown
 
     def finish(self, header: dict) -> None:
         """Fill in the trace header's ``executed``, ``counted`` and ``l1_words`` (``[CTA, read, written]``, CTAs rising), or
-        in its place ``l1_unknown``, why they are unknown."""
+        in its place ``l1_unknown``, why they are unknown; ``misc_unknown`` in place of the op_misc wavefronts' count."""
         header["executed"] = self.executed
         header["counted"] = self.counters()
+        if self.misc_unknown:
+            header["misc_unknown"] = self.misc_unknown
+            del header["counted"][MISC]
         if self.l1_unknown:
             header["l1_unknown"] = self.l1_unknown
         else:
@@ -211,7 +217,7 @@ def execute(program: Program, launch: Launch, ctas: list[int], limit: int | None
             who = f" (warp {exc.warp}, lane {exc.lane})" if exc.warp is not None else ""
             raise SimsmemError(where + who, exc.what) from None
         execution.executed += m.executed
-        execution.count(m.counted, m.l1.per_cta(m.ctas), m.l1.unknown)
+        execution.count(m.counted, m.l1.per_cta(m.ctas), m.l1.unknown, m.misc.unknown)
         execution.load = max(execution.load, m.steps / most)
         execution.ctas += len(group)
         if streams is not None:

@@ -26,7 +26,7 @@ from ..traces.records import IS_LANES, launch_of
 from ..traces.stream import Chunk, Piece
 from .kept import Kept, warps_per_cta
 from .metrics import (BANK_READS, BANK_WRITES, INST_EXECUTED, bank_unknown, bank_unmodelled, bank_words, instructions, kernel_metrics, labels,
-                      settled, unmodelled, with_kernel_counters)
+                      settled, unmodelled, with_kernel_counters, with_total)
 from .validate import check_against_arch
 
 
@@ -108,7 +108,7 @@ def analyse_stream(stream: TraceStream, arch: ArchConfig, *, keep: str = "none",
     why = bank_unknown(stream.kernel, arch)
     unknown = {**settled(sums.unmodelled, stream.kernel), **(dict.fromkeys((BANK_READS, BANK_WRITES), why) if why else {})}
     words = bank_words(sums.bank_words, stream.kernel, arch)
-    metrics = {k: v for k, v in sorted({**with_kernel_counters(sums.metrics, stream.kernel), **words}.items()) if k not in unknown}
+    metrics, unknown = with_total({**with_kernel_counters(sums.metrics, stream.kernel), **words}, unknown, stream.kernel, arch)
     return Result(stream.name, arch, stream.ctas, sums.total, sums.warps, metrics,
                   {k: tuple(int(x) for x in v) for k, v in sorted(sums.forms.items())}, tuple(sums.top),
                   {pc: tuple(int(x) for x in v) for pc, v in sorted(sums.by_pc.items())}, stream.kernel, tuple(stream.notes), **whole,
@@ -225,7 +225,8 @@ def renumbered(streams, rows: np.ndarray | None):
 
 
 #: The counters a .cg copy writing beside shared stores adds to (calibration/realk/runs/2026-11-29-variance).
-CLASHING = tuple(f"l1tex__data_{kind}_mem_shared{op}.sum" for kind in ("pipe_lsu_wavefronts", "bank_conflicts_pipe_lsu") for op in ("_op_st", ""))
+CLASHING = (*(f"l1tex__data_{kind}_mem_shared{op}.sum" for kind in ("pipe_lsu_wavefronts", "bank_conflicts_pipe_lsu") for op in ("_op_st", "")),
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum")
 
 
 def _with_lanes(b: InstructionBatch, rows: np.ndarray) -> np.ndarray:

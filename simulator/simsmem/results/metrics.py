@@ -8,6 +8,7 @@ from ..banks import Counts
 from ..banks.blocks import block_bytes
 from ..config import BANK_CONFLICTS, ArchConfig
 from ..kernel.l1 import UNRULED
+from ..kernel.misc import MISC
 from ..traces import MATRIX_OPS, OPS, InstructionBatch, Trace
 from ..traces.lanes import INACTIVE
 from ..traces.records import ATOM_KINDS, BLOCK_OPS, IS_MATRIX, Form
@@ -24,11 +25,23 @@ DATA_BYTES_OP = {
     "STSM": "smsp__sass_data_bytes_mem_shared_op_stsm.sum",
     "LDGSTS": "smsp__sass_data_bytes_mem_shared_op_ldgsts.sum",
 }
-#: Counters ncu reports for shared memory that simsmem does not model, and why.
-NOT_MODELLED = {
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum": "includes op_misc (barriers, shuffles, exit)",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_misc.sum": "barriers, shuffles and exit, not in traces",
-}
+#: ncu's shared-memory wavefronts: the total, and its parts by op (``l1tex__..._op_ld.sum``, ``_op_misc.sum``...).
+TOTAL_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
+WAVEFRONTS_OP = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_"
+MISC_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_misc.sum"
+#: Why op_misc (kernel/misc.py) and the total are unknown for a trace: only a kernel's execution makes them.
+NO_EXECUTION = ("op_misc wavefronts come from a kernel's execution (exits, barriers, shuffles, predicated-off memory instructions, "
+                "thread special-register reads), not from shared-memory rows: simsmem trace writes them in the header")
+OLD_HEADER = "the trace's header predates the op_misc rule: trace the kernel again"
+WAVES = ("more CTAs than SMs: where CTAs of different waves share an SM, ncu's op_misc count varies run to run (H200, "
+         "calibration/realk/runs/2026-11-29-scale: scale_transpose_smem_naive_2048 69,592-69,610)")
+#: ncu's wavefronts by command: reads (the ops' loads, atomics and wgmma operand reads) and writes (stores and atomics);
+#: 252 of 253 corpus kernels on the H100 and 162 of 171 Hopper ones on the H200 (the misses: CAS retries that vary, and
+#: distributed shared memory's atomics, which the reading CTA does not count).
+COMMANDS = {f"{WAVEFRONTS_OP[:-3]}cmd_read.sum": ("ld", "atom", "gmma"), f"{WAVEFRONTS_OP[:-3]}cmd_write.sum": ("st", "atom")}
+CLUSTER_COMMANDS = "a CTA's atomics on another CTA's shared memory count as writes only (H200, hopper.json: dsm_atom_*, dsm_red_*)"
+LDGSTS_TOTAL = ("the total holds part of the LDGSTS copies' L1-level wavefronts, by no rule found (all of CuTe's, part of Triton's: "
+                "docs/hopper.md)")
 
 
 #: ncu's L1TEX data-bank counters (4-byte bank words read and written): a traced kernel's shared-memory instructions'
@@ -55,6 +68,46 @@ def bank_unknown(kernel: dict | None, arch: ArchConfig) -> str:
         return ("more CTAs than SMs: CTAs that share an SM share its L1 and its rounding, in an order the trace does not have "
                 "(H200 pg16_thread_256: 61,440 fewer writes than one L1 a CTA)")
     return ""
+
+
+def misc_unknown(kernel: dict | None, arch: ArchConfig) -> str:
+    """Why a trace's op_misc wavefronts (``kernel/misc.py``) are unknown ("": its header has them)."""
+    if not kernel or not isinstance(kernel.get("executed"), int):
+        return NO_EXECUTION
+    if kernel.get("misc_unknown"):
+        return f"not modelled in a kernel with {kernel['misc_unknown']} (calibration/realk/runs/2026-11-29-op-misc)"
+    if MISC not in kernel.get("counted", {}):
+        return OLD_HEADER
+    if isinstance(kernel.get("grid"), list) and int(np.prod(kernel["grid"])) > (arch.sm.sms if arch.sm else 1):
+        return WAVES
+    return ""
+
+
+def with_total(metrics: dict[str, int], unknown: dict[str, str], kernel: dict | None, arch: ArchConfig) -> tuple[dict[str, int], dict[str, str]]:
+    """``metrics`` and ``unknown`` with op_misc, ``TOTAL_WAVEFRONTS`` (the sum of the ops' wavefronts where each is known
+    and no LDGSTS ran: each known kernel of calibration/realk manifest.json without LDGSTS sums so on the H100) and the
+    wavefronts by command (``COMMANDS``), else the reason in ``unknown``."""
+    why = misc_unknown(kernel, arch)
+    unknown = {**unknown, MISC: why, MISC_CONFLICTS: why} if why else dict(unknown)
+    if not why:  # 0 in every corpus kernel (isa_warp: 0 in four runs of five, 4 in one)
+        metrics = {**metrics, MISC_CONFLICTS: 0}
+    metrics = {k: v for k, v in metrics.items() if k not in unknown}
+    if "LDGSTS" in arch.ops and metrics.get(arch.op("LDGSTS").instructions, 0):
+        unknown[TOTAL_WAVEFRONTS] = unknown.get(TOTAL_WAVEFRONTS, LDGSTS_TOTAL)
+    parts = [k for k in unknown if k.startswith(WAVEFRONTS_OP)]
+    if parts:
+        unknown[TOTAL_WAVEFRONTS] = unknown.get(TOTAL_WAVEFRONTS, unknown[parts[0]])
+    if TOTAL_WAVEFRONTS not in unknown:
+        metrics[TOTAL_WAVEFRONTS] = sum(v for k, v in metrics.items() if k.startswith(WAVEFRONTS_OP))
+    for name, ops in COMMANDS.items():
+        parts = [f"{WAVEFRONTS_OP}{op}.sum" for op in ops]
+        if kernel and kernel.get("cluster"):
+            unknown[name] = CLUSTER_COMMANDS
+        elif any(p in unknown for p in parts):
+            unknown[name] = next(unknown[p] for p in parts if p in unknown)
+        else:
+            metrics[name] = sum(metrics.get(p, 0) for p in parts)
+    return dict(sorted(metrics.items())), unknown
 
 
 def bank_unmodelled(b: InstructionBatch, counts: Counts, kernel: dict | None) -> dict[str, str]:

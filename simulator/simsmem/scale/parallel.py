@@ -162,6 +162,7 @@ class Part:
     counted: dict[str, int] = attrs.field(factory=dict)  # ``Execution.counted``
     l1_words: dict[int, list[int]] = attrs.field(factory=dict)  # ``Execution.l1_words``
     l1_unknown: str = ""  # ``Execution.l1_unknown``
+    misc_unknown: str = ""  # ``Execution.misc_unknown``
 
 
 def _execute(program: Program, launch: Launch, ctas: list[int], limit: int | None, keep: frozenset[int], sms: int) -> Part:
@@ -169,7 +170,7 @@ def _execute(program: Program, launch: Launch, ctas: list[int], limit: int | Non
     sink = StreamSink(sms, keep) if keep else None
     batches = list(execute(program, launch, ctas, limit, execution, sink))
     return Part(batches, execution.executed, execution.ctas, execution.load, sink.kept if sink else [], counted=execution.counted,
-                l1_words=execution.l1_words, l1_unknown=execution.l1_unknown)
+                l1_words=execution.l1_words, l1_unknown=execution.l1_unknown, misc_unknown=execution.misc_unknown)
 
 
 def run_on_worker(program: Program, launch: Launch, ctas: list[int], limit: int | None, keep: frozenset[int], sms: int) -> Part:
@@ -277,7 +278,7 @@ def parallel_stream(program: Program, launch: Launch, ctas: list[int], header: d
         rows = 0
         for first, part in _ordered(program, launch, tasks, limit, sink, jobs, scheduler, client):
             execution.executed += part.executed
-            execution.count(part.counted, part.l1_words, part.l1_unknown)
+            execution.count(part.counted, part.l1_words, part.l1_unknown, part.misc_unknown)
             execution.ctas += part.ctas
             execution.load = max(execution.load, part.load)
             if sink is not None:

@@ -15,6 +15,7 @@ from ...traces.sass import sass_form
 from ..l1 import PARTIAL_COPY
 from ..machine import LANES, ExecError, Machine
 from ..memory import LOCAL_HI, SHARED_HI, MemoryFault, as_bytes, as_words
+from ..misc import MISC
 from ..sass import Instruction, Operand
 from . import Env, alu, ieee, operand, refuse, step
 from .floating import _half_value, _pack, min_max
@@ -577,7 +578,7 @@ SASS_SHARED = {"LDS": "smsp__sass_inst_executed_op_shared_ld.sum", "STS": "smsp_
                "ATOMS": "smsp__sass_inst_executed_op_shared_atom.sum"}
 SASS_GLOBAL = {"ATOM": "smsp__sass_inst_executed_op_global_atom.sum", "RED": "smsp__sass_inst_executed_op_global_red.sum"}
 #: Every counter the steps tally (a kernel's trace header gives each, 0 where none was tallied).
-COUNTED = tuple(sorted({*INST_GENERIC.values(), *ATOM_KIND.values(), *SASS_SHARED.values(), *SASS_GLOBAL.values()}))
+COUNTED = tuple(sorted({*INST_GENERIC.values(), *ATOM_KIND.values(), *SASS_SHARED.values(), *SASS_GLOBAL.values(), MISC}))
 
 
 def _warps_with(threads: np.ndarray) -> np.ndarray:
@@ -595,6 +596,8 @@ def _report_generic(m: Machine, ins: Instruction, form: dict, ex: np.ndarray, ix
     own = shared_lanes & ((window >> 24) == m.rank[m.cta_slot[ix]])
     if form.get("atom") != "unserved_float":
         m.tally(SASS_SHARED[form["op"]], ix[own])
+    if form.get("atom", "").startswith("unserved"):  # the failed try makes an op_misc wavefront (gen_addf_*, gen2_min64_*)
+        m.tally(MISC, ix[own])
     if form["op"] == "ATOMS" and (shared_lanes & ~own).any():
         warp = ix // LANES
         lone = np.isin(warp, warp[shared_lanes]) & ~np.isin(warp, warp[own])

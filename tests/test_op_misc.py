@@ -1,0 +1,55 @@
+"""ncu's op_misc wavefronts (``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_misc.sum``), as simsmem's tracer counts them
+(``kernel/misc.py``), and the total shared-memory wavefronts they complete.
+
+Evidence: calibration/realk/op_misc_h200.json, the 16 probes of src/probe_op_misc.cu (manifest_op_misc.json) measured on
+the H200 with ncu 2025.3.1, three runs each (runs/2026-11-29-op-misc, predicted in PREDICTED.txt before they ran): every
+run gave one value. The corpus (manifest.json, H100) is judged in tests/test_realk.py.
+"""
+
+import json
+
+import pytest
+from conftest import REALK, trace_entry
+from simsmem.config import load_arch
+from simsmem.kernel.misc import MISC, MiscWavefronts
+from simsmem.kernel.sass import parse_text
+from simsmem.results.analysis import analyse
+from simsmem.results.metrics import NO_EXECUTION, TOTAL_WAVEFRONTS
+
+ARCH = load_arch("sm_90")
+PROBES = json.loads((REALK / "manifest_op_misc.json").read_text())
+MEASURED = json.loads((REALK / "op_misc_h200.json").read_text())
+
+
+@pytest.mark.parametrize("entry", PROBES, ids=[e["name"] for e in PROBES])
+def test_probe_matches_the_h200(entry):
+    """Each probe's op_misc as all three H200 runs (special registers: om_sr*, om_clk, om_again; barrier runs: om_bar*),
+    and the total the ops' sum, as ncu's is."""
+    runs = MEASURED[entry["name"]]
+    _, _, trace = trace_entry(entry)
+    result = analyse(trace, ARCH)
+    assert min(runs[MISC]) == result.metrics[MISC] == max(runs[MISC]), runs[MISC]
+    assert min(runs[TOTAL_WAVEFRONTS]) <= result.metrics[TOTAL_WAVEFRONTS] <= max(runs[TOTAL_WAVEFRONTS])
+
+
+def test_a_trace_without_execution_leaves_them_unknown():
+    """A trace file with no kernel header has shared-memory rows only: op_misc and the total are "not modelled"."""
+    from simsmem.traces import read_trace
+
+    result = analyse(read_trace(REALK.parent.parent / "traces" / "ldsm_x4.json"), ARCH)
+    assert MISC not in result.metrics and TOTAL_WAVEFRONTS not in result.metrics
+    assert result.unmodelled[MISC] == NO_EXECUTION
+
+
+@pytest.mark.parametrize("text, why", [("S2R R0, SR_WARPID", "reads of SR_WARPID"), ("MEMBAR.SC.SYS", "MEMBAR.SC.SYS"),
+                                       ("CCTL.IVALL", "cache control")])
+def test_what_is_not_measured_is_named_once_executed(text, why):
+    """An instruction whose op_misc is not measured makes the count unknown when a warp executes it, not before."""
+    import numpy as np
+
+    ins = parse_text(0, text)
+    counted = {}
+    misc = MiscWavefronts([ins], np.ones(32, dtype=bool), 1, counted)
+    assert misc.unknown == "" and counted == {MISC: 1}  # the warp's exit
+    misc.step(0, None, np.ones(32, dtype=bool), np.ones(1, dtype=bool))
+    assert misc.unknown == why
