@@ -161,10 +161,16 @@ def test_what_a_fix_buys(timed, pair, machine):
     assert abs(sim / hw - 1) <= 0.10, (hw, sim)
 
 
-#: The store counters the timed SM's run-to-run rules add to (split_store, cg_store_clash), judged on every entry.
-STORE_COUNTERS = ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum")
+#: The store counters the timed SM's run-to-run rules add to (split_store, cg_store_clash), judged on every entry: the
+#: stores' wavefronts and conflicts, and the write wavefronts (equal to the stores' in every run without atomics). The
+#: total, which the rules add to as well, is not judged here: div_ifelse_order's stayed 388 in all five H100 runs while its
+#: stores took 65 wavefronts in two (the timed SM: 65 and 389), div_fdiv_slowpath's moved with its stores.
+STORE_COUNTERS = ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+                  "l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum")
 #: Entries whose extra store wavefronts come from generic stores (test_realk.OPEN), which no rule gives.
 GENERIC_STORES = ("generic_smem_axpy", "generic_mixed", "rule_generic_st128_contig")
+#: Entries whose atomics' CAS retries vary with the warps' order (test_realk.OPEN): their write wavefronts with them.
+CAS_RETRIES = ("hist256_atomic_misc_skewed",)
 
 
 def test_store_counters_inside_the_measured_runs(timed):
@@ -175,7 +181,7 @@ def test_store_counters_inside_the_measured_runs(timed):
     h100 = {e["name"]: e for e in json.loads((REALK / "manifest.json").read_text())}
     off = []
     for e in ENTRIES:
-        if e["name"] in GENERIC_STORES:
+        if e["name"] in GENERIC_STORES + CAS_RETRIES:
             continue
         for metric in STORE_COUNTERS:
             known = h100.get(e["name"], {})
