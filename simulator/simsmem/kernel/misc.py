@@ -1,13 +1,15 @@
 """ncu's op_misc wavefronts (``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_misc.sum``) as a kernel's execution makes them.
 
 The rule, from the H100's op_misc probes (calibration/h100/op_misc*.json), the corpus (calibration/realk manifest.json:
-248 of 248 kernels) and the H200's probes of calibration/realk/runs/2026-11-29-op-misc (16 of 16, predicted before they
-ran), one wavefront for each of:
+248 of 248 kernels) and the H200's probes of calibration/realk/runs/2026-11-29-op-misc (16 of 16 in round 1, 6 of 8 in
+round 2, each predicted before it ran), one wavefront for each of:
 
 - a warp: its exit, once, however many parts its lanes exit in;
-- a SHFL a warp executes; a MEMBAR of CTA scope (two for GPU scope);
+- a SHFL a warp executes; a MEMBAR of CTA scope (two for GPU and system scope: om2_fence_*, where ptxas follows it with
+  ERRBAR, CGAERRBAR and CCTL.IVALL, which make none of their own, as CCTL.IVALL alone in hop_tma_st_*);
 - a memory instruction (shared, global, generic or local) a warp executes with its guard false in every lane, such as
-  the ``@!PT LDS RZ, [RZ]`` ptxas puts before LDGSTS groups;
+  the ``@!PT LDS RZ, [RZ]`` ptxas puts before LDGSTS groups (local memory's LDL and STL make none otherwise: om2_local;
+  a predicated-off one is taken to count as the others do, not measured);
 - a read of a thread's special register (S2R of ``SR_TID.*`` or ``SR_LANEID``) but a warp's first of ``SR_TID.X``;
   reads of ``SR_CTAID.*``, ``SR_CgaCtaId``, ``SR_SWINHI`` and the clocks make none (om_sr2..om_sr8, om_clk);
 - a run of a CTA's barriers: a barrier counts unless none of the CTA's warps executed a memory instruction (or SHFL or
@@ -29,8 +31,8 @@ varies between them), wgmma with A in registers (one more a CTA in the six one-i
 measured), a fence (MEMBAR or proxy fence) by a warp after its wgmma (hopper_gemm_n64 and triton_tma_persistent count
 fewer than one a warp for their epilogue's fences), a barrier with only proxy fences since the CTA's last (tmap_built
 fits a proxy fence that ends a run, or a UTMACCTL.IV of one a warp), mbarrier test_waits, remote and transaction-count
-arrives, multicast TMA, clusters, cache control, error barriers, other proxy fences, local memory, other special
-registers and fence scopes, setmaxnreg. ncu's count also varies run to run where CTAs of different waves share an SM
+arrives, multicast TMA, clusters, cache control but CCTL.IVALL, other proxy fences, other special registers (reading
+%smid and %warpid, SR_VIRTUALSMID and SR_VIRTID, makes one a warp between them: om2_sreg), other fence scopes, setmaxnreg. ncu's count also varies run to run where CTAs of different waves share an SM
 (scale_* on the H200); the analysis leaves it unknown there (``results/metrics.py``).
 """
 
@@ -42,14 +44,18 @@ from .sass import Instruction
 
 MISC = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_misc.sum"
 #: Instructions that pass the LSU: a predicated-off one makes a wavefront, and any one ends a run of barriers.
-MEMORY = frozenset({"LDS", "STS", "ATOMS", "LDSM", "STSM", "LDGSTS", "LD", "ST", "ATOM", "RED", "LDG", "STG", "ATOMG", "REDG"})
+MEMORY = frozenset({"LDS", "STS", "ATOMS", "LDSM", "STSM", "LDGSTS", "LD", "ST", "ATOM", "RED", "LDG", "STG", "ATOMG", "REDG", "LDL",
+                    "STL"})
 #: Special registers read per thread, whose reads make a wavefront (but a warp's first of SR_TID.X), and those read free.
 THREAD_REGISTERS = frozenset({"SR_TID.X", "SR_TID.Y", "SR_TID.Z", "SR_LANEID"})
 FREE_REGISTERS = frozenset({"SR_CTAID.X", "SR_CTAID.Y", "SR_CTAID.Z", "SR_CgaCtaId", "SR_SWINHI", "SR_CLOCKLO", "SR_CLOCKHI"})
-MEMBAR_SCOPES = {"CTA": 1, "GPU": 2}
-#: Opcodes whose op_misc wavefronts are not measured, and what they are.
-UNMEASURED = {"CCTL": "cache control", "CCTLL": "cache control", "ERRBAR": "an error barrier", "FENCE": "a proxy fence",
-              "LDL": "local memory", "STL": "local memory", "PREEXIT": "PREEXIT", "USETMAXREG": "setmaxnreg"}
+MEMBAR_SCOPES = {"CTA": 1, "GPU": 2, "SYS": 2}
+#: What follows a MEMBAR of GPU or system scope (a PTX fence): none of their own (om2_fence_gpu_*, om2_fence_sys_w1).
+FENCE_TAIL = frozenset({"ERRBAR", "CGAERRBAR", "CCTL.IVALL"})
+#: Opcodes besides computations whose op_misc wavefronts are not measured, and what they are.
+UNMEASURED = {"CCTL": "cache control", "CCTLL": "cache control", "FENCE": "a proxy fence", "PREEXIT": "PREEXIT",
+              "USETMAXREG": "setmaxnreg", "ACQBULK": "ACQBULK", "ACQSHMINIT": "ACQSHMINIT", "PMTRIG": "a performance trigger",
+              "UCGABAR": "a cluster barrier"}
 #: What an instruction adds (``MiscWavefronts.kind``): none; its weight a warp; one a warp whose lanes all have their guard
 #: false; one a warp that read SR_TID.X before; one a warp; nothing measured (the count is unknown); a fence's weight a
 #: warp (unknown once the warp has executed a wgmma); none, but the warp has executed a wgmma.
@@ -101,6 +107,8 @@ class MiscWavefronts:
                 kind, weight, what = hopper_kind(ins) or (_UNKNOWN, 0, opcodes[name].hopper)
             elif ins.opcode == "FENCE.VIEW.ASYNC.S":  # the shared-memory proxy fence: one a warp
                 kind, weight, what = _FENCE, 1, AFTER_GMMA
+            elif ins.opcode in FENCE_TAIL:
+                pass
             elif name in UNMEASURED:
                 kind, what = _UNKNOWN, UNMEASURED[name]
             elif name == "SHFL":
