@@ -30,8 +30,7 @@ TOTAL_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
 WAVEFRONTS_OP = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_"
 MISC_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_misc.sum"
 #: Why op_misc (kernel/misc.py) and the total are unknown for a trace: only a kernel's execution makes them.
-NO_EXECUTION = ("op_misc wavefronts come from a kernel's execution (exits, barriers, shuffles, predicated-off memory instructions, "
-                "thread special-register reads), not from shared-memory rows: simsmem trace writes them in the header")
+NO_EXECUTION = "only a kernel's execution makes op_misc wavefronts (exits, barriers, shuffles...): simsmem trace counts them"
 OLD_HEADER = "the trace's header predates the op_misc rule: trace the kernel again"
 WAVES = ("more CTAs than SMs: where CTAs of different waves share an SM, ncu's op_misc count varies run to run (H200, "
          "calibration/realk/runs/2026-11-29-scale: scale_transpose_smem_naive_2048 69,592-69,610)")

@@ -203,8 +203,11 @@ def print_table(result: Result, console: Console) -> None:
         console.print("No bank conflicts.")
     if result.by_pc:
         print_by_instruction(result, console)
+    reasons: dict[str, list[str]] = {}
     for metric, why in result.unmodelled.items():
-        console.print(f"{metric}: not modelled for this trace ({why}).")
+        reasons.setdefault(why, []).append(metric)
+    for why, metrics in reasons.items():  # one line a reason, its counters together
+        console.print(f"{', '.join(metrics)}: not modelled for this trace ({why}).")
     for note in result.notes:
         console.print(f"Note: {note}.")
 
