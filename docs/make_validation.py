@@ -162,7 +162,7 @@ def counting_single() -> tuple[list[str], dict]:
         rows.append([f"`{name}.json`", len(cr), len(mine), sum(exact[r["name"]] for r in mine),
                      ", ".join(f"{s} {n}" for s, n in sorted(left.items())), "`test_calibration_v2.py`"])
     rows.append([", ".join(f"`{n}.json`" for n in misc), sum(map(len, misc.values())), 0, 0,
-                 "op_misc probes (barriers, shuffles, exit, ...): not in traces", ""])
+                 "op_misc probes (barriers, shuffles, exit, ...): where the op_misc rule began (kernel/misc.py)", ""])
     lines += table(["corpus (`calibration/h100/`)", "rows", "forms the model has", "exact", "forms it lacks", "test"], rows)
     lines += ["", "### `instructions.json` by SASS opcode", ""]
     lines += table(["SASS", "rows", "exact"], [[f"`{s}`", n, e] for s, (n, e) in sorted(by_sass.items())])
