@@ -129,16 +129,8 @@ def test_op_misc_and_totals_match_the_h100():
     """Every printed counter of DERIVED inside its H100 runs on every manifest.json entry (the H200's op_misc agreed on the
     five it measured: runs/2026-11-29-op-misc). How many are printed is a regression guard: all 247 entries judged (OPEN's
     six aside), the total on the 111 without LDGSTS."""
-    off, printed = [], {name: 0 for name in DERIVED}
     entries = [e for e in MANIFEST[:len(json.loads((REALK / "manifest.json").read_text()))] if e["name"] not in OPEN]
-    for entry in entries:
-        _, metrics, _ = traced(entry["name"])
-        for counter in DERIVED:
-            if counter in metrics:
-                printed[counter] += 1
-                lo, hi = measured(entry, counter)
-                if not lo <= metrics[counter] <= hi:
-                    off.append(f"{entry['name']} {counter}: H100 {lo}..{hi}, simulated {metrics[counter]}")
+    off, printed = _derived(entries)
     assert not off, off
     assert printed == dict(zip(DERIVED, (247, 247, 111, 247, 247))), printed
 
@@ -152,10 +144,15 @@ def test_op_misc_and_totals_match_the_h200_on_hopper():
     with A in registers, fences after a wgmma, clusters, mbarrier test_waits and remote arrives, setmaxnreg), the total on
     the 100 of them without LDGSTS (op_misc on 1, cluster_sregs_plain, before the addendum); the wavefronts by command,
     which op_misc does not hold, on 139."""
-    off, printed = [], {name: 0 for name in DERIVED}
-    for entry in json.loads((REALK / "hopper.json").read_text()):
-        if entry["name"] in SAME_AS:
-            continue
+    off, printed = _derived([e for e in json.loads((REALK / "hopper.json").read_text()) if e["name"] not in SAME_AS])
+    assert not off, off
+    assert printed == dict(zip(DERIVED, (103, 103, 100, 139, 139))), printed
+
+
+def _derived(entries: list[dict]) -> tuple[list[str], dict[str, int]]:
+    """The entries' printed DERIVED counters outside their measured runs, and how many of each were printed."""
+    off, printed = [], dict.fromkeys(DERIVED, 0)
+    for entry in entries:
         _, metrics, _ = traced(entry["name"])
         for counter in DERIVED:
             if counter in metrics and counter in entry["ncu"]:
@@ -163,8 +160,7 @@ def test_op_misc_and_totals_match_the_h200_on_hopper():
                 lo, hi = measured(entry, counter)
                 if not lo <= metrics[counter] <= hi:
                     off.append(f"{entry['name']} {counter}: measured {lo}..{hi}, simulated {metrics[counter]}")
-    assert not off, off
-    assert printed == dict(zip(DERIVED, (103, 103, 100, 139, 139))), printed
+    return off, printed
 
 
 #: Outputs the emulation cannot reproduce bit for bit, and why (everything else must match the GPU's exactly).
