@@ -32,8 +32,9 @@ MISC_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_misc.sum"
 #: Why op_misc (kernel/misc.py) and the total are unknown for a trace: only a kernel's execution makes them.
 NO_EXECUTION = "only a kernel's execution makes op_misc wavefronts (exits, barriers, shuffles...): simsmem trace counts them"
 OLD_HEADER = "the trace's header predates the op_misc rule: trace the kernel again"
-WAVES = ("more CTAs than SMs: where CTAs of different waves share an SM, ncu's op_misc count varies run to run (H200, "
-         "calibration/realk/runs/2026-11-29-scale: scale_transpose_smem_naive_2048 69,592-69,610)")
+WAVES = ("more CTAs than SMs: where CTAs share an SM, ncu's op_misc count varies run to run, above or below the rule's (H200, "
+         "calibration/realk/runs/2026-11-29-scale: scale_transpose_smem_naive_512, 2 CTAs an SM, 4,346-4,352 against 4,352; "
+         "scale_hgemm_cpasync_plain_2048 65,113-65,171 against 64,512); in waves of one CTA an SM it is the rule's (*_occ1)")
 #: ncu's wavefronts by command: reads (the ops' loads, atomics and wgmma operand reads) and writes (stores and atomics);
 #: 252 of 253 corpus kernels on the H100 and 162 of 171 Hopper ones on the H200 (the misses: CAS retries that vary, and
 #: distributed shared memory's atomics, which the reading CTA does not count).
