@@ -252,6 +252,7 @@ def describe(program: Program, launch: Launch, ctas: list[int], args: list[str],
         **({"cluster": list(g.cluster)} if g.cluster_size > 1 else {}), "smem": smem, "args": list(args),
         **({"globals": dict(symbols)} if symbols else {}),
         "ctas": "all" if len(ctas) == g.ctas else [list(g.cta_at(c)) for c in ctas], "order": ORDER, "code": code,
+        "registers": program.kernel.registers, "shared_bytes": launch.shared_bytes,
         "shared": shared.header(program, smem, [ins.pc for ins in program.code if ins.name in shared_opcodes()]),
         **({"ptxas": program.ptxas} if program.ptxas else {}),
     }

@@ -32,7 +32,7 @@ MISC_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_misc.sum"
 #: Why op_misc (kernel/misc.py) and the total are unknown for a trace: only a kernel's execution makes them.
 NO_EXECUTION = "only a kernel's execution makes op_misc wavefronts (exits, barriers, shuffles...): simsmem trace counts them"
 OLD_HEADER = "the trace's header predates the op_misc rule: trace the kernel again"
-WAVES = ("more CTAs than SMs: where CTAs share an SM, ncu's op_misc count varies run to run, above or below the rule's (H200, "
+WAVES = ("more CTAs than SMs, two or more an SM at once: where CTAs share an SM, ncu's op_misc count varies run to run, above or below the rule's (H200, "
          "calibration/realk/runs/2026-11-29-scale: scale_transpose_smem_naive_512, 2 CTAs an SM, 4,346-4,352 against 4,352; "
          "scale_hgemm_cpasync_plain_2048 65,113-65,171 against 64,512); in waves of one CTA an SM it is the rule's (*_occ1)")
 #: ncu's wavefronts by command: reads (the ops' loads, atomics and wgmma operand reads) and writes (stores and atomics);
@@ -78,9 +78,20 @@ def misc_unknown(kernel: dict | None, arch: ArchConfig) -> str:
         return f"not modelled in a kernel with {kernel['misc_unknown']} (calibration/realk/runs/2026-11-29-op-misc)"
     if MISC not in kernel.get("counted", {}):
         return OLD_HEADER
-    if isinstance(kernel.get("grid"), list) and int(np.prod(kernel["grid"])) > (arch.sm.sms if arch.sm else 1):
+    if isinstance(kernel.get("grid"), list) and int(np.prod(kernel["grid"])) > (arch.sm.sms if arch.sm else 1) and _shares(kernel, arch):
         return WAVES
     return ""
+
+
+def _shares(kernel: dict, arch: ArchConfig) -> bool:
+    """Whether an SM may hold two of a traced kernel's CTAs at once (its header's registers and shared bytes against the
+    timed SM's ``occupancy``; unknown without them: yes)."""
+    from ..sm.core import occupancy
+
+    registers, shared = kernel.get("registers"), kernel.get("shared_bytes")
+    if not isinstance(registers, int) or not isinstance(shared, int) or arch.sm is None:
+        return True
+    return occupancy(arch.sm, arch, warps_per_cta(kernel) or 1, registers, shared) > 1
 
 
 def with_total(metrics: dict[str, int], unknown: dict[str, str], kernel: dict | None, arch: ArchConfig) -> tuple[dict[str, int], dict[str, str]]:
