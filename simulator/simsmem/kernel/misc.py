@@ -93,8 +93,10 @@ class MiscWavefronts:
 
     def __init__(self, code: list[Instruction], alive: np.ndarray, cluster_size: int, counted: dict[str, int]) -> None:
         from .isa import guard, registry
+        from .machine import any_lane  # (the machine imports this module)
 
         opcodes = registry()
+        self._any_lane = any_lane
         self.kind: list[int] = []
         self.weight: list[int] = []
         self._guards: list = []
@@ -131,7 +133,7 @@ class MiscWavefronts:
             self._what.append(what)
             self._guards.append(guard(ins) if kind == _MEMORY and ins.guard is not None else None)
             self._proxy.append(name == "FENCE")
-        warps = alive.reshape(-1, 32).any(axis=1)
+        warps = any_lane(alive)
         self._counted = counted
         self._add(int(warps.sum()))  # each warp's exit
         self._tid_x = np.zeros(len(warps), dtype=bool)  # the warps that read SR_TID.X
@@ -146,8 +148,7 @@ class MiscWavefronts:
             self._since |= warps
             g = self._guards[at]
             if g is not None:
-                acting = np.packbits(g(m, ex)).view(np.uint32) != 0
-                self._add(int(np.count_nonzero(warps & ~acting)))
+                self._add(int(np.count_nonzero(warps & ~self._any_lane(g(m, ex)))))
         elif kind == _EACH:
             self._since |= warps
             self._add(self.weight[at] * int(np.count_nonzero(warps)))
@@ -176,7 +177,7 @@ class MiscWavefronts:
 
     def barrier(self, released: np.ndarray) -> None:
         """A barrier let the threads ``released`` (one CTA's) go on."""
-        warps = released.reshape(-1, 32).any(axis=1)
+        warps = self._any_lane(released)
         if (self._since & warps).any():
             self._add(1)
         elif (self._fenced & warps).any():  # whether a proxy fence ends a run is not measured (tmap_built: it does, or

@@ -9,6 +9,7 @@ from ..banks.blocks import block_bytes
 from ..config import BANK_CONFLICTS, ArchConfig
 from ..kernel.l1 import UNRULED
 from ..kernel.misc import MISC
+from ..sm.core import occupancy
 from ..traces import MATRIX_OPS, OPS, InstructionBatch, Trace
 from ..traces.lanes import INACTIVE
 from ..traces.records import ATOM_KINDS, BLOCK_OPS, IS_MATRIX, Form
@@ -26,8 +27,9 @@ DATA_BYTES_OP = {
     "LDGSTS": "smsp__sass_data_bytes_mem_shared_op_ldgsts.sum",
 }
 #: ncu's shared-memory wavefronts: the total, and its parts by op (``l1tex__..._op_ld.sum``, ``_op_misc.sum``...).
-TOTAL_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
-WAVEFRONTS_OP = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_"
+WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared"
+TOTAL_WAVEFRONTS = f"{WAVEFRONTS}.sum"
+WAVEFRONTS_OP = f"{WAVEFRONTS}_op_"
 MISC_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_misc.sum"
 #: Why op_misc (kernel/misc.py) and the total are unknown for a trace: only a kernel's execution makes them.
 NO_EXECUTION = "only a kernel's execution makes op_misc wavefronts (exits, barriers, shuffles...): simsmem trace counts them"
@@ -38,7 +40,7 @@ WAVES = ("more CTAs than SMs, two or more an SM at once: where CTAs share an SM,
 #: ncu's wavefronts by command: reads (the ops' loads, atomics and wgmma operand reads) and writes (stores and atomics);
 #: 252 of 253 corpus kernels on the H100 and 162 of 171 Hopper ones on the H200 (the misses: CAS retries that vary, and
 #: distributed shared memory's atomics, which the reading CTA does not count).
-COMMANDS = {f"{WAVEFRONTS_OP[:-3]}cmd_read.sum": ("ld", "atom", "gmma"), f"{WAVEFRONTS_OP[:-3]}cmd_write.sum": ("st", "atom")}
+COMMANDS = {f"{WAVEFRONTS}_cmd_read.sum": ("ld", "atom", "gmma"), f"{WAVEFRONTS}_cmd_write.sum": ("st", "atom")}
 CLUSTER_COMMANDS = "a CTA's atomics on another CTA's shared memory count as writes only (H200, hopper.json: dsm_atom_*, dsm_red_*)"
 LDGSTS_TOTAL = ("the total holds part of the LDGSTS copies' L1-level wavefronts, by no rule found (all of CuTe's, part of Triton's: "
                 "docs/hopper.md)")
@@ -86,8 +88,6 @@ def misc_unknown(kernel: dict | None, arch: ArchConfig) -> str:
 def _shares(kernel: dict, arch: ArchConfig) -> bool:
     """Whether an SM may hold two of a traced kernel's CTAs at once (its header's registers and shared bytes against the
     timed SM's ``occupancy``; unknown without them: yes)."""
-    from ..sm.core import occupancy
-
     registers, shared = kernel.get("registers"), kernel.get("shared_bytes")
     if not isinstance(registers, int) or not isinstance(shared, int) or arch.sm is None:
         return True
