@@ -3,7 +3,8 @@
     python benchmarks/bench_streaming.py [N] [--dir DIR] [--jobs 1 2] [--runs R]
 
 Writes the trace once (bench_count's random mix, 32 warps; kept in DIR, default the system temp
-folder, and reused by later runs: never committed), converts it to .npz, then times
+folder, and reused by later runs: never committed), converts it to .npz (again once simsmem's .npz writer is newer
+than the file), then times
 ``simsmem run FILE --engine analytic --quiet --jobs J`` (the summary table; ``--jobs 1``: one thread) in a child
 process, best of R runs, and reports warp-instructions per second (wall and CPU), the child's peak RSS and the load
 average. Also times, in this process, reading and checking the .jsonl.gz without counting, to say what parsing costs
@@ -24,6 +25,7 @@ from pathlib import Path
 
 from bench_count import random_batch
 from simsmem.traces import CHUNK, Chunk, TraceStream, open_trace, write_stream
+from simsmem.traces import npz as npz_form
 
 
 def generated(n: int, path: Path) -> TraceStream:
@@ -69,7 +71,7 @@ def main() -> None:
         start = time.perf_counter()
         write_stream(generated(args.n, jsonl), jsonl)
         print(f"wrote {jsonl} ({jsonl.stat().st_size / 2**20:.0f} MiB) in {time.perf_counter() - start:.0f} s")
-    if not npz.exists():
+    if not npz.exists() or npz.stat().st_mtime < Path(npz_form.__file__).stat().st_mtime:
         start = time.perf_counter()
         write_stream(open_trace(jsonl), npz)
         print(f"converted to {npz} ({npz.stat().st_size / 2**20:.0f} MiB) in {time.perf_counter() - start:.0f} s")

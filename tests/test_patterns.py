@@ -147,7 +147,9 @@ def test_older_files_with_whole_lane_columns_still_read(good, tmp_path):
 @pytest.mark.parametrize(("member", "change", "what"), [
     ("c0.addrs.pattern", lambda a: a + 10_000, "a pattern id outside the table's"),
     ("c0.addrs.pattern", lambda a: a.astype(np.int64), "expected int32, got int64"),
-    ("c0.addrs.table", lambda a: a - 2, "an offset below -1"),
+    ("c0.addrs.table", lambda a: a.astype(np.int32) + INACTIVE - 2, "an offset below -1"),  # (as int32 offsets, 2 lower)
+    ("c0.addrs.table", lambda a: a.astype(np.int16), "expected int32 or a narrower unsigned dtype, got int16"),
+    ("c0.addrs.table", lambda a: a.astype(np.uint32), "expected int32 or a narrower unsigned dtype, got uint32"),
     ("c0.addrs.table", lambda a: a[:, :31], "expected bases (n,), pattern ids (n,) and a table (p, 32)"),
     ("c0.addrs.base", lambda a: a + (2**31 - 1 - int(a.max())), "a base and an offset beyond int32"),
     ("c0.addrs.base", None, "missing member 'c0.addrs.base'"),
@@ -164,6 +166,35 @@ def test_whole_and_patterned_members_together_are_refused(good, tmp_path, refuse
 
 
 def test_members_are_deflated(good):
+    """The corpus's columns repeat: every chunk member deflates to less than half (the header's 175 bytes need not)."""
     with zipfile.ZipFile(good) as z:
-        assert {i.compress_type for i in z.infolist()} == {zipfile.ZIP_DEFLATED}
+        assert {i.compress_type for i in z.infolist() if i.filename.startswith("c0.")} == {zipfile.ZIP_DEFLATED}
+        assert np.load(io.BytesIO(z.read("c0.addrs.table.npy"))).dtype == np.uint16  # (the corpus's offsets: up to 7,937)
     assert sum(1 for c in open_trace(good).chunks for _ in [c]) == 1
+
+
+def test_a_random_lane_table_is_narrow_and_stored(tmp_path):
+    """Offsets spread over 48 KiB: the table as uint16 (each offset plus one), stored, for deflating saves less than half
+    of it; the column's repeating fields deflated; the trace reads back column for column."""
+    rng = np.random.default_rng(1)
+    n = 4096
+    addrs = rng.integers(0, 48 * 1024 // 4, (n, LANES)).astype(np.int32) * 4
+    active = rng.random((n, LANES)) >= 0.2
+    addrs[~active] = INACTIVE
+    mask = (active.astype(np.uint32) << np.arange(LANES, dtype=np.uint32)).sum(axis=1, dtype=np.uint32)
+    columns = {name: f.filled(n) for name, f in COLUMNS.items()} | {"width": np.full(n, 32, np.uint8), "mask": mask,
+                                                                    "warp": np.arange(n, dtype=np.int32) % 32, "addrs": addrs}
+    trace = Trace(InstructionBatch(**columns), name="random")
+    path = tmp_path / "r.npz"
+    round_trip(trace, path)
+    with zipfile.ZipFile(path) as z:
+        table = np.load(io.BytesIO(z.read("c0.addrs.table.npy")))
+        kinds = {i.filename: i.compress_type for i in z.infolist()}
+    assert table.dtype == np.uint16 and table.min() == 0
+    assert kinds["c0.addrs.table.npy"] == zipfile.ZIP_STORED and kinds["c0.op.npy"] == kinds["c0.warp.npy"] == zipfile.ZIP_DEFLATED
+
+
+def test_int32_lane_tables_still_read(good, tmp_path):
+    """A file as simsmem wrote them before narrow tables: the table as int32 offsets, -1 where a lane gives none."""
+    wide = np.load(io.BytesIO(zipfile.ZipFile(good).read("c0.addrs.table.npy"))).astype(np.int32) + INACTIVE
+    same(load_trace(_rewritten(good, tmp_path / "old.npz", "c0.addrs.table", wide)).instructions, load_trace(good).instructions)

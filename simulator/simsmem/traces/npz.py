@@ -1,15 +1,16 @@
 """Trace v1 as numpy columns (``.npz``): for traces too large to parse as JSON quickly.
 
-The file is an ordinary ``numpy.savez``-style zip, its members deflated. Member ``header`` holds the v1 header as
-UTF-8 JSON bytes (with ``count``, the number of instructions). The instructions follow in chunks: chunk ``i`` is one
-member per ``InstructionBatch`` column, ``c{i}.op``, ``c{i}.warp`` ..., each with its column's dtype
-(``records.DTYPES``). A per-lane column (``addrs``, ``src``) is three members, its lane patterns (``patterns``):
-``c{i}.addrs.base`` (a base a row), ``c{i}.addrs.pattern`` (int32: a row of the table a row) and ``c{i}.addrs.table``
-(the distinct patterns, ``(p, 32)``); files written before held it as one member ``c{i}.addrs`` of shape ``(n, 32)``,
-which still reads. A column added to the format after the first ``.npz`` files (``Field.later``) is left out of a
-chunk where every row holds its default, and read back so. Reading loads one chunk at a time (its members inflated
-by ISA-L, about three times zlib's speed, their CRC-32 checked) and holds its columns to the rules of v1
-(``v1.column_problem``). A traced kernel's ``streams`` (``records.Streams``) are members
+The file is an ordinary ``numpy.savez``-style zip, each member deflated where that at least halves it, else stored
+(``SAMPLE``). Member ``header`` holds the v1 header as UTF-8 JSON bytes (with ``count``, the number of instructions).
+The instructions follow in chunks: chunk ``i`` is one member per ``InstructionBatch`` column, ``c{i}.op``,
+``c{i}.warp`` ..., each with its column's dtype (``records.DTYPES``). A per-lane column (``addrs``, ``src``) is three
+members, its lane patterns (``patterns``): ``c{i}.addrs.base`` (a base a row), ``c{i}.addrs.pattern`` (int32: a row of
+the table a row) and ``c{i}.addrs.table`` (the distinct patterns, ``(p, 32)``: the column's dtype, or the narrowest
+unsigned one that holds each offset less ``INACTIVE``, ``NARROW``); files written before held it as one member
+``c{i}.addrs`` of shape ``(n, 32)``, which still reads. A column added to the format after the first ``.npz`` files
+(``Field.later``) is left out of a chunk where every row holds its default, and read back so. Reading loads one chunk
+at a time (its members inflated by ISA-L, about three times zlib's speed, their CRC-32 checked) and holds its columns
+to the rules of v1 (``v1.column_problem``). A traced kernel's ``streams`` (``records.Streams``) are members
 ``streams.{field}``, one array each, read when the file is opened.
 """
 
@@ -30,6 +31,7 @@ from isal import isal_zlib
 
 from ..errors import TraceError
 from .files import atomic_output
+from .lanes import INACTIVE
 from .patterns import Patterns
 from .records import COLUMNS, LANES, STREAMS, InstructionBatch
 from .stream import Chunk, Piece, TraceStream
@@ -45,6 +47,13 @@ from .v1 import (
 LATER = {name: f for name, f in COLUMNS.items() if f.later}
 #: The members of a per-lane column in lane patterns (``c{i}.addrs.base`` ...), and their dtypes (None: the column's).
 PARTS = {"base": None, "pattern": np.int32, "table": None}
+#: The unsigned dtypes a lane table may be held in, narrowest first: each offset less ``INACTIVE`` (0 where a lane gives no
+#: value). A random access's table (offsets spread over 48 KiB, 126 of a row's 165 bytes) as uint16 is the same size
+#: stored as int32 deflated, and is read without inflating (ISA-L inflates such bytes at about 3 ns a byte).
+NARROW = (np.uint8, np.uint16, np.uint32)
+#: The bytes of a member (from its start) deflated to judge it: a member is deflated where they at least halve, else
+#: stored (inflating what barely shrinks costs more than reading the bytes it saves).
+SAMPLE = 1 << 16
 #: The members of a traced kernel's ``streams``, one per field.
 STREAM_MEMBERS = {f"streams.{name}" for name in STREAMS}
 #: Errors numpy and zipfile raise for a file that is not a whole, well-formed npz.
@@ -63,7 +72,7 @@ def write_npz(stream: TraceStream, path: str | Path) -> None:
                 if f.lanes:
                     patterns = Patterns.of(column)
                     for part in PARTS:
-                        _put(z, f"c{i}.{name}.{part}", getattr(patterns, part))
+                        _put(z, f"c{i}.{name}.{part}", _narrow(patterns.table) if part == "table" else getattr(patterns, part))
                 else:
                     _put(z, f"c{i}.{name}", column)
             count += len(c.instructions)
@@ -75,8 +84,33 @@ def write_npz(stream: TraceStream, path: str | Path) -> None:
 
 
 def _put(z: zipfile.ZipFile, name: str, array: np.ndarray) -> None:
-    with z.open(f"{name}.npy", "w", force_zip64=True) as member:
-        np.lib.format.write_array(member, np.require(array, requirements="C"), allow_pickle=False)
+    """``array`` as member ``name``, deflated where its first ``SAMPLE`` bytes deflate to at most half, else stored."""
+    buffer = io.BytesIO()
+    np.lib.format.write_array(buffer, np.require(array, requirements="C"), allow_pickle=False)
+    data = buffer.getbuffer()
+    sample = data[:SAMPLE]
+    z.writestr(f"{name}.npy", data, zipfile.ZIP_DEFLATED if 2 * len(isal_zlib.compress(sample, 1)) <= len(sample) else zipfile.ZIP_STORED)
+
+
+def _narrow(table: np.ndarray) -> np.ndarray:
+    """A lane table in the narrowest ``NARROW`` dtype narrower than its own that holds each offset less ``INACTIVE``;
+    else as it is."""
+    top = int(table.max(initial=INACTIVE)) - INACTIVE
+    for dtype in NARROW:
+        if np.dtype(dtype).itemsize < table.itemsize and top <= np.iinfo(dtype).max:
+            return (table - INACTIVE).astype(dtype)
+    return table
+
+
+def _wide(table: np.ndarray, dtype: type) -> np.ndarray | None:
+    """A lane table as read back in the column's ``dtype`` (None: a dtype neither it nor a narrower ``NARROW`` one)."""
+    if table.dtype.type is dtype:
+        return table
+    if table.dtype.type not in NARROW or table.itemsize >= np.dtype(dtype).itemsize:
+        return None
+    wide = table.astype(dtype)
+    wide += INACTIVE
+    return wide
 
 
 def read_npz(path: str | Path) -> TraceStream:
@@ -191,6 +225,9 @@ def _patterns(fp: BinaryIO, members: dict[str, zipfile.ZipInfo], member: str, wh
     """A per-lane column's lane patterns (``member``: ``c{i}.addrs``), checked."""
     dtype = COLUMNS[member.split(".")[1]].dtype
     arrays = {part: _member(fp, members, f"{member}.{part}", where) for part in PARTS}
+    stored, arrays["table"] = arrays["table"], _wide(arrays["table"], dtype)
+    if arrays["table"] is None:
+        raise TraceError(f"{where}: {member}.table", f"expected {np.dtype(dtype).name} or a narrower unsigned dtype, got {stored.dtype.name}")
     for part, want in PARTS.items():
         if arrays[part].dtype.type is not (want or dtype):
             raise TraceError(f"{where}: {member}.{part}", f"expected {np.dtype(want or dtype).name}, got {arrays[part].dtype.name}")
