@@ -1,0 +1,54 @@
+"""Write manifest_chip.json: the same work per SM on 1 to 132 SMs (one CTA an SM), and a few launches of 2 and 4 CTAs an
+SM, to find what a launch over the whole chip costs that one over a few SMs does not (runs/2026-11-29-chip, PREDICTED
+there). Kernels: src/probe_chip.cu (pc_*) and two corpus kernels of manifest.json (transpose_smem_naive, sgemm_rb64_naive
+at K = 256) on zero-filled inputs. Measured by
+measure_timing.sh (TIMING_GROUPS='chip:manifest_chip.json:all:ncu_metrics_chip.txt'). Run from calibration/realk."""
+import json
+from pathlib import Path
+
+BASE = {e["name"]: e for e in json.loads(Path("manifest.json").read_text())}
+PTX = "ptx/probe_chip.ptx"
+
+
+def probe(kernel, ctas, threads, args, what):
+    return {"name": f"{kernel}_{ctas}x{threads}", "source": "src/probe_chip.cu", "ptx": PTX, "kernel": kernel, "grid": [ctas, 1, 1],
+            "block": [threads, 1, 1], "smem": 0, "args": args(ctas * threads), "origin": "written here: " + what,
+            "problem": f"{ctas} CTAs of {threads} threads"}
+
+
+def copy(ctas, threads=512, per=2):
+    return probe("pc_copy", ctas, threads, lambda n: [f"zeros:{n * per * 4}", f"zeros:{n * per * 4}", str(per)], f"a copy of {per} floats a thread")
+
+
+def corpus(name, grid, args, what):
+    e = BASE[name]
+    return {**{key: e[key] for key in ("source", "ptx", "kernel", "block", "smem")}, "name": f"chip_{name}_{grid[0] * grid[1]}",
+            "grid": [*grid, 1], "args": args, "origin": f"written here: {name} (manifest.json) {what}, zero inputs",
+            "problem": f"{grid[0] * grid[1]} CTAs"}
+
+
+def transpose(gx, gy):
+    w, h = 32 * gx, 32 * gy
+    return corpus("transpose_smem_naive", (gx, gy), [f"zeros:{w * h * 4}", f"zeros:{w * h * 4}", str(w), str(h)], f"{w}x{h}")
+
+
+def sgemm(gx, gy, k=256):
+    m, n = 64 * gy, 64 * gx
+    return corpus("sgemm_rb64_naive", (gx, gy), [f"zeros:{m * n * 4}", f"zeros:{m * k * 4}", f"zeros:{k * n * 4}", str(m), str(n), str(k)],
+                  f"at C({m}x{n}), K {k}")
+
+
+def main() -> None:
+    entries = [copy(n) for n in (4, 16, 64, 132, 264, 528)]
+    entries += [probe("pc_alu", n, 256, lambda t: [f"zeros:{t * 4}", "512"], "512 dependent FMAs a thread") for n in (1, 4, 132)]
+    entries += [probe("pc_s2r8", n, t, lambda k: [f"zeros:{k * 4}"], "eight S2R a thread") for n, t in ((1, 32), (1, 256), (1, 1024), (132, 1024))]
+    entries += [probe("pc_ldc8", n, t, lambda k: [f"zeros:{k * 4}"] + [f"zeros:{k * 4}"] * 7, "eight LDC.64 a thread, then 7 loads")
+                for n, t in ((1, 32), (1, 1024), (132, 1024))]
+    entries += [transpose(gx, gy) for gx, gy in ((2, 2), (4, 4), (8, 8), (12, 11))]
+    entries += [sgemm(gx, gy) for gx, gy in ((2, 2), (8, 8), (12, 11))]
+    Path("manifest_chip.json").write_text(json.dumps(entries, indent=1) + "\n")
+    print(len(entries), "entries:", " ".join(e["name"] for e in entries))
+
+
+if __name__ == "__main__":
+    main()
