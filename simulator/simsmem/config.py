@@ -181,6 +181,7 @@ class SM:
     icache_next: int  # cycles after a line's fetch that the next line, fetched behind it, arrives
     icache_ahead: int  # lines the instruction fetcher runs ahead of the line a warp asks for
     constant_miss: int  # cycles an instruction with a constant-bank operand waits at the first use of its 64-byte line: imc_miss
+    constant_contention: float  # cycles each further SM that starts the launch adds to that first fill (the last SM's wait)
     exit_drain: int  # cycles from a warp's EXIT to its leaving the SM: drain
     barrier: int  # cycles from the last warp's arrival at a barrier to the warps' next issue
     cluster_barrier: int  # ... at a cluster barrier (UCGABAR_ARV to UCGABAR_WAIT's issue)

@@ -49,12 +49,14 @@ REASONS = ("selected", "wait", "branch_resolving", "no_instruction", "imc_miss",
            "membar", "misc", "mio_throttle", "lg_throttle", "math_pipe_throttle", "not_selected", "drain")
 _R = {r: k for k, r in enumerate(REASONS)}
 _LONG = frozenset({"load", "store", "atomic", "copy", "commit"})
-#: Kinds an issued instruction of which waits in a queue for its pipe rather than holding its warp: a wgmma for the tensor
-#: pipe; MUFU (and the other XU instructions) in the MIO queue (ncu: mio_throttle, not math_pipe_throttle, once it is full)
-_QUEUED = frozenset({"gmma", "mufu"})
+#: Pipes an issued instruction of which waits in a queue for the pipe rather than holding its warp: a wgmma for the tensor
+#: pipe; in the MIO queue (ncu: mio_throttle, not math_pipe_throttle, once it is full) MUFU and the other XU instructions,
+#: S2R (``s2r``) and LDC (``ldc``), each holding its queue entry until its unit takes it (``_MIO_HELD``)
+_MIO_HELD = frozenset({"mufu", "s2r", "ldc"})
+_QUEUED = _MIO_HELD | {"gmma"}
 #: Kinds whose issue does more than take their pipe and, where they set a scoreboard, release it after their latency (``SMModel._act``)
 _ACTS = frozenset({"shared", "shuffle", "load", "store", "atomic", "copy", "commit", "gmma", "cluster_arrive", "expect", "tma", "tma_store",
-                   "mbarrier_wait", "mufu", "regalloc", "regfree"})
+                   "mbarrier_wait", "regalloc", "regfree"})
 NEVER = float("inf")
 #: The scoreboards each 6-bit wait mask of a control code names.
 _WAITS = tuple(tuple(b for b in range(6) if mask >> b & 1) for mask in range(64))
@@ -252,6 +254,9 @@ class SMModel:
         self.wavefronts = wavefronts
         self.resident = resident
         self.memory = MemorySystem(self.sm.memory, self.sm.memory.l1_bytes, share)
+        # a constant-bank line's first fill: the SMs that start the launch together ask L2 for the same lines, and the
+        # launch's last SM (its sm__cycles_active.max) waits for the others' (``constant_contention`` cycles each)
+        self.constant_miss = self.sm.constant_miss + self.sm.constant_contention * (share - 1)
         self.warps: list[_Warp] = []
         self.by_sp: list[list[_Warp]] = [[] for _ in range(arch.sub_partitions)]  # each sub-partition's warps not retired, oldest first
         self.pipe_free = [dict.fromkeys(self.sm.pipes, 0) for _ in range(arch.sub_partitions)]
@@ -387,8 +392,8 @@ class SMModel:
         """When instruction ``k``'s pipe and queue have room on sub-partition ``sp``."""
         s = self.static
         kind = s.kind[k]
-        t, reason = (0.0 if kind in _QUEUED else float(self.pipe_free[sp].get(s.pipe[k], 0))), "math_pipe_throttle"
-        if kind in ("shared", "shuffle", "special", "mufu") or (kind == "constant" and s.pipe[k] == "lsu"):
+        t, reason = (0.0 if s.pipe[k] in _QUEUED else float(self.pipe_free[sp].get(s.pipe[k], 0))), "math_pipe_throttle"
+        if kind in ("shared", "shuffle") or s.pipe[k] in _MIO_HELD:
             queue, depth, name = self.mio[sp], self.sm.mio_depth, "mio_throttle"
         elif kind in _LONG:
             queue, depth, name = self.lg[sp], self.sm.lg_depth, "lg_throttle"
@@ -420,7 +425,7 @@ class SMModel:
         self.issued += 1
         w.last = now
         kind = s.kind[k]
-        start = max(now, self.pipe_free[sp].get(s.pipe[k], 0)) if kind in _QUEUED else now
+        start = max(now, self.pipe_free[sp].get(s.pipe[k], 0)) if s.pipe[k] in _QUEUED else now
         self.pipe_free[sp][s.pipe[k]] = start + s.interval[k]
         w.hold, w.hold_reason = self._hold(w, k, now) if kind in ("depbar", "membar") else (0.0, "")
         if w.spin is not None and w.pos == w.spin[0]:  # the branch of a try_wait issued before its copies: taken if it timed out
@@ -430,7 +435,7 @@ class SMModel:
                 self._trip(w, w.pos, trip, "try_wait")
         read = now + self.sm.read_release  # the cycle it has read its registers
         long = kind in _LONG  # its scoreboards are an L1TEX instruction's (long_scoreboard), not an MIO one's
-        if kind in _ACTS:
+        if kind in _ACTS or s.pipe[k] in _MIO_HELD:
             result, read, long = self._act(sp, w, k, now, start, read, long)
         else:  # the cycle its result is ready, where it waits on a scoreboard
             result = now + s.latency[k] if s.write[k] is not None else None
@@ -574,7 +579,7 @@ class SMModel:
                 w.sb_long[s.write[k]] = True
                 if loop is not None:
                     w.spin = (*loop, state)
-        elif kind == "mufu":  # through the MIO queue, whose entry it holds until the XU takes it
+        elif s.pipe[k] in _MIO_HELD:  # through the MIO queue, whose entry it holds until its unit (the XU, S2R's, LDC's) takes it
             self.mio[sp].append(start)
             if s.write[k] is not None:
                 result = start + s.latency[k]
@@ -659,7 +664,7 @@ class SMModel:
         k = w.pcs[w.pos]
         w.fetch_end = max(w.fetch_end, self._fetch(k // 8, now))
         for line in self.static.constants[k]:
-            filled = self.constant_lines.setdefault(line, max(now, w.fetch_end) + self.sm.constant_miss)
+            filled = self.constant_lines.setdefault(line, max(now, w.fetch_end) + self.constant_miss)
             w.imc_end = max(w.imc_end, filled)
         ready, reason = self._deps(w, k, now)
         w.ready, w.reason = max(ready, float(w.fetch_end), float(w.imc_end)), reason

@@ -62,8 +62,8 @@ def _gmma_n(ins: Instruction) -> int:
 #: The (kind, pipe) of every opcode whose name alone decides it.
 _BY_NAME: dict[str, tuple[str, str]] = {
     **dict.fromkeys(SHARED, ("shared", "lsu")), "LDGSTS": ("copy", "lsu"), **dict.fromkeys(LOADS, ("load", "lsu")),
-    **dict.fromkeys(STORES, ("store", "lsu")), **dict.fromkeys(ATOMICS, ("atomic", "lsu")), "LDC": ("constant", "lsu"),
-    "ULDC": ("constant", "uniform"), "SHFL": ("shuffle", "lsu"), **dict.fromkeys(("S2R", "S2UR", "B2R", "MATCH"), ("special", "lsu")),
+    **dict.fromkeys(STORES, ("store", "lsu")), **dict.fromkeys(ATOMICS, ("atomic", "lsu")), "LDC": ("constant", "ldc"),
+    "ULDC": ("constant", "uniform"), "SHFL": ("shuffle", "lsu"), **dict.fromkeys(("S2R", "S2UR", "B2R", "MATCH"), ("special", "s2r")),
     "BAR": ("barrier", "branch"), "UCGABAR_ARV": ("cluster_arrive", "branch"), "UCGABAR_WAIT": ("cluster_wait", "branch"), "EXIT": ("exit", "branch"), "LDGDEPBAR": ("commit", "lsu"), "DEPBAR": ("depbar", "branch"),
     **dict.fromkeys(("MEMBAR", "FENCE", "ERRBAR", "CCTL"), ("membar", "lsu")), **dict.fromkeys(BRANCHES, ("branch", "branch")),
     **dict.fromkeys(("MUFU", "POPC"), ("mufu", "mufu")),  # POPC on the XU too: H200 pipe probes, 17 a step, 8.1 an instruction
