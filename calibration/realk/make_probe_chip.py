@@ -2,7 +2,8 @@
 SM, to find what a launch over the whole chip costs that one over a few SMs does not (runs/2026-11-29-chip, PREDICTED
 there). Kernels: src/probe_chip.cu (pc_*) and two corpus kernels of manifest.json (transpose_smem_naive, sgemm_rb64_naive
 at K = 256) on zero-filled inputs. Measured by
-measure_timing.sh (TIMING_GROUPS='chip:manifest_chip.json:all:ncu_metrics_chip.txt'). Run from calibration/realk."""
+measure_timing.sh (TIMING_GROUPS='chip:manifest_chip.json:all:ncu_metrics_chip.txt'). Round 2: manifest_chip2.json, pc_clock, measured with DUMP=arg2 (TIMING_GROUPS='chip2:manifest_chip2.json:all:ncu_metrics_chip.txt').
+Run from calibration/realk."""
 import json
 from pathlib import Path
 
@@ -18,6 +19,13 @@ def probe(kernel, ctas, threads, args, what):
 
 def copy(ctas, threads=512, per=2):
     return probe("pc_copy", ctas, threads, lambda n: [f"zeros:{n * per * 4}", f"zeros:{n * per * 4}", str(per)], f"a copy of {per} floats a thread")
+
+
+def clock(ctas, threads, per, iters):
+    warps = ctas * threads // 32
+    e = probe("pc_clock", ctas, threads, lambda n: [f"zeros:{n * 4}", f"zeros:{n * max(per, 1) * 4}", f"zeros:{warps * 32}", str(per), str(iters)],
+              f"{per} loads a thread" if per else f"{iters} dependent FMAs a thread, no loads")
+    return {**e, "name": f"pc_clock_{ctas}x{threads}_" + (f"p{per}" if per else "alu")}
 
 
 def corpus(name, grid, args, what):
@@ -46,8 +54,12 @@ def main() -> None:
                 for n, t in ((1, 32), (1, 1024), (132, 1024))]
     entries += [transpose(gx, gy) for gx, gy in ((2, 2), (4, 4), (8, 8), (12, 11))]
     entries += [sgemm(gx, gy) for gx, gy in ((2, 2), (8, 8), (12, 11))]
-    Path("manifest_chip.json").write_text(json.dumps(entries, indent=1) + "\n")
-    print(len(entries), "entries:", " ".join(e["name"] for e in entries))
+    # round 2 (manifest_chip2.json): each warp's SM and clock64 before and after its loads (pc_clock, dumped: DUMP=arg2)
+    second = [clock(n, t, per, iters) for n, t, per, iters in ((4, 512, 2, 0), (132, 512, 2, 0), (264, 512, 2, 0), (132, 512, 16, 0),
+                                                               (132, 256, 64, 0), (132, 512, 0, 512))]
+    for path, group in (("manifest_chip.json", entries), ("manifest_chip2.json", second)):
+        Path(path).write_text(json.dumps(group, indent=1) + "\n")
+        print(path, len(group), "entries:", " ".join(e["name"] for e in group))
 
 
 if __name__ == "__main__":

@@ -37,3 +37,30 @@ extern "C" __global__ void pc_alu(float* __restrict__ out, int iters)
         x = fmaf(x, y, 0.25f);
     out[blockIdx.x * blockDim.x + threadIdx.x] = x;
 }
+
+// Round 2: which SM ends last, and is it the same one every run? Each warp's lane 0 records its SM (%smid) and its
+// clock64 before its loads and after their sum is stored (rec: 4 words a warp: smid, start, end, 0); `per` loads a thread
+// (0: none, the ALU loop's `iters` rounds instead).
+extern "C" __global__ void pc_clock(float* __restrict__ out, const float* __restrict__ in, unsigned long long* __restrict__ rec,
+                                    int per, int iters)
+{
+    unsigned long long t0 = clock64();
+    int base = blockIdx.x * blockDim.x * per + threadIdx.x;
+    float acc = threadIdx.x * 0.5f;
+    for (int i = 0; i < per; ++i)
+        acc += in[base + i * blockDim.x];
+    for (int i = 0; i < iters; ++i)
+        acc = fmaf(acc, 1.0001f, 0.25f);
+    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+    __threadfence_block();
+    unsigned long long t1 = clock64();
+    if ((threadIdx.x & 31) == 0) {
+        unsigned smid;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+        int w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+        rec[4 * w] = smid;
+        rec[4 * w + 1] = t0;
+        rec[4 * w + 2] = t1;
+        rec[4 * w + 3] = 0;
+    }
+}
