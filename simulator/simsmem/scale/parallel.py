@@ -12,7 +12,9 @@ batch's CTAs.
 
 A local cluster (``--jobs``) starts, in the background, only once the CTAs left look like more than ``START_AFTER``
 seconds of work: until then, and while it starts, batches run here. ``--scheduler`` connects to a running cluster
-at once. At most ``AHEAD`` batches per worker are in flight, so memory stays bounded.
+at once. At most ``AHEAD`` batches per worker are in flight, so memory stays bounded. What is scattered to the workers is not
+hashed (``hash=False``): Dask's hash of a sweep's 10.4 MB trace took 0.24 s of this process's CPU, and two scatters of
+equal data under one key let the second lose it when the first is released.
 """
 
 from __future__ import annotations
@@ -47,10 +49,13 @@ START_AFTER = 2.0
 #: Batches in flight per worker.
 AHEAD = 2
 #: Dask's settings for the workers of a local cluster: no statistical profiler (it samples every thread's stack every
-#: 10 ms; a worker tracing bench_scale's SGEMM took about 7% more CPU with it), and glibc's own heap trimming, not the
+#: 10 ms; a worker tracing bench_scale's SGEMM took about 7% more CPU with it), glibc's own heap trimming, not the
 #: 64 KiB threshold Dask's nanny sets (it returns freed memory to the system at once: an SGEMM batch took 0.45 to 0.48 s
-#: of CPU with it, 0.40 to 0.43 s without; docs/performance.md).
-WORKER_CONFIG = {"distributed.worker.profile.enabled": False, "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+#: of CPU with it, 0.40 to 0.43 s without; docs/performance.md), and the event loops' tick (its lag check) once a second
+#: and the system monitor (the dashboard's CPU and memory plots) every 5 s, not every 20 and 500 ms: a 2-worker cluster's
+#: processes took 0.68 to 0.73 s of CPU in 10 s idle so, 0.20 s so not.
+WORKER_CONFIG = {"distributed.worker.profile.enabled": False, "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+                 "distributed.admin.tick.interval": "1s", "distributed.admin.system-monitor.interval": "5s"}
 
 
 @attrs.define(eq=False)
@@ -83,11 +88,16 @@ class TrackedMemory(GlobalMemory):
 
     def written(self) -> dict[int, np.ndarray]:
         """The bytes of each buffer written, as (n, 2) [start, stop) ranges."""
-        return {i: merged(np.concatenate(o), np.concatenate(n)) for i, (o, n) in _grouped(self.writes).items()}
+        return _ranges(self.writes)
 
     def read(self) -> dict[int, np.ndarray]:
-        """Each buffer's reads as (n, 2) [offset, bytes] (unmerged: most are of buffers nothing writes, never looked at)."""
-        return {i: np.stack([np.concatenate(o), np.concatenate(n)], 1) for i, (o, n) in _grouped(self.reads).items()}
+        """The bytes of each buffer read, as (n, 2) [start, stop) ranges (an SGEMM batch's 65,536 loads of A, 1 MB sent
+        back as they were, are one range, merged in about 1 ms)."""
+        return _ranges(self.reads)
+
+
+def _ranges(log: list) -> dict[int, np.ndarray]:
+    return {i: merged(np.concatenate(o), np.concatenate(n)) for i, (o, n) in _grouped(log).items()}
 
 
 def _grouped(log: list) -> dict[int, tuple[list, list]]:
@@ -156,7 +166,7 @@ class Part:
     ctas: int
     load: float
     kept: list[WarpStreams]
-    reads: dict[int, np.ndarray] = attrs.field(factory=dict)  # buffer -> (n, 2) [offset, bytes] of each access
+    reads: dict[int, np.ndarray] = attrs.field(factory=dict)  # buffer -> (n, 2) [start, stop) ranges read
     writes: dict[int, tuple[np.ndarray, np.ndarray]] = attrs.field(factory=dict)  # buffer -> ([start, stop) ranges, their bytes)
     failed: bool = False
     counted: dict[str, int] = attrs.field(factory=dict)  # ``Execution.counted``
@@ -232,10 +242,10 @@ class Workers:
 
 def warm() -> None:
     """What a worker's first task would load otherwise (run on each worker of a local cluster as it starts): the tracer,
-    the counting, numba and the compiled functions' dispatchers (0.35 s of CPU a worker)."""
+    the counting, numba, the compiled functions' dispatchers and numba's registries (``jit.ready``)."""
     for module in ("simsmem.kernel.tracer", "simsmem.results.analysis", "simsmem.sm"):
         importlib.import_module(module)
-    jit.load()
+    jit.ready()
 
 
 def connect(scheduler: str):
@@ -308,7 +318,7 @@ def _ordered(program: Program, launch: Launch, tasks: list[list[int]], limit: in
     try:
         while k < len(tasks) or pending:
             if workers.client is not None and shared is None:
-                shared = workers.client.scatter([program, attrs.evolve(launch, memory=initial)], broadcast=True)
+                shared = workers.client.scatter([program, attrs.evolve(launch, memory=initial)], broadcast=True, hash=False)
                 size = max(1, len(workers.client.scheduler_info()["workers"]))
             if shared is not None:
                 while k < len(tasks) and len(pending) < AHEAD * size:
@@ -345,11 +355,11 @@ def _ordered(program: Program, launch: Launch, tasks: list[list[int]], limit: in
 def _stale(part: Part, initial: GlobalMemory, committed: GlobalMemory, changed: dict[int, bool]) -> bool:
     """Whether a worker's part read a byte that the tasks before it changed (``changed``: whether a buffer may differ
     from its initial bytes, filled in as asked and kept up as parts are committed; runs here forget it)."""
-    for i, accesses in part.reads.items():
+    for i, ranges in part.reads.items():
         if i not in changed:
             changed[i] = not np.array_equal(committed.buffers[i].data, initial.buffers[i].data)
         if changed[i]:
-            at = indices(np.stack([accesses[:, 0], accesses.sum(1)], 1))
+            at = indices(ranges)
             if (committed.buffers[i].data[at] != initial.buffers[i].data[at]).any():
                 return True
     return False
@@ -380,7 +390,7 @@ def spread(work, items: list, shared: list, pick, jobs: int | None = None, sched
             if workers.client is not None and remote is None and k < len(items):
                 from distributed import as_completed
 
-                remote = workers.client.scatter(shared)
+                remote = workers.client.scatter(shared, hash=False)
                 pending = {workers.client.submit(work, remote[pick(items[j])], items[j], pure=False): j for j in range(k, len(items))}
                 k = len(items)
             if pending:
@@ -419,10 +429,10 @@ def ordered(work, items: Iterator, shared, jobs: int | None = None, scheduler: s
         return
     workers = Workers(1, scheduler, client)
     try:
-        remote = workers.client.scatter([shared], broadcast=True)[0]
+        remote = workers.client.scatter([shared], broadcast=True, hash=False)[0]
         size = max(1, len(workers.client.scheduler_info()["workers"]))
         # (an item scattered first: sent to a worker as data, not in the task graph through the scheduler)
-        yield from _in_order(lambda item: workers.client.submit(work, remote, workers.client.scatter(item), pure=False), items, AHEAD * size)
+        yield from _in_order(lambda item: workers.client.submit(work, remote, workers.client.scatter(item, hash=False), pure=False), items, AHEAD * size)
     finally:
         workers.close()
 
