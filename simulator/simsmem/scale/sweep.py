@@ -50,10 +50,14 @@ class Source:
     streams: WarpStreams | None = None
     resources: dict[str, int] = attrs.field(factory=dict)
     code: dict[int, dict[str, str]] = attrs.field(factory=dict)
+    sent: bytes | None = attrs.field(default=None, init=False, repr=False)  # its pickled form as received (``_source``)
 
     def __reduce__(self):
-        """To the workers with its columns of one value as that value (an SGEMM's: 148 MB to 43 MB), as one bytes object:
-        Dask sends each array apart otherwise (the 64-CTA SGEMM's warp streams: 4,665 frames)."""
+        """To the workers with its columns of one value as that value (an SGEMM's: 148 MB to 43 MB), as one bytes object
+        (Dask sends each array apart otherwise: the 64-CTA SGEMM's warp streams, 4,665 frames); a worker passes on the
+        bytes it received (a peer fetching the trace costs it no pickling while it runs a point)."""
+        if self.sent is not None:
+            return _source, (self.sent,)
         t = self.trace
         fields = (self.name, pack(t.instructions), attrs.evolve(t, instructions=None), self.streams, self.resources, self.code)
         return _source, (pickle.dumps(fields, protocol=pickle.HIGHEST_PROTOCOL),)
@@ -61,7 +65,9 @@ class Source:
 
 def _source(data: bytes) -> Source:
     name, columns, trace, *rest = pickle.loads(data)  # noqa: S301 - what a Source's __reduce__ made
-    return Source(name, attrs.evolve(trace, instructions=unpack(columns)), *rest)
+    source = Source(name, attrs.evolve(trace, instructions=unpack(columns)), *rest)
+    object.__setattr__(source, "sent", data)  # (not an init field: a Source evolved from it pickles itself anew)
+    return source
 
 
 @attrs.frozen
