@@ -1,6 +1,6 @@
 """The timed SM's numbers for the memory-latency probes (manifest_memlat.json), as the probes measure them on the device:
 each warp's round trips, from the issue cycle of one round's clock read (CS2R SR_CLOCKLO) to the next, averaged over the
-warps of the simulated SM; long_scoreboard, lg_throttle, barrier and misc a warp and round; sm__cycles_active.max.
+warps of the simulated SM (the average SM, not the launch's last, which meets DRAM's slow spells); long_scoreboard, lg_throttle, barrier and misc a warp and round; sm__cycles_active.max.
 
     python memlat_model.py [--arch sm_90_h200] [--json OUT.json] [NAME ...]
 
@@ -20,14 +20,16 @@ from simsmem.results.analysis import analyse_stream, with_launch
 import simsmem.sm.core as core
 
 HERE = Path(__file__).resolve().parent
-_CLOCKS: list[tuple[int, int, int]] = []  # (CTA, warp slot, cycle) of each clock read the timed SM issued
+_CLOCKS: list[tuple[int, int, int, int]] = []  # (SM model, CTA, warp slot, cycle) of each clock read the timed SM issued
 _issue = core.SMModel._issue
 
 
 def _noting(self, sp, w, now):
     ins = self.streams.code[w.pcs[w.pos]]
     if ins.name == "CS2R" and any("CLOCK" in op.text for op in ins.operands):
-        _CLOCKS.append((w.cta, w.slot, now))
+        if not hasattr(self, "_run"):  # the models in the order they were made (ids can repeat once one is freed)
+            self._run = len({c[0] for c in _CLOCKS})
+        _CLOCKS.append((self._run, w.cta, w.slot, now))
     return _issue(self, sp, w, now)
 
 
@@ -45,8 +47,9 @@ def model(entry: dict, arch) -> dict:
     finally:
         core.SMModel._issue = _issue
     per: dict[tuple[int, int], list[int]] = {}
-    for cta, slot, t in _CLOCKS:
-        per.setdefault((cta, slot), []).append(t)
+    for model_id, cta, slot, t in _CLOCKS:  # the average SM's (the first model run; a launch's last SM may be timed apart)
+        if model_id == 0:
+            per.setdefault((cta, slot), []).append(t)
     trips = np.array([np.diff(v) for v in per.values()], float)  # warps x rounds
     scale = met["smsp__warps_launched.sum"] * int(entry["args"][5])  # warp-rounds
     return {"trips": [round(x, 1) for x in trips.mean(axis=0).tolist()], "trip0": round(float(trips[:, 0].mean()), 1),

@@ -159,6 +159,9 @@ class Memory:
     dram_bytes_per_cycle: int  # the chip's DRAM, shared by the SMs that run CTAs
     l2_bytes_per_cycle: int  # the chip's L2 (sectors it sends the SMs), shared by the SMs that run CTAs
     flight_cycles: float  # cycles a DRAM sector's trip grows for each sector its SM has in flight when it leaves
+    dram_tail: int  # cycles a DRAM trip adds in the DRAM's slow spells (``tail_window`` cycles of every ``tail_period``)
+    tail_window: int
+    tail_period: int
 
 
 @attrs.frozen

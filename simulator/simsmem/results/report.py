@@ -87,7 +87,8 @@ def launch_summary(result: Result) -> dict[str, Any]:
     return {
         "model": SM,
         CYCLES: lt.metrics[CYCLES],
-        "sm": {"ctas": run.ctas, "resident_ctas": lt.occupancy, "warps": run.warps, "issued": run.issued, "spins": run.spins, "sectors": run.sectors},
+        "sm": {"ctas": run.ctas, "resident_ctas": lt.occupancy, "warps": run.warps, "issued": run.issued, "spins": run.spins, "sectors": run.sectors,
+               "active": run.active},  # the average SM's active cycles (the sums' and samples' SM; CYCLES is the last SM's)
         "stalls": {r: lt.metrics[f"smsp__warps_issue_stalled_{r}.sum"] for r in REASONS},
         "stalls_by_sass": {f"{pc:#06x}": row for pc, row in sorted(lt.by_pc.items())},
         **({"samples_by_sass": {f"{pc:#06x}": {r: round(v, 2) for r, v in row.items()} for pc, row in sorted(lt.samples.items())}}

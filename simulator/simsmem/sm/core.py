@@ -242,10 +242,11 @@ class _Warp:
 class SMModel:
     """One SM of ``arch`` running ``streams``' CTAs (those of one SM), with the trace rows' ``wavefronts``; ``share``: SMs
     sharing DRAM; ``sizes``: the trace rows' ``size`` (a TMA copy's bytes); ``registers``: a thread's registers at launch
-    (0: not known, and setmaxnreg's TRY_ALLOC never waits); ``sampling``: also the warp states ncu's sampler would take."""
+    (0: not known, and setmaxnreg's TRY_ALLOC never waits); ``sampling``: also the warp states ncu's sampler would take;
+    ``spells``: the SM meets DRAM's slow spells (``memory.MemorySystem``)."""
 
     def __init__(self, streams: WarpStreams, arch: ArchConfig, wavefronts: np.ndarray, resident: int, share: int,
-                 sizes: np.ndarray | None = None, registers: int = 0, sampling: bool = False) -> None:
+                 sizes: np.ndarray | None = None, registers: int = 0, sampling: bool = False, spells: bool = False) -> None:
         if arch.sm is None:
             raise ValueError(f"{arch.name} has no SM timing numbers")
         self.arch, self.sm, self.timing = arch, arch.sm, arch.timing
@@ -253,7 +254,7 @@ class SMModel:
         self.static = _Static(streams, arch)
         self.wavefronts = wavefronts
         self.resident = resident
-        self.memory = MemorySystem(self.sm.memory, self.sm.memory.l1_bytes, share)
+        self.memory = MemorySystem(self.sm.memory, self.sm.memory.l1_bytes, share, spells)
         # a constant-bank line's first fill: the SMs that start the launch together ask L2 for the same lines, and the
         # launch's last SM (its sm__cycles_active.max) waits for the others' (``constant_contention`` cycles each)
         self.constant_miss = self.sm.constant_miss + self.sm.constant_contention * (share - 1)

@@ -9,7 +9,13 @@ sector the SM has in flight at its turn (a loaded SM waits longer). Then the sec
 L2 to the SM, ``sm_bytes_per_cycle``, in the order they are there. Stores go through to L2 over the link's other
 way, as fast, and leave the L1 without the sector. No eviction from L2; the L1 evicts its oldest sectors when full.
 
-Not modelled: the H200's DRAM latency has two modes ~190 cycles apart by a line's 8 KiB block, and a tail in time
+DRAM has slow spells: ``tail_window`` cycles of every ``tail_period``, a trip that leaves in one takes ``dram_tail``
+more (the H200 memlat probes' tail). Which SM meets one at its first trips changes from run to run
+(runs/2026-11-29-chip, round 2), and the launch's cycles are its last SM's: where the launch's SMs make it more likely
+than not that one of them does (``spells_likely``), that SM is timed apart (``spells``), its first spell opening at
+its first DRAM trip; the SMs' sums are the average SM's, which meets none.
+
+Not modelled: the H200's DRAM latency has two modes ~190 cycles apart by a line's 8 KiB block
 (runs/2026-11-29-memlat/README.md, "DRAM's latency by address": where the corpus's buffers start in that pattern is
 not known); and the SMs' shares are even in time (a burst of one SM drains no faster when the others are idle).
 """
@@ -25,10 +31,16 @@ from ..config import Memory
 SECTOR = 32
 
 
-class MemorySystem:
-    """One SM's L1 and the L2 and DRAM it reaches; ``share``: how many SMs share the L2's and DRAM's bandwidth."""
+def spells_likely(memory: Memory, share: int) -> bool:
+    """Whether one of ``share`` SMs more likely than not meets a slow spell at its first DRAM trips."""
+    return memory.dram_tail > 0 and 1 - (1 - memory.tail_window / memory.tail_period) ** max(1, share) > 0.5
 
-    def __init__(self, memory: Memory, l1_bytes: int, share: int) -> None:
+
+class MemorySystem:
+    """One SM's L1 and the L2 and DRAM it reaches; ``share``: how many SMs share the L2's and DRAM's bandwidth;
+    ``spells``: the SM meets DRAM's slow spells, the first at its first DRAM trip."""
+
+    def __init__(self, memory: Memory, l1_bytes: int, share: int, spells: bool = False) -> None:
         self._m = memory
         self._l1: OrderedDict[int, float] = OrderedDict()  # sector -> cycle its data is there
         self._l1_sectors = max(1, l1_bytes // SECTOR)
@@ -40,6 +52,8 @@ class MemorySystem:
         self._l2_free = 0.0
         self._dram_free = 0.0
         self._flight: list[float] = []  # when each sector the L1 missed is back in the SM (a heap)
+        self._spells = spells
+        self._phase: float | None = None  # the first DRAM trip's turn: the first spell opens there
         self._link: dict[int, float] = {}  # cycle -> bytes the link from L2 carries to the SM in it
         self.sectors = {"l1_hit": 0, "l2_hit": 0, "dram": 0}
 
@@ -76,6 +90,9 @@ class MemorySystem:
             start = max(turn, self._dram_free)
             self._dram_free = start + self._dram
             there = start + m.dram + m.flight_cycles * len(flight)
+            if self._spells:
+                self._phase = start if self._phase is None else self._phase
+                there += m.dram_tail if (start - self._phase) % m.tail_period < m.tail_window else 0
             self._l2[s] = there
         else:
             self.sectors["l2_hit"] += 1
