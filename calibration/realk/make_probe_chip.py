@@ -3,6 +3,7 @@ SM, to find what a launch over the whole chip costs that one over a few SMs does
 there). Kernels: src/probe_chip.cu (pc_*) and two corpus kernels of manifest.json (transpose_smem_naive, sgemm_rb64_naive
 at K = 256) on zero-filled inputs. Measured by
 measure_timing.sh (TIMING_GROUPS='chip:manifest_chip.json:all:ncu_metrics_chip.txt'). Round 2: manifest_chip2.json, pc_clock, measured with DUMP=arg2 (TIMING_GROUPS='chip2:manifest_chip2.json:all:ncu_metrics_chip.txt').
+Round 3: manifest_chip3.json, pc_scatter (TIMING_GROUPS='chip3:manifest_chip3.json:all:ncu_metrics_chip.txt').
 Run from calibration/realk."""
 import json
 from pathlib import Path
@@ -26,6 +27,12 @@ def clock(ctas, threads, per, iters):
     e = probe("pc_clock", ctas, threads, lambda n: [f"zeros:{n * 4}", f"zeros:{n * max(per, 1) * 4}", f"zeros:{warps * 32}", str(per), str(iters)],
               f"{per} loads a thread" if per else f"{iters} dependent FMAs a thread, no loads")
     return {**e, "name": f"pc_clock_{ctas}x{threads}_" + (f"p{per}" if per else "alu")}
+
+
+def scatter(ctas, threads, stride, n=8):
+    e = probe("pc_scatter", ctas, threads, lambda t: [f"zeros:{(t * stride + n) * 4}", f"zeros:{t * 4}", str(stride), str(n)],
+              f"{n} stores a thread, lanes {stride} words apart")
+    return {**e, "name": f"pc_scatter_{ctas}x{threads}_s{stride}"}
 
 
 def corpus(name, grid, args, what):
@@ -57,7 +64,9 @@ def main() -> None:
     # round 2 (manifest_chip2.json): each warp's SM and clock64 before and after its loads (pc_clock, dumped: DUMP=arg2)
     second = [clock(n, t, per, iters) for n, t, per, iters in ((4, 512, 2, 0), (132, 512, 2, 0), (264, 512, 2, 0), (132, 512, 16, 0),
                                                                (132, 256, 64, 0), (132, 512, 0, 512))]
-    for path, group in (("manifest_chip.json", entries), ("manifest_chip2.json", second)):
+    # round 3 (manifest_chip3.json): stores that scatter, 1 to 32 lines an STG (pc_scatter)
+    third = [scatter(n, t, stride) for n, t, stride in ((4, 512, 1), (4, 512, 4), (4, 512, 32), (4, 512, 512), (4, 128, 512), (132, 512, 512))]
+    for path, group in (("manifest_chip.json", entries), ("manifest_chip2.json", second), ("manifest_chip3.json", third)):
         Path(path).write_text(json.dumps(group, indent=1) + "\n")
         print(path, len(group), "entries:", " ".join(e["name"] for e in group))
 

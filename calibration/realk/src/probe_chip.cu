@@ -64,3 +64,14 @@ extern "C" __global__ void pc_clock(float* __restrict__ out, const float* __rest
         rec[4 * w + 3] = 0;
     }
 }
+
+// Round 3: stores that scatter (the naive transpose's). Each thread loads one float, then makes `n` stores, lane l of
+// warp w at out[(w * 32 + l) * stride + i]... so that one STG touches 32 / (32 / stride) lines: 1 (stride 1), 4 (4), 32
+// (32 and up); a 4-byte word of each line for stride >= 32.
+extern "C" __global__ void pc_scatter(float* __restrict__ out, const float* __restrict__ in, int stride, int n)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = in[t];
+    for (int i = 0; i < n; ++i)
+        out[(size_t)t * stride + i] = v + i;
+}
