@@ -119,6 +119,20 @@ def test_a_failed_batch_names_its_ctas(cluster, kernel, tmp_path, capsys):
     assert not out.exists()
 
 
+def _total(shared: np.ndarray, item: int) -> int:
+    return int(shared.sum()) + item
+
+
+@pytest.mark.slow
+def test_spreads_of_equal_data_on_one_client(cluster):
+    """Ten ``spread``s of the same shared array on one client (a sweep of the same trace again): while Dask hashed what
+    was scattered, equal data had one key, and one spread's release of it could lose the next one's ("lost
+    dependencies": a race, in 1 of 3 runs of this test before 0a67745)."""
+    shared = [np.arange(1 << 20)]
+    for _ in range(10):
+        assert dict(parallel.spread(_total, list(range(8)), shared, lambda item: 0, client=cluster)) == {i: int(shared[0].sum()) + i for i in range(8)}
+
+
 def test_packed_columns_come_back_as_they_were():
     """A worker sends a column of one value as that value; the coordinator's column is the same (a broadcast stays one)."""
     from simsmem.traces.lanes import no_sources

@@ -12,9 +12,9 @@ batch's CTAs.
 
 A local cluster (``--jobs``) starts, in the background, only once the CTAs left look like more than ``START_AFTER``
 seconds of work: until then, and while it starts, batches run here. ``--scheduler`` connects to a running cluster
-at once. At most ``AHEAD`` batches per worker are in flight, so memory stays bounded. What is scattered to the workers is not
-hashed (``hash=False``): Dask's hash of a sweep's 10.4 MB trace took 0.24 s of this process's CPU, and two scatters of
-equal data under one key let the second lose it when the first is released.
+at once. At most ``AHEAD`` batches per worker are in flight, so memory stays bounded. What is scattered to the workers
+is not hashed (``hash=False``): Dask's hash of a sweep's 10.4 MB trace took 0.24 s of this process's CPU, and two
+scatters of equal data under one key let the second lose it when the first is released.
 """
 
 from __future__ import annotations
