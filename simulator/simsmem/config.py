@@ -155,6 +155,7 @@ class Memory:
     tma_bytes_per_cycle: int  # the SM's copy engine, copying into shared memory
     tma_store_bytes_per_cycle: int  # ... and out of it
     store_line_cycles: int  # cycles the L1 takes per 128-byte line a store (or atomic) touches
+    l2_store_lines_per_cycle: float  # lines a cycle the chip's L2 takes from stores and atomics, shared by the SMs that run CTAs
     sm_bytes_per_cycle: int  # the link between L2 and one SM, each way
     dram_bytes_per_cycle: int  # the chip's DRAM, shared by the SMs that run CTAs
     l2_bytes_per_cycle: int  # the chip's L2 (sectors it sends the SMs), shared by the SMs that run CTAs

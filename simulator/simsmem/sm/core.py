@@ -258,6 +258,8 @@ class SMModel:
         # a constant-bank line's first fill: the SMs that start the launch together ask L2 for the same lines, and the
         # launch's last SM (its sm__cycles_active.max) waits for the others' (``constant_contention`` cycles each)
         self.constant_miss = self.sm.constant_miss + self.sm.constant_contention * (share - 1)
+        # a line a store (or atomic) touches: the tag stage's cycles, or the SM's share of the lines L2 takes from stores
+        self.store_line = max(float(self.sm.memory.store_line_cycles), share / self.sm.memory.l2_store_lines_per_cycle)
         self.warps: list[_Warp] = []
         self.by_sp: list[list[_Warp]] = [[] for _ in range(arch.sub_partitions)]  # each sub-partition's warps not retired, oldest first
         self.pipe_free = [dict.fromkeys(self.sm.pipes, 0) for _ in range(arch.sub_partitions)]
@@ -499,12 +501,12 @@ class SMModel:
             w.loads.append(float(result))
         elif kind == "store":
             secs = self._sectors(w)
-            at = self._tag(sp, now, secs, self.sm.memory.store_line_cycles)
+            at = self._tag(sp, now, secs, self.store_line)
             w.acked = max(w.acked, self.memory.store(secs, at))
             w.stores = max(w.stores, float(at + self.sm.exit_drain))
         elif kind == "atomic":
             secs = self._sectors(w)
-            at = self._tag(sp, now, secs, self.sm.memory.store_line_cycles)
+            at = self._tag(sp, now, secs, self.store_line)
             result = self.memory.atomic(secs, at) if len(secs) else at + self.sm.memory.l2_hit
             if len(secs):  # one on global memory (a shared-memory one through a generic address has no sector)
                 w.acked = max(w.acked, float(result))
