@@ -4,6 +4,7 @@ there). Kernels: src/probe_chip.cu (pc_*) and two corpus kernels of manifest.jso
 at K = 256) on zero-filled inputs. Measured by
 measure_timing.sh (TIMING_GROUPS='chip:manifest_chip.json:all:ncu_metrics_chip.txt'). Round 2: manifest_chip2.json, pc_clock, measured with DUMP=arg2 (TIMING_GROUPS='chip2:manifest_chip2.json:all:ncu_metrics_chip.txt').
 Round 3: manifest_chip3.json, pc_scatter (TIMING_GROUPS='chip3:manifest_chip3.json:all:ncu_metrics_chip.txt').
+Round 4: manifest_chip4.json, waves of short CTAs (TIMING_GROUPS='chip4:manifest_chip4.json:all:ncu_metrics_chip.txt').
 Run from calibration/realk."""
 import json
 from pathlib import Path
@@ -33,6 +34,12 @@ def scatter(ctas, threads, stride, n=8):
     e = probe("pc_scatter", ctas, threads, lambda t: [f"zeros:{(t * stride + n) * 4}", f"zeros:{t * 4}", str(stride), str(n)],
               f"{n} stores a thread, lanes {stride} words apart")
     return {**e, "name": f"pc_scatter_{ctas}x{threads}_s{stride}"}
+
+
+def waves(kernel, ctas, iters, smem):
+    e = copy(ctas, 256) if kernel == "pc_copy" else probe("pc_alu", ctas, 256, lambda t: [f"zeros:{t * 4}", str(iters)], f"{iters} dependent FMAs a thread")
+    return {**e, "name": f"{e['name']}_{'occ1' if smem else 'occ8'}", "smem": smem,
+            "origin": e["origin"] + (f"; {smem // 1024} KiB of unused dynamic shared memory: one CTA an SM" if smem else "")}
 
 
 def corpus(name, grid, args, what):
@@ -66,7 +73,10 @@ def main() -> None:
                                                                (132, 256, 64, 0), (132, 512, 0, 512))]
     # round 3 (manifest_chip3.json): stores that scatter, 1 to 32 lines an STG (pc_scatter)
     third = [scatter(n, t, stride) for n, t, stride in ((4, 512, 1), (4, 512, 4), (4, 512, 32), (4, 512, 512), (4, 128, 512), (132, 512, 512))]
-    for path, group in (("manifest_chip.json", entries), ("manifest_chip2.json", second), ("manifest_chip3.json", third)):
+    # round 4 (manifest_chip4.json): waves of one CTA an SM (160 KiB of unused dynamic shared memory), short CTAs
+    fourth = [waves("pc_alu", n, 64, smem) for n in (132, 264, 1320) for smem in (160 * 1024, 0)] + [waves("pc_copy", 1320, 0, 160 * 1024)]
+    for path, group in (("manifest_chip.json", entries), ("manifest_chip2.json", second), ("manifest_chip3.json", third),
+                        ("manifest_chip4.json", fourth)):
         Path(path).write_text(json.dumps(group, indent=1) + "\n")
         print(path, len(group), "entries:", " ".join(e["name"] for e in group))
 
