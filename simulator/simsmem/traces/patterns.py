@@ -53,8 +53,9 @@ class Patterns:
             return f"a pattern id outside the table's {p} rows"
         if p and int(self.table.min()) < INACTIVE:
             return f"an offset below {INACTIVE}"
-        info = np.iinfo(self.base.dtype)
-        if n and (self.base > info.max - np.maximum(self.table.max(axis=1), 0)[self.pattern]).any():
+        top = np.iinfo(self.base.dtype).max
+        fits = not n or int(self.base.max()) + max(int(self.table.max()), 0) <= top  # (the largest of each: most stop here)
+        if not fits and (self.base > top - np.maximum(self.table.max(axis=1), 0)[self.pattern]).any():
             return f"a base and an offset beyond {self.base.dtype.name}"
         return None
 
