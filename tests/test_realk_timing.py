@@ -227,26 +227,28 @@ def test_cycles_and_stalls_hopper_ws_h200(timed_ws):
 
 
 #: the chip probes (manifest_chip.json: the same work an SM on 1 to 132 SMs, one CTA an SM, pc_copy also 2 and 4; round 3,
-#: manifest_chip3.json: scattered stores), timed on the H200 (chip_h200.json, chip3_h200.json: 5 ncu runs each, 2026-11-29,
-#: runs/2026-11-29-chip). ``l2_store_lines_per_cycle`` was read off pc_scatter_132x512_s512. sm_90's ``pipes.s2r``, ``pipes.ldc`` and
+#: manifest_chip3.json: scattered stores; round 4, manifest_chip4.json: waves of short CTAs), timed on the H200 (chip_h200.json,
+#: chip3_h200.json, chip4_h200.json: 5 ncu runs each, 2026-11-29, runs/2026-11-29-chip). ``l2_partial_lines_per_cycle`` was read off
+#: pc_scatter_132x512_s512, ``cta_launch`` off round 4's one-CTA-an-SM waves. sm_90's ``pipes.s2r``, ``pipes.ldc`` and
 #: ``constant_contention`` were read off pc_s2r8_1x1024, pc_ldc8_1x1024 and pc_alu_132x256, so those three are not held out;
 #: DRAM's slow spells (``dram_tail``...) come from the memlat probes.
-CHIP_MEASURED = {**json.loads((REALK / "chip_h200.json").read_text()), **json.loads((REALK / "chip3_h200.json").read_text())}
+CHIP = ("manifest_chip.json", "manifest_chip3.json", "manifest_chip4.json")
+CHIP_MEASURED = {k: v for m in ("chip_h200.json", "chip3_h200.json", "chip4_h200.json") for k, v in json.loads((REALK / m).read_text()).items()}
 
 
 def test_cycles_chip_h200():
-    """H200, launches of 1 to 132 SMs: sm__cycles_elapsed.max within 10% MAPE over the 29 probes (5.2% with the chip rounds'
-    rules, 11.5% and one off by 47% at 6ccc80d), none off by 1.3x; sm__cycles_active.max of the ALU probe, which loads
+    """H200, launches of 1 to 132 SMs: sm__cycles_elapsed.max within 10% MAPE over the 36 probes (5.0% with the chip rounds'
+    rules, 12.5% and one off by 47% at 6ccc80d), none off by 1.3x; sm__cycles_active.max of the ALU probe, which loads
     nothing, within 5% of the runs' median on 1, 4 and 132 SMs (the constant lines' contention). Not judged, a miss: pc_s2r8's short kernels
     (393 against 530 active cycles at 8 warps) wait longer on instruction fetch on the H200 (291 no_instruction a warp
     against the model's 120)."""
     errors, idle = [], []
-    for e in json.loads((REALK / "manifest_chip.json").read_text()) + json.loads((REALK / "manifest_chip3.json").read_text()):
+    for e in (e for m in CHIP for e in json.loads((REALK / m).read_text())):
         m, hw = _timed(e)[1], CHIP_MEASURED[e["name"]]
         errors.append(m["sm__cycles_elapsed.max"] / statistics.median(hw["sm__cycles_elapsed.max"]) - 1)
-        if e["kernel"] == "pc_alu":
+        if e["kernel"] == "pc_alu" and e["name"].endswith("x256"):  # round 1's
             idle.append((e["name"], m["sm__cycles_active.max"], statistics.median(hw["sm__cycles_active.max"])))
-    assert len(errors) == 29
+    assert len(errors) == 36
     assert statistics.mean(map(abs, errors)) <= 0.10, statistics.mean(map(abs, errors))
     assert max(map(abs, errors)) < 0.3, max(map(abs, errors))
     assert len(idle) == 3 and all(abs(sim / hw - 1) <= 0.05 for _, sim, hw in idle), idle

@@ -155,7 +155,7 @@ class Memory:
     tma_bytes_per_cycle: int  # the SM's copy engine, copying into shared memory
     tma_store_bytes_per_cycle: int  # ... and out of it
     store_line_cycles: int  # cycles the L1 takes per 128-byte line a store (or atomic) touches
-    l2_store_lines_per_cycle: float  # lines a cycle the chip's L2 takes from stores and atomics, shared by the SMs that run CTAs
+    l2_partial_lines_per_cycle: float  # lines written in part (stores, atomics) the chip's L2 takes a cycle, shared by the SMs that run CTAs
     sm_bytes_per_cycle: int  # the link between L2 and one SM, each way
     dram_bytes_per_cycle: int  # the chip's DRAM, shared by the SMs that run CTAs
     l2_bytes_per_cycle: int  # the chip's L2 (sectors it sends the SMs), shared by the SMs that run CTAs
@@ -175,7 +175,7 @@ class SM:
     registers: int  # 32-bit registers per SM
     register_unit: int  # a thread's registers are allocated in multiples of this many
     launch_overhead: int  # sm__cycles_elapsed.max less sm__cycles_active.max: the launch's cycles before and after its warps
-    cta_launch: int  # cycles from a CTA's start on the SM to its warps' first issue
+    cta_launch: int  # cycles from a CTA's retirement to the start of the next on its SM (idle if no other CTA runs there)
     pipes: dict[str, int]  # a sub-partition's pipes: cycles from one instruction's issue on it to the next's
     latency: dict[str, int]  # variable-latency classes (their results wait on a scoreboard): cycles from issue to result
     read_release: int  # cycles from a memory instruction's issue until it has read its registers (its read scoreboard)

@@ -59,15 +59,15 @@ def time_launch(streams: WarpStreams, batch: InstructionBatch, wavefronts: np.nd
     share = min(ctas, sm.sms)
     run = SMModel(streams, arch, wavefronts, resident, share, batch.size, resources.get("registers", 0), sampling).run()
     # the launch's cycles are its last SM's: where one of its SMs likely meets DRAM's slow spells, that one, timed apart
-    last = (SMModel(streams, arch, wavefronts, resident, share, batch.size, resources.get("registers", 0), spells=True).run().active
-            if spells_likely(sm.memory, share) and run.sectors.get("dram") else run.active)
+    last = (SMModel(streams, arch, wavefronts, resident, share, batch.size, resources.get("registers", 0), spells=True).run()
+            if spells_likely(sm.memory, share) and run.sectors.get("dram") else run)
     if resident > 1 and ctas > sm.sms * resident:
         run = attrs.evolve(run, notes=run.notes + (WAVES.format(waves=ctas / (sm.sms * resident), resident=resident),))
     scale = ctas / max(1, run.ctas)
     warps = run.warps * scale
     metrics: dict[str, float] = {
-        "sm__cycles_elapsed.max": last + sm.launch_overhead,
-        "sm__cycles_active.max": last,
+        "sm__cycles_elapsed.max": last.end + sm.launch_overhead,  # the gaps between a CTA's retirement and the next one's start too
+        "sm__cycles_active.max": last.active,
         "smsp__cycles_active.sum": round(sum(run.sp_active) * scale),
         "smsp__warps_launched.sum": round(warps),
     }

@@ -90,6 +90,7 @@ class SMRun:
     # (each check passing once) has not: by loop ("setmaxnreg": USETMAXREG.TRY_ALLOC refused; "try_wait": a try_wait timed out)
     samples: dict[int, dict[str, float]] = attrs.field(factory=dict)  # ``SMModel(sampling=True)``: per SASS instruction, the warp
     # states ncu's sampler would take (``SAMPLE_INTERVAL``)
+    end: int = 0  # cycles from its first CTA's start to its last warp's retirement, the gaps with no CTA resident included
 
 
 #: ncu's warp-state sampling (the Source page's "Warp Stall Sampling"): every this many cycles (``--warp-sampling-interval
@@ -124,6 +125,7 @@ class _Static:
         self.latency: list[int] = []
         self.cache: list[bool] = []
         self.store: list[bool] = []
+        self.width: list[int] = []  # bytes a thread a global memory instruction accesses
         self.bypass: list[bool] = []  # LDGSTS.E.BYPASS (cp.async .cg)
         self.fence: list[str] = []  # a MEMBAR's scope: "gpu" (GPU or system: beyond the CTA, or a cluster barrier's release), "cta"; else ""
         self.bar_warps: list[int] = []
@@ -151,6 +153,7 @@ class _Static:
             self.latency.append(_latency(ins, t, arch))
             self.cache.append(not mods & {"STRONG", "VOLATILE", "MMIO", "CG", "BYPASS"})
             self.store.append(name in ("STS", "STSM"))
+            self.width.append(16 if "128" in mods else 8 if "64" in mods else 2 if mods & {"U16", "S16"} else 1 if mods & {"U8", "S8"} else 4)
             self.bypass.append(name == "LDGSTS" and "BYPASS" in mods)
             self.fence.append("" if name != "MEMBAR" else "gpu" if {"GPU", "SYS"} & mods else "cta")
             self.bar_warps.append(_bar_warps(ins))
@@ -199,7 +202,7 @@ def _latency(ins, t: OpTiming, arch: ArchConfig) -> int:
 
 
 class _Warp:
-    __slots__ = ("cta", "slot", "sp", "pcs", "rows", "secs", "pos", "ready", "reason", "stall_end", "branch_end", "fetch_end", "imc_end", "last", "sb", "sb_long",
+    __slots__ = ("cta", "slot", "sp", "pcs", "rows", "secs", "threads", "pos", "ready", "reason", "stall_end", "branch_end", "fetch_end", "imc_end", "last", "sb", "sb_long",
                  "copies", "stores", "feed", "bar", "start", "retire", "stalls", "throttle", "throttle_reason", "gmma_open", "gmma_groups",
                  "expects", "waits", "regs", "again", "spin", "loads", "acked", "hold", "hold_reason", "cga", "bar_at", "shared_stored")
 
@@ -228,6 +231,7 @@ class _Warp:
         self.regs = 0  # its registers a thread (setmaxnreg changes them)
         self.loads: list[float] = []  # when each global load it issued is back (those in flight: later than now)
         self.stores = 0.0
+        self.threads: list[int] | None = None  # how many of its threads executed each instruction (None: all)
         self.acked = 0.0  # when L2 has acknowledged its global stores and atomics
         self.shared_stored = -NEVER  # when its last shared store passed the data path
         self.feed = 0.0  # the first cycle its next shared-memory wavefront may reach the data path (``feed_interval`` after its last)
@@ -258,8 +262,8 @@ class SMModel:
         # a constant-bank line's first fill: the SMs that start the launch together ask L2 for the same lines, and the
         # launch's last SM (its sm__cycles_active.max) waits for the others' (``constant_contention`` cycles each)
         self.constant_miss = self.sm.constant_miss + self.sm.constant_contention * (share - 1)
-        # a line a store (or atomic) touches: the tag stage's cycles, or the SM's share of the lines L2 takes from stores
-        self.store_line = max(float(self.sm.memory.store_line_cycles), share / self.sm.memory.l2_store_lines_per_cycle)
+        # a line a store (or atomic) writes in part: the tag stage's cycles, or the SM's share of such lines L2 takes
+        self.partial_line = max(float(self.sm.memory.store_line_cycles), share / self.sm.memory.l2_partial_lines_per_cycle)
         self.warps: list[_Warp] = []
         self.by_sp: list[list[_Warp]] = [[] for _ in range(arch.sub_partitions)]  # each sub-partition's warps not retired, oldest first
         self.pipe_free = [dict.fromkeys(self.sm.pipes, 0) for _ in range(arch.sub_partitions)]
@@ -306,6 +310,7 @@ class SMModel:
             warp = _Warp(k, slot, slot % len(self.by_sp), self.streams.pcs[w].tolist(), self.streams.rows[w].tolist(),
                          self.streams.sectors[w].tolist(), t)
             warp.regs = self.registers
+            warp.threads = self.streams.active[w].tolist() if self.streams.active else None
             self.deallocs[k] = self.deallocs.get(k, 0) + int(self.static.frees[self.streams.pcs[w]].sum())
             ws.append(warp)
             self.warps.append(warp)
@@ -501,12 +506,12 @@ class SMModel:
             w.loads.append(float(result))
         elif kind == "store":
             secs = self._sectors(w)
-            at = self._tag(sp, now, secs, self.store_line)
+            at = self._tag(sp, now, secs, self._store_line(w, k, secs))
             w.acked = max(w.acked, self.memory.store(secs, at))
             w.stores = max(w.stores, float(at + self.sm.exit_drain))
         elif kind == "atomic":
             secs = self._sectors(w)
-            at = self._tag(sp, now, secs, self.store_line)
+            at = self._tag(sp, now, secs, self._store_line(w, k, secs))
             result = self.memory.atomic(secs, at) if len(secs) else at + self.sm.memory.l2_hit
             if len(secs):  # one on global memory (a shared-memory one through a generic address has no sector)
                 w.acked = max(w.acked, float(result))
@@ -658,6 +663,8 @@ class SMModel:
         w.pcs[q + 1:q + 1] = trip
         w.rows[q + 1:q + 1] = [-1] * len(trip)
         w.secs[q + 1:q + 1] = [-1] * len(trip)
+        if w.threads is not None:
+            w.threads[q + 1:q + 1] = [32] * len(trip)
         self.spins[loop] = self.spins.get(loop, 0) + len(trip)
         if loop == "try_wait":
             w.again = True
@@ -741,6 +748,12 @@ class SMModel:
         self.l1_free = start + lines * per_line
         self.lg[sp].append(self.l1_free)
         return self.l1_free
+
+    def _store_line(self, w: _Warp, k: int, secs) -> float:
+        """The tag stage's cycles a line of a store or atomic: ``partial_line`` where its threads' bytes fill fewer than its
+        sectors (each 32-byte sector written in part, on average), the tag stage's own ``store_line_cycles`` otherwise."""
+        threads = w.threads[w.pos] if w.threads is not None else 32
+        return self.partial_line if threads * self.static.width[k] < 32 * len(secs) else float(self.sm.memory.store_line_cycles)
 
     def _return(self, back: float, secs) -> tuple[float, float]:
         """Global data back at ``back`` passes the data path, one wavefront per 128-byte line."""
@@ -833,7 +846,7 @@ class SMModel:
                      self.issued, dict(self.memory.sectors), self.resident, tuple(sorted(self.notes)),
                      self._store_clashes() + self.sm.split_store * split_stores(self.streams, self.static.store,
                                                                                      [k == "shared" for k in self.static.kind]),
-                     dict(self.spins), self._samples())
+                     dict(self.spins), self._samples(), max((x[1] for sp in spans for x in sp), default=0))
 
     def _samples(self) -> dict[int, dict[str, float]]:
         """The warp states ncu's sampler would take (``SAMPLE_INTERVAL``), per SASS instruction offset: each cycle a warp
