@@ -138,8 +138,9 @@ def test_sigterm_leaves_no_file_behind(tmp_path):
         time.sleep(0.1)
     assert list(tmp_path.glob(".o.npz.*")), "the trace never began writing"
     proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=60) == 130
-    assert not list(tmp_path.iterdir()), proc.stderr.read()
+    status, err = proc.wait(timeout=60), proc.stderr.read()
+    assert status == 130, err
+    assert not list(tmp_path.iterdir()), err
 
 
 def test_a_loop_that_never_ends_is_named_by_its_source_lines(tmp_path, capsys):
