@@ -38,6 +38,7 @@ import numpy as np
 import simpy
 
 from ..config import SM, ArchConfig
+from ..kernel.isa.memory import width
 from .memory import MemorySystem
 from .ops import OpTiming, kind_of
 
@@ -153,7 +154,7 @@ class _Static:
             self.latency.append(_latency(ins, t, arch))
             self.cache.append(not mods & {"STRONG", "VOLATILE", "MMIO", "CG", "BYPASS"})
             self.store.append(name in ("STS", "STSM"))
-            self.width.append(16 if "128" in mods else 8 if "64" in mods else 2 if mods & {"U16", "S16"} else 1 if mods & {"U8", "S8"} else 4)
+            self.width.append(width(ins)[0])
             self.bypass.append(name == "LDGSTS" and "BYPASS" in mods)
             self.fence.append("" if name != "MEMBAR" else "gpu" if {"GPU", "SYS"} & mods else "cta")
             self.bar_warps.append(_bar_warps(ins))
